@@ -1,0 +1,128 @@
+#pragma once
+/**
+ * Evaluating candidates: compile (cached, in parallel), screen the library's symbols, then
+ * run correctness, integrity and timing in an isolated worker process that the engine
+ * restarts after a hang, crash or sticky device error. Never throws for a bad candidate:
+ * every failure becomes a Diagnosis.
+ */
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <future>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kf/compile.h"
+#include "kf/diagnosis.h"
+#include "kf/task.h"
+#include "kf/tunables.h"
+
+namespace kf {
+
+struct EvalOptions {
+    int trials = 3;               ///< correctness trials per case, each on fresh inputs
+    bool time = true;             ///< time the primary case (and the reference)
+    int warmup = 3;
+    double min_time_ms = 100;     ///< repetitions adapt so the timed region totals at least this
+    int min_reps = 10;
+    int max_reps = 1000;
+    int rotate_buffers = 3;       ///< input/output sets rotated between timed repetitions
+    double timeout_s = 60;        ///< wall-time limit for the worker's part of one evaluation
+    std::uint64_t seed = 0;       ///< base seed of the trials (0: a fresh one each evaluation)
+    Assignment tunables;          ///< applied to the candidate's annotated tunables, if any
+    nlohmann::json to_json() const;
+};
+
+struct WorkerConfig {
+    Backend backend = Backend::Host;
+    int device = 0;
+    std::filesystem::path worker;  ///< kfoundry-worker; default: next to the running executable
+    std::filesystem::path log;     ///< the worker's stderr; default: discarded
+};
+
+/**
+ * One worker process, speaking the JSON-lines protocol (docs/worker-protocol.md). Restarts
+ * the process when it dies, hangs or reports a sticky fault. Not thread-safe: one owner.
+ */
+class WorkerClient {
+public:
+    explicit WorkerClient(WorkerConfig cfg);
+    ~WorkerClient();
+
+    /** Sends a request and waits for its reply (progress lines are passed to on_progress). */
+    struct Reply {
+        bool ok = false;           ///< a reply arrived
+        nlohmann::json body;       ///< the reply when ok
+        bool timed_out = false;
+        bool crashed = false;      ///< the worker died; `exit` says how
+        std::string exit;
+        nlohmann::json last_progress;  ///< the last progress line before a failure
+    };
+    Reply request(nlohmann::json req, std::chrono::milliseconds timeout,
+                  const std::function<void(const nlohmann::json&)>& on_progress = {});
+    /** The worker's hello: backend, device info. Starts the worker if needed. */
+    nlohmann::json hello();
+    int restarts() const { return restarts_; }
+    const WorkerConfig& config() const { return cfg_; }
+
+private:
+    bool ensure_started(std::string& error);
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    WorkerConfig cfg_;
+    int restarts_ = 0;
+};
+
+struct EvaluatorConfig {
+    WorkerConfig worker;
+    std::filesystem::path cache_dir;  ///< compile cache; default CompileCache::default_dir()
+    unsigned compile_threads = 0;     ///< 0: all cores
+    std::string arch;                 ///< CUDA arch; default: from the device, else sm_90
+};
+
+/** A candidate to evaluate: its source and file name (for diagnostics). */
+struct Candidate {
+    std::string source;
+    std::string name = "candidate";  ///< file name without extension
+};
+
+class Evaluator {
+public:
+    explicit Evaluator(EvaluatorConfig cfg);
+    ~Evaluator();
+
+    /** Compile + evaluate one candidate. */
+    Diagnosis evaluate(const Task& task, const Candidate& cand, const EvalOptions& opt = {});
+    /** Compiles all candidates in parallel, then evaluates them one after another on the worker. */
+    std::vector<Diagnosis> evaluate_all(const Task& task, const std::vector<Candidate>& cands,
+                                        const EvalOptions& opt = {},
+                                        const std::function<void(std::size_t, const Diagnosis&)>& on_done = {});
+    /** Compile only (cached). */
+    CompileResult compile(const Task& task, const Candidate& cand, const Assignment& tunables = {});
+    /** Device name, SMs and measured peaks (measured once per device, then cached). */
+    nlohmann::json device_info();
+    Backend backend() const;
+    WorkerClient& worker();
+
+private:
+    void evaluate_compiled(const Task& task, const CompileResult& cand, const CompileResult& ref,
+                           const EvalOptions& opt, Diagnosis& d);
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/** Exit codes of the kfoundry CLI (docs/cli.md). */
+enum ExitCode : int {
+    kExitOk = 0,             ///< success; for eval: the candidate is correct
+    kExitError = 1,          ///< the command failed (I/O, internal error)
+    kExitUsage = 2,          ///< bad command line
+    kExitBadTask = 3,        ///< a malformed task manifest
+    kExitCandidateFailed = 4,  ///< eval ran; the candidate did not pass (see the diagnosis)
+    kExitNoDevice = 5,       ///< the requested backend or device is not available
+};
+
+}  // namespace kf

@@ -1,0 +1,19 @@
+#pragma once
+/** Where the engine finds bundled things, relative to the running executable (relocatable). */
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace kf {
+
+/**
+ * The bundled tasks folder: $KF_TASKS_DIR, else <exe>/../../tasks (build tree), else
+ * <exe>/../share/kernel-foundry/tasks (installed). Empty when none exists.
+ */
+std::filesystem::path bundled_tasks_dir();
+
+/** Resolves a task argument: a folder or manifest path, or a name under the bundled tasks
+ * ("softmax" or "level1/softmax"). nullopt when nothing matches. */
+std::optional<std::filesystem::path> resolve_task(const std::string& arg);
+
+}  // namespace kf

@@ -1,0 +1,225 @@
+// kfoundry: the command-line face of the engine (docs/cli.md).
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "kf/error.h"
+#include "kf/evaluator.h"
+#include "kf/paths.h"
+#include "kf/task.h"
+#include "report.h"
+
+namespace {
+
+using namespace kf;
+using nlohmann::json;
+
+struct UsageError : Error {
+    using Error::Error;
+};
+
+Task load_task_arg(const std::string& arg) {
+    auto dir = resolve_task(arg);
+    if (!dir) throw UsageError("no task '" + arg + "' (give a task folder, or a bundled task name; see `kfoundry tasks list`)");
+    return load_task(*dir);
+}
+
+Backend backend_arg(const std::string& s) {
+    auto b = backend_from_string(s);
+    if (!b) throw UsageError("unknown backend '" + s + "' (cuda or host)");
+    return *b;
+}
+
+std::string read_source(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UsageError("cannot read candidate file " + path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+Assignment parse_assignments(const std::vector<std::string>& items) {
+    Assignment a;
+    for (const auto& it : items) {
+        auto eq = it.find('=');
+        if (eq == std::string::npos || eq == 0) throw UsageError("--tunable expects NAME=VALUE, got '" + it + "'");
+        try {
+            a[it.substr(0, eq)] = std::stoll(it.substr(eq + 1));
+        } catch (const std::exception&) {
+            throw UsageError("--tunable " + it + ": the value must be an integer");
+        }
+    }
+    return a;
+}
+
+int cmd_tasks_list(const std::string& root_arg, bool as_json) {
+    std::filesystem::path root = root_arg.empty() ? bundled_tasks_dir() : std::filesystem::path(root_arg);
+    if (root.empty()) throw Error("no bundled tasks folder found (set KF_TASKS_DIR or pass --root)");
+    json out = json::array();
+    int bad = 0;
+    for (const auto& dir : find_task_dirs(root)) {
+        std::string rel = std::filesystem::relative(dir, root).string();
+        try {
+            Task t = load_task(dir);
+            std::string backends;
+            for (const auto& [b, p] : t.references) backends += (backends.empty() ? "" : ",") + std::string(to_string(b));
+            if (as_json)
+                out.push_back({{"task", rel}, {"name", t.name}, {"title", t.title}, {"op_class", t.op_class}, {"backends", backends}});
+            else
+                std::printf("%-28s %-12s %-10s %s\n", rel.c_str(), t.op_class.c_str(), backends.c_str(), t.title.c_str());
+        } catch (const TaskError& e) {
+            ++bad;
+            if (as_json) out.push_back({{"task", rel}, {"error", e.what()}});
+            else std::printf("%-28s INVALID: %s\n", rel.c_str(), e.what());
+        }
+    }
+    if (as_json) std::cout << out.dump(2) << "\n";
+    return bad ? kExitBadTask : kExitOk;
+}
+
+int cmd_eval(const std::string& task_arg, const std::vector<std::string>& cand_paths, const std::string& backend_s,
+             bool as_json, EvalOptions opt, const std::string& worker_path) {
+    Task task = load_task_arg(task_arg);
+    Backend b = backend_arg(backend_s);
+    if (!task.supports(b))
+        throw UsageError("task " + task.name + " has no " + std::string(to_string(b)) + " reference");
+    std::vector<Candidate> cands;
+    for (const auto& path : cand_paths) {
+        Candidate c;
+        c.source = read_source(path);
+        c.name = std::filesystem::path(path).stem().string();
+        cands.push_back(std::move(c));
+    }
+    EvaluatorConfig cfg;
+    cfg.worker.backend = b;
+    if (!worker_path.empty()) cfg.worker.worker = worker_path;
+    Evaluator ev(cfg);
+    if (!as_json)
+        std::fprintf(stderr, "compiling %zu candidate(s) for %s (%s backend)...\n", cands.size(), task.name.c_str(),
+                     std::string(to_string(b)).c_str());
+    bool all_ok = true;
+    json records = json::array();
+    ev.evaluate_all(task, cands, opt, [&](std::size_t i, const Diagnosis& d) {
+        all_ok = all_ok && d.ok();
+        if (as_json) {
+            records.push_back(d);
+            records.back()["candidate"] = cand_paths[i];
+        } else {
+            if (cands.size() > 1) std::cout << cand_paths[i] << "\n";
+            std::cout << cli::render_diagnosis(d, cands[i].source) << std::flush;
+        }
+    });
+    if (as_json) std::cout << (records.size() == 1 ? records[0] : records).dump(2) << "\n";
+    return all_ok ? kExitOk : kExitCandidateFailed;
+}
+
+int cmd_device_info(const std::string& backend_s, bool as_json, bool remeasure, const std::string& worker_path) {
+    Backend b = backend_arg(backend_s);
+    WorkerConfig wc;
+    wc.backend = b;
+    if (!worker_path.empty()) wc.worker = worker_path;
+    WorkerClient worker(wc);
+    json hello;
+    try {
+        hello = worker.hello();
+    } catch (const Error& e) {
+        std::cerr << "kfoundry: no " << to_string(b) << " device: " << e.what() << "\n";
+        return kExitNoDevice;
+    }
+    if (!as_json) std::fprintf(stderr, "measuring peaks (once per device, then cached)...\n");
+    auto r = worker.request({{"cmd", "device_info"}, {"remeasure", remeasure}}, std::chrono::minutes(5));
+    if (!r.ok || !r.body.value("ok", false)) {
+        std::cerr << "kfoundry: the worker did not report its device: " << (r.ok ? r.body.value("error", "") : r.exit) << "\n";
+        return kExitNoDevice;
+    }
+    json info = {{"device", r.body["device"]}, {"peaks", r.body["peaks"]}};
+    if (as_json) std::cout << info.dump(2) << "\n";
+    else std::cout << cli::render_device(info);
+    return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Kernel Foundry: turn a reference computation into a fast, verified GPU kernel"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("kfoundry ") + KF_VERSION_STRING);
+    std::string worker_path;
+    app.add_option("--worker", worker_path, "kfoundry-worker executable (default: next to kfoundry)");
+
+    auto* tasks = app.add_subcommand("tasks", "Bundled tasks");
+    tasks->require_subcommand(1);
+    auto* tasks_list = tasks->add_subcommand("list", "List tasks and validate their manifests");
+    std::string root;
+    bool json_out = false;
+    tasks_list->add_option("--root", root, "Folder to search (default: the bundled tasks)");
+    tasks_list->add_flag("--json", json_out, "Machine-readable output");
+
+    auto* task = app.add_subcommand("task", "One task");
+    task->require_subcommand(1);
+    auto* header = task->add_subcommand("header", "Print the typed entry point a candidate implements");
+    std::string task_arg, backend_s = "cuda";
+    header->add_option("TASK", task_arg, "Task folder or bundled task name")->required();
+    header->add_option("--backend", backend_s, "cuda or host")->capture_default_str();
+
+    auto* eval = app.add_subcommand("eval", "Compile, verify, time and diagnose a candidate");
+    std::vector<std::string> cand_paths;
+    EvalOptions opt;
+    std::vector<std::string> tunables;
+    bool no_time = false;
+    eval->add_option("TASK", task_arg, "Task folder or bundled task name")->required();
+    eval->add_option("CANDIDATE", cand_paths, "Candidate source file(s) (.cu or .cpp); several compile in parallel")
+        ->required()
+        ->check(CLI::ExistingFile);
+    eval->add_option("--backend", backend_s, "cuda or host")->capture_default_str();
+    eval->add_flag("--json", json_out, "Print the full diagnosis record as JSON");
+    eval->add_option("--trials", opt.trials, "Correctness trials per case")->capture_default_str()->check(CLI::Range(1, 100));
+    eval->add_option("--timeout", opt.timeout_s, "Seconds allowed for the worker's part")->capture_default_str()->check(CLI::PositiveNumber);
+    eval->add_option("--min-time", opt.min_time_ms, "Minimum total timed milliseconds")->capture_default_str();
+    eval->add_option("--seed", opt.seed, "Base seed of the trials (0: random)");
+    eval->add_option("--tunable", tunables, "NAME=VALUE for an annotated tunable (repeatable)");
+    eval->add_flag("--no-time", no_time, "Check correctness and integrity only");
+
+    auto* device = app.add_subcommand("device", "The evaluation device");
+    device->require_subcommand(1);
+    auto* info = device->add_subcommand("info", "Name, SMs and measured peaks");
+    bool remeasure = false;
+    info->add_option("--backend", backend_s, "cuda or host")->capture_default_str();
+    info->add_flag("--json", json_out, "Machine-readable output");
+    info->add_flag("--remeasure", remeasure, "Measure the peaks again instead of using the cache");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? kExitOk : kExitUsage;
+    }
+    try {
+        if (tasks_list->parsed()) return cmd_tasks_list(root, json_out);
+        if (header->parsed()) {
+            Task t = load_task_arg(task_arg);
+            Backend b = backend_arg(backend_s);
+            std::cout << entry_header(t, b);
+            return kExitOk;
+        }
+        if (eval->parsed()) {
+            opt.time = !no_time;
+            opt.tunables = parse_assignments(tunables);
+            return cmd_eval(task_arg, cand_paths, backend_s, json_out, opt, worker_path);
+        }
+        if (info->parsed()) return cmd_device_info(backend_s, json_out, remeasure, worker_path);
+    } catch (const UsageError& e) {
+        std::cerr << "kfoundry: " << e.what() << "\n";
+        return kExitUsage;
+    } catch (const TaskError& e) {
+        std::cerr << "kfoundry: invalid task: " << e.what() << "\n";
+        return kExitBadTask;
+    } catch (const std::exception& e) {
+        std::cerr << "kfoundry: " << e.what() << "\n";
+        return kExitError;
+    }
+    return kExitUsage;
+}

@@ -1,0 +1,270 @@
+// Compile, screen, then evaluate in the worker; every failure becomes a Diagnosis.
+#include "kf/evaluator.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "kf/error.h"
+#include "kf/screening.h"
+
+namespace kf {
+
+using nlohmann::json;
+
+json EvalOptions::to_json() const {
+    return {{"trials", trials},     {"time", time},         {"warmup", warmup},
+            {"min_time_ms", min_time_ms}, {"min_reps", min_reps}, {"max_reps", max_reps},
+            {"rotate_buffers", rotate_buffers}, {"seed", seed}};
+}
+
+namespace {
+
+std::string read_text(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw Error("cannot read " + p.string());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string extension(Backend b) { return b == Backend::Cuda ? ".cu" : ".cpp"; }
+
+std::string describe_progress(const json& p) {
+    if (!p.is_object()) return "start-up";
+    std::string s = p.value("stage", "");
+    if (p.contains("case")) s += " of case '" + p.value("case", "") + "'";
+    if (p.contains("trial")) s += ", trial " + std::to_string(p.value("trial", 0) + 1);
+    if (p.contains("what")) s += " (" + p.value("what", "") + ")";
+    return s;
+}
+
+Stage stage_of_progress(const json& p) {
+    if (!p.is_object()) return Stage::Load;
+    try {
+        return stage_from_string(p.value("stage", "load"));
+    } catch (const Error&) {
+        return Stage::Load;
+    }
+}
+
+/** Remedies the router can act on, from the outcome. */
+std::vector<std::string> advise(const Diagnosis& d) {
+    switch (d.status) {
+    case Status::CompileError: return {"repair_compile"};
+    case Status::LoadError: return {"repair_compile"};
+    case Status::RuntimeError: return {"repair_runtime"};
+    case Status::Timeout: return {"repair_runtime", "reduce_work_per_launch"};
+    case Status::Incorrect: return {"repair_numerics"};
+    case Status::IntegrityViolation: return {"remove_cheat"};
+    case Status::Ok: break;
+    }
+    std::vector<std::string> out;
+    if (d.roofline) {
+        if (d.roofline->bound == "memory") out = {"improve_memory_access", "fuse"};
+        else if (d.roofline->bound == "compute") out = {"use_tensor_cores", "reduce_instructions"};
+        else out = {"increase_parallelism", "tune_launch"};
+    }
+    for (const auto& r : d.compile.resources) {
+        if (r.spill_store_bytes > 0 || r.spill_load_bytes > 0) {
+            out.push_back("reduce_registers");
+            break;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+struct Evaluator::Impl {
+    EvaluatorConfig cfg;
+    CompileCache cache;
+    CompilePool pool;
+    WorkerClient worker;
+    std::string arch;
+    std::string device_name;
+
+    explicit Impl(EvaluatorConfig c)
+        : cfg(std::move(c)),
+          cache(cfg.cache_dir.empty() ? CompileCache::default_dir() : cfg.cache_dir),
+          pool(cache, cfg.compile_threads),
+          worker(cfg.worker) {}
+
+    std::string target_arch() {
+        if (!cfg.arch.empty()) return cfg.arch;
+        if (arch.empty()) {
+            arch = "sm_90";
+            if (cfg.worker.backend == Backend::Cuda) {
+                try {
+                    json h = worker.hello();
+                    arch = h["device"].value("arch", "sm_90");
+                    device_name = h["device"].value("name", "");
+                } catch (const Error&) {
+                    // No device here: compile for the default target; evaluation reports the error.
+                }
+            }
+        }
+        return arch;
+    }
+
+    CompileRequest request(const Task& task, const std::string& source, const std::string& name) {
+        Backend b = cfg.worker.backend;
+        CompileRequest req;
+        req.backend = b;
+        req.source = source;
+        req.source_name = name + extension(b);
+        req.header = entry_header(task, b);
+        req.glue = entry_glue(task, b, req.source_name);
+        req.libraries = task.rules.allowed_libraries;
+        if (b == Backend::Cuda) req.arch = target_arch();
+        return req;
+    }
+
+    CompileRequest reference_request(const Task& task) {
+        Backend b = cfg.worker.backend;
+        if (!task.supports(b))
+            throw Error("task " + task.name + " has no " + std::string(to_string(b)) + " reference");
+        return request(task, read_text(task.references.at(b)), task.references.at(b).stem().string());
+    }
+};
+
+Evaluator::Evaluator(EvaluatorConfig cfg) : impl_(std::make_unique<Impl>(std::move(cfg))) {}
+Evaluator::~Evaluator() = default;
+
+Backend Evaluator::backend() const { return impl_->cfg.worker.backend; }
+WorkerClient& Evaluator::worker() { return impl_->worker; }
+
+CompileResult Evaluator::compile(const Task& task, const Candidate& cand, const Assignment& tunables) {
+    std::string source = cand.source;
+    if (!tunables.empty()) source = instantiate(source, parse_tunables(source), tunables);
+    return impl_->cache.compile(impl_->request(task, source, cand.name));
+}
+
+json Evaluator::device_info() {
+    WorkerClient::Reply r = impl_->worker.request({{"cmd", "device_info"}}, std::chrono::minutes(5));
+    if (!r.ok) throw Error("the worker did not report its device: " + (r.timed_out ? std::string("timed out") : r.exit));
+    if (!r.body.value("ok", false)) throw Error(r.body.value("error", "device_info failed"));
+    return {{"device", r.body["device"]}, {"peaks", r.body["peaks"]}};
+}
+
+Diagnosis Evaluator::evaluate(const Task& task, const Candidate& cand, const EvalOptions& opt) {
+    auto all = evaluate_all(task, {cand}, opt);
+    return all.front();
+}
+
+std::vector<Diagnosis> Evaluator::evaluate_all(const Task& task, const std::vector<Candidate>& cands,
+                                               const EvalOptions& opt,
+                                               const std::function<void(std::size_t, const Diagnosis&)>& on_done) {
+    const Backend b = impl_->cfg.worker.backend;
+    // The reference and every candidate compile in parallel.
+    auto ref_future = impl_->pool.submit(impl_->reference_request(task));
+    std::vector<Diagnosis> out(cands.size());
+    std::vector<std::optional<std::future<CompileResult>>> futures(cands.size());
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+        Diagnosis& d = out[i];
+        d.task = task.name;
+        d.backend = std::string(to_string(b));
+        std::string source = cands[i].source;
+        try {
+            TunableSpace space = parse_tunables(source);
+            if (!opt.tunables.empty()) source = instantiate(source, space, opt.tunables);
+        } catch (const TunableError& e) {
+            d.status = Status::CompileError;
+            d.stage = Stage::Compile;
+            d.message = std::string("tunable annotation: ") + e.what();
+            d.compile.diagnostics.push_back(
+                Diagnostic{cands[i].name + extension(b), e.line(), 0, Severity::Error, e.what(), "kfoundry"});
+            continue;
+        }
+        futures[i] = impl_->pool.submit(impl_->request(task, source, cands[i].name));
+    }
+    CompileResult ref = ref_future.get();
+    if (!ref.ok) {
+        std::string first = ref.info.diagnostics.empty() ? ref.info.log.substr(0, 500) : ref.info.diagnostics.front().message;
+        throw Error("the reference of task " + task.name + " does not compile: " + first);
+    }
+
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+        Diagnosis& d = out[i];
+        if (futures[i]) {
+            CompileResult cr = futures[i]->get();
+            d.compile = cr.info;
+            if (!cr.ok) {
+                d.status = Status::CompileError;
+                d.stage = Stage::Compile;
+                std::string first;
+                for (const auto& dg : cr.info.diagnostics)
+                    if (dg.severity == Severity::Error) {
+                        first = dg.file + (dg.line ? ":" + std::to_string(dg.line) : "") + ": " + dg.message;
+                        break;
+                    }
+                d.message = "compile error" + (first.empty() ? std::string() : ": " + first);
+            } else {
+                evaluate_compiled(task, cr, ref, opt, d);
+            }
+        }
+        d.device = d.device.empty() ? impl_->device_name : d.device;
+        d.advice = advise(d);
+        if (on_done) on_done(i, d);
+    }
+    return out;
+}
+
+void Evaluator::evaluate_compiled(const Task& task, const CompileResult& cr, const CompileResult& ref,
+                                  const EvalOptions& opt, Diagnosis& d) {
+    d.stage = Stage::Load;
+    SymbolScreen screen = screen_symbols(cr.library, task.rules);
+    if (!screen.ran) {
+        d.integrity.push_back({"forbidden_symbols", "skipped", "symbol table not read: " + screen.error});
+    } else if (!screen.forbidden.empty()) {
+        std::string list;
+        for (const auto& f : screen.forbidden) list += (list.empty() ? "" : "; ") + f;
+        d.integrity.push_back({"forbidden_symbols", "fail", list});
+        d.status = Status::IntegrityViolation;
+        d.message = "forbidden symbols: " + list;
+        return;
+    } else {
+        d.integrity.push_back({"forbidden_symbols", "pass",
+                               std::to_string(screen.undefined_symbols) + " undefined symbols screened"});
+    }
+
+    json req = {{"cmd", "evaluate"},
+                {"task", task.dir.string()},
+                {"candidate", cr.library.string()},
+                {"reference", ref.library.string()},
+                {"options", opt.to_json()}};
+    auto timeout = std::chrono::milliseconds(static_cast<long long>(opt.timeout_s * 1000));
+    auto t0 = std::chrono::steady_clock::now();
+    WorkerClient::Reply r = impl_->worker.request(req, timeout);
+    d.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r.timed_out) {
+        d.status = Status::Timeout;
+        d.stage = stage_of_progress(r.last_progress);
+        d.message = "no result within " + std::to_string(static_cast<int>(opt.timeout_s)) + " s, during " +
+                    describe_progress(r.last_progress) + "; the worker was killed and restarted";
+        return;
+    }
+    if (r.crashed) {
+        d.status = Status::RuntimeError;
+        d.stage = stage_of_progress(r.last_progress);
+        d.message = "the worker process died (" + r.exit + ") during " + describe_progress(r.last_progress) +
+                    "; it was restarted";
+        return;
+    }
+    if (!r.body.value("ok", false)) {
+        throw Error("the worker could not evaluate: " + r.body.value("error", std::string("unknown error")));
+    }
+    const json& res = r.body["result"];
+    d.status = status_from_string(res.value("status", "runtime_error"));
+    d.stage = stage_from_string(res.value("stage", "load"));
+    d.message = res.value("message", "");
+    d.device = res.value("device", impl_->device_name);
+    if (res.contains("correctness") && res["correctness"].is_object()) d.correctness = res["correctness"].get<Correctness>();
+    if (res.contains("timing") && res["timing"].is_object()) d.timing = res["timing"].get<Timing>();
+    if (res.contains("roofline") && res["roofline"].is_object()) d.roofline = res["roofline"].get<Roofline>();
+    d.kernel_launches = res.value("kernel_launches", std::int64_t{-1});
+    if (res.contains("integrity"))
+        for (const auto& c : res["integrity"]) d.integrity.push_back(c.get<IntegrityCheck>());
+    if (res.value("fatal", false)) d.message += " (sticky device error: the worker was restarted)";
+}
+
+}  // namespace kf

@@ -1,0 +1,113 @@
+// The engine's end of the worker protocol: one child process, time limits, restarts.
+#include <chrono>
+
+#include "kf/evaluator.h"
+#include "kf/process.h"
+
+namespace kf {
+
+using nlohmann::json;
+
+struct WorkerClient::Impl {
+    LineProcess proc;
+    long long next_id = 1;
+    json hello;
+};
+
+WorkerClient::WorkerClient(WorkerConfig cfg) : impl_(std::make_unique<Impl>()), cfg_(std::move(cfg)) {
+    if (cfg_.worker.empty()) cfg_.worker = executable_dir() / "kfoundry-worker";
+}
+
+WorkerClient::~WorkerClient() {
+    if (impl_->proc.running()) {
+        impl_->proc.write_line(R"({"cmd":"shutdown"})");
+        impl_->proc.stop(std::chrono::milliseconds(2000));
+    }
+}
+
+bool WorkerClient::ensure_started(std::string& error) {
+    if (impl_->proc.running() && !impl_->proc.eof()) return true;
+    if (impl_->proc.pid() > 0 || !impl_->hello.is_null()) ++restarts_;
+    impl_->proc.kill();
+    impl_->hello = nullptr;
+    std::vector<std::string> argv = {cfg_.worker.string(), "--backend", std::string(to_string(cfg_.backend)), "--device",
+                                     std::to_string(cfg_.device)};
+    if (!impl_->proc.start(argv, cfg_.log.empty() ? std::filesystem::path("/dev/null") : cfg_.log)) {
+        error = impl_->proc.error();
+        return false;
+    }
+    // Device initialisation (CUDA context creation) can take seconds.
+    std::string id = std::to_string(impl_->next_id++);
+    impl_->proc.write_line(json{{"id", id}, {"cmd", "hello"}}.dump());
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (auto line = impl_->proc.read_line(deadline)) {
+        json j = json::parse(*line, nullptr, false);
+        if (j.is_object() && j.value("id", json()) == id) {
+            if (!j.value("ok", false)) {
+                error = j.value("error", "the worker refused to start");
+                impl_->proc.kill();
+                return false;
+            }
+            impl_->hello = j;
+            return true;
+        }
+    }
+    impl_->proc.kill();
+    error = "the worker did not answer its hello (" +
+            (impl_->proc.exit_description().empty() ? std::string("no reply") : impl_->proc.exit_description()) + ")";
+    return false;
+}
+
+json WorkerClient::hello() {
+    std::string error;
+    if (!ensure_started(error)) throw Error("cannot start " + cfg_.worker.string() + ": " + error);
+    return impl_->hello;
+}
+
+WorkerClient::Reply WorkerClient::request(json req, std::chrono::milliseconds timeout,
+                                          const std::function<void(const json&)>& on_progress) {
+    Reply reply;
+    std::string error;
+    if (!ensure_started(error)) {
+        reply.crashed = true;
+        reply.exit = error;
+        return reply;
+    }
+    std::string id = std::to_string(impl_->next_id++);
+    req["id"] = id;
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    if (!impl_->proc.write_line(req.dump())) {
+        impl_->proc.kill();
+        reply.crashed = true;
+        reply.exit = impl_->proc.exit_description().empty() ? "the worker closed its input" : impl_->proc.exit_description();
+        return reply;
+    }
+    for (;;) {
+        auto line = impl_->proc.read_line(deadline);
+        if (!line) break;
+        json j = json::parse(*line, nullptr, false);
+        if (!j.is_object() || j.value("id", json()) != id) continue;  // stray output
+        if (j.contains("progress")) {
+            reply.last_progress = j["progress"];
+            if (on_progress) on_progress(j["progress"]);
+            continue;
+        }
+        reply.ok = true;
+        reply.body = std::move(j);
+        bool fatal = reply.body.value("fatal", false) ||
+                     (reply.body.contains("result") && reply.body["result"].value("fatal", false));
+        if (fatal) impl_->proc.stop(std::chrono::milliseconds(2000));  // it exits by itself; restart next time
+        return reply;
+    }
+    if (impl_->proc.eof()) {
+        impl_->proc.stop(std::chrono::milliseconds(500));
+        reply.crashed = true;
+        reply.exit = impl_->proc.exit_description().empty() ? "ended without a reply" : impl_->proc.exit_description();
+    } else {
+        reply.timed_out = true;
+        impl_->proc.kill();
+    }
+    return reply;
+}
+
+}  // namespace kf

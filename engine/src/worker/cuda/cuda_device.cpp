@@ -1,0 +1,611 @@
+// The CUDA implementation of the worker's Device (device.h). Host code only: the kernels are
+// in cuda_kernels.cu, CUPTI tracing in launch_counter.cpp. Every CUDA call is checked; errors
+// become DeviceFault, sticky when the context no longer works (see CudaDevice::raise).
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>  // before rng.h, which uses sqrt/log/cos
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/cuda_kernels.h"
+#include "cuda/launch_counter.h"
+#include "device.h"
+#include "rng.h"
+
+namespace kf::worker {
+
+namespace {
+
+using gpu::DeviceCompareResult;
+
+constexpr unsigned long long kNoIndex = ~0ull;
+
+std::string err_text(cudaError_t e) {
+    const char* name = cudaGetErrorName(e);
+    const char* text = cudaGetErrorString(e);
+    return std::string(name ? name : "cudaError?") + " (" + (text ? text : "?") + ")";
+}
+
+/** Errors after which the CUDA context cannot be used again (documented as such). */
+bool known_sticky(cudaError_t e) {
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorContextIsDestroyed:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/** After an error: true when the context no longer works (a sync or a small allocation fails). */
+bool context_broken() {
+    (void)cudaGetLastError();  // clears a non-sticky error; a sticky one stays
+    if (cudaDeviceSynchronize() != cudaSuccess) return true;
+    void* p = nullptr;
+    if (cudaMalloc(&p, 256) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return true;
+    }
+    if (cudaFree(p) != cudaSuccess) return true;
+    return cudaGetLastError() != cudaSuccess;
+}
+
+[[noreturn]] void throw_fault(cudaError_t e, const std::string& what) {
+    const bool sticky = known_sticky(e) || context_broken();
+    throw DeviceFault(what + ": " + err_text(e) + (sticky ? " [sticky: the CUDA context is unusable]" : ""), sticky);
+}
+
+void check(cudaError_t e, const std::string& what) {
+    if (e != cudaSuccess) throw_fault(e, what);
+}
+
+double host_value(DType t, const unsigned char* p) {
+    switch (t) {
+    case DType::F32: { float v; std::memcpy(&v, p, 4); return v; }
+    case DType::F64: { double v; std::memcpy(&v, p, 8); return v; }
+    case DType::F16: { std::uint16_t v; std::memcpy(&v, p, 2); return half_bits_to_float(v); }
+    case DType::BF16: { std::uint16_t v; std::memcpy(&v, p, 2); return bf16_bits_to_float(v); }
+    case DType::I32: { std::int32_t v; std::memcpy(&v, p, 4); return static_cast<double>(v); }
+    case DType::I64: { std::int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+    case DType::U8: return static_cast<double>(p[0]);
+    case DType::Bool: return p[0] != 0 ? 1.0 : 0.0;
+    }
+    return 0.0;
+}
+
+double bits_to_double(unsigned long long bits) {
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+int draw_kind(const std::string& dist) {
+    if (dist == "uniform") return kUniform;
+    if (dist == "normal") return kNormal;
+    if (dist == "randint") return kRandInt;
+    if (dist == "bernoulli") return kBernoulli;
+    if (dist == "constant") return kConstant;
+    throw std::invalid_argument("unknown init distribution '" + dist + "'");
+}
+
+std::string driver_string() {
+    std::string s;
+    std::ifstream f("/proc/driver/nvidia/version");
+    std::string line;
+    if (f && std::getline(f, line)) {
+        // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..." or
+        // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...":
+        // the first word after "Kernel Module" made of digits and dots.
+        auto pos = line.find("Kernel Module");
+        if (pos != std::string::npos) {
+            std::istringstream is(line.substr(pos + 13));
+            for (std::string w; is >> w;)
+                if (std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos &&
+                    w.find_first_not_of("0123456789.") == std::string::npos) {
+                    s = w;
+                    break;
+                }
+        }
+    }
+    int v = 0;
+    std::string cuda;
+    if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0)
+        cuda = "CUDA " + std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+    else
+        (void)cudaGetLastError();
+    if (s.empty()) return cuda;
+    return cuda.empty() ? s : s + " (" + cuda + ")";
+}
+
+/** A plain device allocation freed on scope exit (for the peak measurements). */
+struct DeviceMemory {
+    void* ptr = nullptr;
+    explicit DeviceMemory(std::size_t bytes) {
+        cudaError_t e = cudaMalloc(&ptr, bytes);
+        if (e == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            throw DeviceFault("out of device memory allocating " + std::to_string(bytes) + " bytes", false);
+        }
+        check(e, "cudaMalloc(" + std::to_string(bytes) + ")");
+    }
+    ~DeviceMemory() {
+        if (ptr) (void)cudaFree(ptr);
+    }
+    DeviceMemory(const DeviceMemory&) = delete;
+    DeviceMemory& operator=(const DeviceMemory&) = delete;
+};
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+class CudaDevice final : public Device {
+public:
+    explicit CudaDevice(int ordinal) : ordinal_(ordinal) {
+        int count = 0;
+        cudaError_t e = cudaGetDeviceCount(&count);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            throw DeviceFault("no usable CUDA device: cudaGetDeviceCount: " + err_text(e), false);
+        }
+        if (ordinal < 0 || ordinal >= count)
+            throw DeviceFault("no CUDA device " + std::to_string(ordinal) + " (" + std::to_string(count) +
+                                  " present)", false);
+        try {
+            check(cudaSetDevice(ordinal), "cudaSetDevice");
+            check(cudaFree(nullptr), "creating the CUDA context");
+            check(cudaGetDeviceProperties(&props_, ordinal), "cudaGetDeviceProperties");
+            check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+            check(cudaEventCreate(&start_), "cudaEventCreate");
+            check(cudaEventCreate(&stop_), "cudaEventCreate");
+            check(cudaMalloc(&scratch_, 256), "cudaMalloc(scratch)");
+            flush_bytes_ = props_.l2CacheSize > 0 ? 2 * static_cast<std::size_t>(props_.l2CacheSize) : (64u << 20);
+            e = cudaMalloc(&flush_, flush_bytes_);
+            if (e == cudaErrorMemoryAllocation) {
+                (void)cudaGetLastError();
+                throw DeviceFault("out of device memory allocating the cache-flush buffer", false);
+            }
+            check(e, "cudaMalloc(flush buffer)");
+            check(cudaMemsetAsync(flush_, 0, flush_bytes_, stream_), "cudaMemsetAsync(flush buffer)");
+            sync("device setup");
+        } catch (...) {
+            free_all();
+            throw;
+        }
+        blocks_cap_ = std::max(1, props_.multiProcessorCount) * 8;
+    }
+
+    ~CudaDevice() override { free_all(); }
+
+    DeviceInfo info() override {
+        DeviceInfo d;
+        d.backend = "cuda";
+        d.name = props_.name;
+        static const char* hex = "0123456789abcdef";
+        for (int i = 0; i < 16; ++i) {
+            const auto byte = static_cast<unsigned char>(props_.uuid.bytes[i]);
+            d.uuid += hex[byte >> 4];
+            d.uuid += hex[byte & 15];
+        }
+        d.arch = "sm_" + std::to_string(props_.major) + std::to_string(props_.minor);
+        d.sm_count = props_.multiProcessorCount;
+        d.cc_major = props_.major;
+        d.cc_minor = props_.minor;
+        d.memory_bytes = props_.totalGlobalMem;
+        d.l2_bytes = props_.l2CacheSize > 0 ? static_cast<std::uint64_t>(props_.l2CacheSize) : 0;
+        d.driver = driver_string();
+        return d;
+    }
+
+    Peaks measure_peaks() override {
+        bind();
+        sync("before measuring peaks");
+        Peaks p;
+
+        // Copy bandwidth: two buffers of up to 1 GiB (at most 1/8 of free memory each).
+        std::size_t free_b = 0, total_b = 0;
+        check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+        std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30, free_b / 8);
+        bytes &= ~((std::size_t{1} << 20) - 1);  // whole MiB, so a multiple of 16
+        if (bytes < (std::size_t{16} << 20))
+            throw DeviceFault("too little free device memory to measure peaks (" + std::to_string(free_b) + " bytes)",
+                              false);
+        double copy_ms = 0;
+        {
+            DeviceMemory src(bytes), dst(bytes);
+            check(cudaMemsetAsync(src.ptr, 0x3C, bytes, stream_), "cudaMemsetAsync(peak source)");
+            const std::size_t n16 = bytes / 16;
+            auto launch = [&] { return gpu::launch_copy16(dst.ptr, src.ptr, n16, blocks_cap_, stream_); };
+            for (int i = 0; i < 3; ++i) check(launch(), "copy kernel launch");
+            sync("copy warm-up");
+            std::vector<double> ms;
+            for (int i = 0; i < 10; ++i) ms.push_back(time_on_stream(launch, "copy kernel"));
+            copy_ms = median(ms);
+        }
+        p.bandwidth_gbps = copy_ms > 0 ? 2.0 * static_cast<double>(bytes) / (copy_ms * 1e-3) / 1e9 : 0.0;
+
+        // FMA rate: 8 independent chains per thread, SMs x 8 blocks of 256 threads, ~50 ms a run.
+        const int grid = blocks_cap_;
+        const int block = gpu::kBlock;
+        const double threads = static_cast<double>(grid) * block;
+        DeviceMemory out(static_cast<std::size_t>(grid) * block * sizeof(float));
+        auto* outp = static_cast<float*>(out.ptr);
+        check(gpu::launch_fma(outp, 16, grid, block, stream_), "FMA kernel launch");  // loads the module
+        sync("FMA warm-up");
+        long long iters = 1 << 14;
+        const double calib_ms = time_on_stream([&] { return gpu::launch_fma(outp, iters, grid, block, stream_); },
+                                               "FMA kernel");
+        if (calib_ms > 0) {
+            const double scaled = static_cast<double>(iters) * 50.0 / calib_ms;
+            iters = static_cast<long long>(std::clamp(scaled, static_cast<double>(iters), static_cast<double>(1 << 28)));
+        }
+        std::vector<double> ms;
+        for (int i = 0; i < 5; ++i)
+            ms.push_back(time_on_stream([&] { return gpu::launch_fma(outp, iters, grid, block, stream_); },
+                                        "FMA kernel"));
+        const double fma_ms = median(ms);
+        p.fp32_gflops = fma_ms > 0 ? 2.0 * 8.0 * threads * static_cast<double>(iters) / (fma_ms * 1e-3) / 1e9 : 0.0;
+
+        std::ostringstream m;
+        m << "copy: float4 grid-stride kernel (" << blocks_cap_ << " blocks x " << gpu::kBlock
+          << " threads, 4 loads in flight per thread) between two " << (bytes >> 20)
+          << " MiB buffers, median of 10 runs after 3 warm-ups, CUDA events, bytes read + written; "
+          << "fp32: " << grid << " blocks x " << block << " threads, 8 independent fmaf chains of " << iters
+          << " steps per thread (~50 ms), median of 5 runs, 2 flops per FMA";
+        p.method = m.str();
+        return p;
+    }
+
+    Buffer alloc(std::size_t bytes) override {
+        bind();
+        void* p = nullptr;
+        cudaError_t e = cudaMalloc(&p, bytes + kCanaryBytes);
+        if (e == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            throw DeviceFault("out of device memory allocating " + std::to_string(bytes) + " bytes", false);
+        }
+        check(e, "cudaMalloc(" + std::to_string(bytes) + ")");
+        try {
+            check(cudaMemsetAsync(static_cast<unsigned char*>(p) + bytes, kCanaryByte, kCanaryBytes, stream_),
+                  "cudaMemsetAsync(canary)");
+            sync("filling the canary");
+        } catch (...) {
+            (void)cudaFree(p);
+            throw;
+        }
+        Buffer b;
+        b.ptr = p;
+        b.bytes = bytes;
+        return b;
+    }
+
+    void release(Buffer& b) override {
+        // Errors here only come from a context that is already broken, which the next checked
+        // call reports; release must not throw from cleanup paths.
+        if (b.ptr) {
+            (void)cudaFree(b.ptr);
+            (void)cudaGetLastError();
+        }
+        b.ptr = nullptr;
+        b.bytes = 0;
+    }
+
+    void fill_random(const Buffer& b, DType dtype, std::int64_t count, const InitSpec& init,
+                     std::uint64_t seed) override {
+        bind();
+        if (count < 0 || static_cast<std::uint64_t>(count) * size_of(dtype) > b.bytes)
+            throw std::invalid_argument("fill_random: " + std::to_string(count) + " elements do not fit the buffer");
+        const int kind = draw_kind(init.dist);
+        if (count == 0) return;
+        check(gpu::launch_fill_random(b.ptr, dtype, count, kind, init.a, init.b, seed,
+                                      gpu::grid_for(count, blocks_cap_), stream_),
+              "fill kernel launch");
+        sync("fill_random");
+    }
+
+    void fill_bytes(const Buffer& b, std::size_t offset, std::size_t len, std::uint8_t byte) override {
+        bind();
+        check_range(b, offset, len, "fill_bytes");
+        if (len == 0) return;
+        check(cudaMemsetAsync(static_cast<unsigned char*>(b.ptr) + offset, byte, len, stream_), "cudaMemsetAsync");
+        sync("fill_bytes");
+    }
+
+    bool bytes_equal(const Buffer& b, std::size_t offset, std::size_t len, std::uint8_t byte) override {
+        bind();
+        check_range(b, offset, len, "bytes_equal");
+        if (len == 0) return true;
+        sync("before bytes_equal");
+        const unsigned char* p = static_cast<const unsigned char*>(b.ptr) + offset;
+        if (len <= (std::size_t{1} << 20)) {
+            std::vector<unsigned char> host(len);
+            check(cudaMemcpyAsync(host.data(), p, len, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync(D2H)");
+            sync("bytes_equal copy");
+            return std::all_of(host.begin(), host.end(), [byte](unsigned char c) { return c == byte; });
+        }
+        auto* counter = reinterpret_cast<unsigned long long*>(scratch_);
+        check(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), stream_), "cudaMemsetAsync(counter)");
+        check(gpu::launch_count_not_equal(p, len, byte, counter,
+                                          gpu::grid_for(static_cast<std::int64_t>(len), blocks_cap_), stream_),
+              "byte-check kernel launch");
+        unsigned long long n = 0;
+        check(cudaMemcpyAsync(&n, counter, sizeof n, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync(D2H)");
+        sync("bytes_equal");
+        return n == 0;
+    }
+
+    std::uint64_t checksum(const Buffer& b) override {
+        bind();
+        sync("before checksum");
+        if (b.bytes == 0) return 0;
+        auto* sum = reinterpret_cast<unsigned long long*>(scratch_);
+        check(cudaMemsetAsync(sum, 0, sizeof(unsigned long long), stream_), "cudaMemsetAsync(checksum)");
+        const auto words = static_cast<std::int64_t>(b.bytes / 8 + 1);
+        check(gpu::launch_checksum(b.ptr, b.bytes, sum, gpu::grid_for(words, blocks_cap_), stream_),
+              "checksum kernel launch");
+        unsigned long long v = 0;
+        check(cudaMemcpyAsync(&v, sum, sizeof v, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync(D2H)");
+        sync("checksum");
+        return v;
+    }
+
+    CompareResult compare(const Buffer& actual, const Buffer& expected, DType dtype, std::int64_t count,
+                          const Tolerance& tol, std::uint8_t poison_byte) override {
+        bind();
+        CompareResult r;
+        const std::size_t esize = size_of(dtype);
+        if (count < 0 || static_cast<std::uint64_t>(count) * esize > actual.bytes ||
+            static_cast<std::uint64_t>(count) * esize > expected.bytes)
+            throw std::invalid_argument("compare: " + std::to_string(count) + " elements do not fit the buffers");
+        sync("before compare");
+        if (count == 0) return r;
+
+        DeviceCompareResult init{};
+        init.first_index = kNoIndex;
+        auto* dres = reinterpret_cast<DeviceCompareResult*>(scratch_);
+        check(cudaMemcpyAsync(dres, &init, sizeof init, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync(H2D)");
+        check(gpu::launch_compare(actual.ptr, expected.ptr, dtype, count, tol.atol, tol.rtol, poison_byte, dres,
+                                  gpu::grid_for(count, blocks_cap_), stream_),
+              "compare kernel launch");
+        DeviceCompareResult h{};
+        check(cudaMemcpyAsync(&h, dres, sizeof h, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync(D2H)");
+        sync("compare");
+
+        r.mismatches = static_cast<std::int64_t>(h.mismatches);
+        r.nan_count = static_cast<std::int64_t>(h.nan_count);
+        r.inf_count = static_cast<std::int64_t>(h.inf_count);
+        r.unwritten = static_cast<std::int64_t>(h.unwritten);
+        r.max_abs = bits_to_double(h.max_abs_bits);
+        r.max_rel = bits_to_double(h.max_rel_bits);
+        if (h.first_index != kNoIndex && h.first_index < static_cast<unsigned long long>(count)) {
+            r.first_index = static_cast<std::int64_t>(h.first_index);
+            unsigned char ea[8] = {}, aa[8] = {};
+            const std::size_t off = static_cast<std::size_t>(h.first_index) * esize;
+            check(cudaMemcpyAsync(ea, static_cast<const unsigned char*>(expected.ptr) + off, esize,
+                                  cudaMemcpyDeviceToHost, stream_),
+                  "cudaMemcpyAsync(D2H)");
+            check(cudaMemcpyAsync(aa, static_cast<const unsigned char*>(actual.ptr) + off, esize,
+                                  cudaMemcpyDeviceToHost, stream_),
+                  "cudaMemcpyAsync(D2H)");
+            sync("compare (first mismatch)");
+            r.first_expected = host_value(dtype, ea);
+            r.first_actual = host_value(dtype, aa);
+        }
+        return r;
+    }
+
+    void copy(const Buffer& dst, const Buffer& src, std::size_t bytes) override {
+        bind();
+        if (bytes > dst.bytes || bytes > src.bytes)
+            throw std::invalid_argument("copy: " + std::to_string(bytes) + " bytes do not fit the buffers");
+        sync("before copy");
+        if (bytes == 0) return;
+        check(cudaMemcpyAsync(dst.ptr, src.ptr, bytes, cudaMemcpyDeviceToDevice, stream_), "cudaMemcpyAsync(D2D)");
+        sync("copy");
+    }
+
+    void* stream() override { return static_cast<void*>(stream_); }
+
+    void synchronize() override {
+        bind();
+        sync("device synchronisation");
+    }
+
+    void flush_cache() override {
+        bind();
+        const int value = static_cast<int>(flush_count_++ & 0xFFu);
+        check(cudaMemsetAsync(flush_, value, flush_bytes_, stream_), "cudaMemsetAsync(cache flush)");
+    }
+
+    CallTime timed_call(const std::function<void()>& fn) override {
+        bind();
+        sync("before the timed call");
+        const auto t0 = std::chrono::steady_clock::now();
+        check(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
+        fn();
+        const cudaError_t launch = cudaGetLastError();
+        if (launch != cudaSuccess) throw_fault(launch, "kernel launch in the candidate");
+        check(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
+        sync("the candidate's work");
+        const auto t1 = std::chrono::steady_clock::now();
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+        CallTime t;
+        t.event_ms = ms;
+        t.wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+        return t;
+    }
+
+    LaunchReport account_launches(const std::function<void()>& fn) override {
+        bind();
+        sync("before launch accounting");
+        LaunchReport rep;
+        std::string note = trace_.start();
+        if (!note.empty()) {
+            (void)trace_.stop(false);
+            rep.supported = false;
+            rep.note = "CUPTI kernel tracing unavailable: " + note;
+            run_and_sync(fn);
+            return rep;
+        }
+        // The marker runs on stream() inside the window: its record tells which stream id
+        // CUPTI gives stream(); it is left out of the counts.
+        const cudaError_t me = gpu::launch_marker(stream_);
+        if (me != cudaSuccess) {
+            (void)trace_.stop(false);
+            throw_fault(me, "marker kernel launch");
+        }
+        std::uint32_t api_id = 0;
+        std::string id_note;
+        const bool have_api_id = trace_.stream_id(stream_, api_id, id_note);
+        try {
+            fn();
+        } catch (...) {
+            (void)trace_.stop(false);
+            throw;
+        }
+        const cudaError_t launch = cudaGetLastError();
+        cudaError_t work = cudaDeviceSynchronize();
+        if (launch == cudaSuccess && work == cudaSuccess) {
+            // Catch work that the candidate left to a thread of its own.
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            work = cudaDeviceSynchronize();
+            if (work == cudaSuccess) work = cudaGetLastError();
+        }
+        if (launch != cudaSuccess || work != cudaSuccess) {
+            (void)trace_.stop(false);  // no flush on a possibly broken context; start() drops leftovers
+            if (launch != cudaSuccess) throw_fault(launch, "kernel launch in the candidate");
+            throw_fault(work, "the candidate's work");
+        }
+        note = trace_.stop(true);
+        const std::vector<gpu::TracedKernel> records = trace_.take();
+        const std::size_t dropped = trace_.dropped();
+
+        const gpu::TracedKernel* marker = nullptr;
+        for (const auto& k : records)
+            if (k.name == gpu::kMarkerKernelName) {
+                marker = &k;
+                break;
+            }
+        auto add_note = [&rep](const std::string& s) {
+            if (s.empty()) return;
+            rep.note += rep.note.empty() ? s : "; " + s;
+        };
+        if (!marker || dropped > 0) {
+            rep.supported = false;
+            add_note(dropped > 0 ? "CUPTI dropped " + std::to_string(dropped) + " activity records"
+                                 : "CUPTI delivered no record of the worker's marker kernel");
+            add_note(note);
+            return rep;
+        }
+        const std::uint32_t sid = marker->stream_id;
+        const std::uint32_t ctx = marker->context_id;
+        if (have_api_id && api_id != sid)
+            add_note("cuptiGetStreamIdEx gave stream id " + std::to_string(api_id) + ", the marker kernel ran on " +
+                     std::to_string(sid) + "; using the marker's");
+        if (!have_api_id) add_note(id_note);
+        add_note(note);
+
+        std::set<std::string> names;
+        bool marker_skipped = false;
+        for (const auto& k : records) {
+            if (!marker_skipped && &k == marker) {
+                marker_skipped = true;
+                continue;
+            }
+            ++rep.kernels;
+            if (k.stream_id != sid || k.context_id != ctx) ++rep.kernels_other_streams;
+            names.insert(gpu::demangle(k.name));
+        }
+        rep.kernel_names.assign(names.begin(), names.end());
+        rep.supported = true;
+        return rep;
+    }
+
+private:
+    void bind() { check(cudaSetDevice(ordinal_), "cudaSetDevice"); }
+
+    /** Device-wide sync, then the last error (launch errors are only reported there). */
+    void sync(const std::string& what) {
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e == cudaSuccess) e = cudaGetLastError();
+        if (e != cudaSuccess) throw_fault(e, what);
+    }
+
+    void run_and_sync(const std::function<void()>& fn) {
+        fn();
+        const cudaError_t launch = cudaGetLastError();
+        if (launch != cudaSuccess) throw_fault(launch, "kernel launch in the candidate");
+        sync("the candidate's work");
+    }
+
+    template <typename Launch>
+    double time_on_stream(Launch launch, const std::string& what) {
+        check(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
+        check(launch(), what + " launch");
+        check(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
+        sync(what);
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+        return ms;
+    }
+
+    static void check_range(const Buffer& b, std::size_t offset, std::size_t len, const char* what) {
+        if (!b.ptr || offset > b.bytes + kCanaryBytes || len > b.bytes + kCanaryBytes - offset)
+            throw std::invalid_argument(std::string(what) + ": range outside the buffer and its canary");
+    }
+
+    void free_all() {
+        if (flush_) (void)cudaFree(flush_);
+        if (scratch_) (void)cudaFree(scratch_);
+        if (start_) (void)cudaEventDestroy(start_);
+        if (stop_) (void)cudaEventDestroy(stop_);
+        if (stream_) (void)cudaStreamDestroy(stream_);
+        flush_ = nullptr;
+        scratch_ = nullptr;
+        start_ = stop_ = nullptr;
+        stream_ = nullptr;
+        (void)cudaGetLastError();
+    }
+
+    int ordinal_ = 0;
+    cudaDeviceProp props_{};
+    cudaStream_t stream_ = nullptr;
+    cudaEvent_t start_ = nullptr, stop_ = nullptr;
+    void* scratch_ = nullptr;  // 256 bytes: compare result, checksum and byte counters
+    void* flush_ = nullptr;
+    std::size_t flush_bytes_ = 0;
+    unsigned flush_count_ = 1;
+    int blocks_cap_ = 8;
+    gpu::KernelTrace trace_;
+};
+
+static_assert(sizeof(DeviceCompareResult) <= 256, "scratch holds the compare result");
+
+}  // namespace
+
+std::unique_ptr<Device> make_cuda_device(int ordinal) { return std::make_unique<CudaDevice>(ordinal); }
+
+}  // namespace kf::worker

@@ -1,0 +1,257 @@
+// CUPTI kernel tracing for the worker's launch accounting (see launch_counter.h).
+#include "cuda/launch_counter.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>  // also brings the generated *_params structs of the launch calls
+
+namespace kf::worker::gpu {
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 8u << 20;  // one activity buffer: ~40k kernel records
+constexpr std::size_t kAlign = 8;               // CUPTI wants 8-byte aligned buffers
+
+std::mutex g_mutex;
+std::vector<TracedKernel> g_records;
+bool g_registered = false;  // guarded by g_mutex
+
+// Launch callbacks: correlation id -> the launched function (runtime: host stub, driver:
+// CUfunction), so that take() can ask the runtime or driver for the function's real name.
+std::mutex g_launch_mutex;
+std::unordered_map<std::uint32_t, const void*> g_runtime_launches;  // guarded by g_launch_mutex
+std::unordered_map<std::uint32_t, const void*> g_driver_launches;   // guarded by g_launch_mutex
+CUpti_SubscriberHandle g_subscriber = nullptr;
+bool g_subscribe_tried = false;  // guarded by g_mutex
+
+std::string cupti_note(const char* call, CUptiResult r) {
+    const char* text = nullptr;
+    if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || !text) text = "unknown CUPTI error";
+    return std::string(call) + " failed: " + text + " (CUPTI error " + std::to_string(static_cast<int>(r)) + ")";
+}
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    *max_records = 0;
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(kAlign, kBufferBytes));
+    *size = *buffer ? kBufferBytes : 0;  // a null buffer makes CUPTI drop records; counted as dropped
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+    if (!buffer) return;
+    std::vector<TracedKernel> found;
+    CUpti_Activity* record = nullptr;
+    while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+        if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+            continue;
+        // CUDA 13's record for both kinds; the fields read here sit at the same place in every
+        // version since CUpti_ActivityKernel4.
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        TracedKernel t;
+        t.name = k->name ? k->name : "<unnamed kernel>";
+        t.stream_id = k->streamId;
+        t.context_id = k->contextId;
+        t.correlation_id = k->correlationId;
+        found.push_back(std::move(t));
+    }
+    std::free(buffer);
+    if (found.empty()) return;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (auto& t : found) g_records.push_back(std::move(t));
+}
+
+void CUPTIAPI api_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+    const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+    if (!cb || cb->callbackSite != CUPTI_API_ENTER || !cb->functionParams) return;
+    const void* fn = nullptr;
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        switch (cbid) {
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+            fn = static_cast<const cudaLaunchKernel_v7000_params*>(cb->functionParams)->func;
+            break;
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+            fn = static_cast<const cudaLaunchKernel_ptsz_v7000_params*>(cb->functionParams)->func;
+            break;
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+            fn = static_cast<const cudaLaunchKernelExC_v11060_params*>(cb->functionParams)->func;
+            break;
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
+            fn = static_cast<const cudaLaunchKernelExC_ptsz_v11060_params*>(cb->functionParams)->func;
+            break;
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+            fn = static_cast<const cudaLaunchCooperativeKernel_v9000_params*>(cb->functionParams)->func;
+            break;
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
+            fn = static_cast<const cudaLaunchCooperativeKernel_ptsz_v9000_params*>(cb->functionParams)->func;
+            break;
+        default: return;
+        }
+    } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+        switch (cbid) {
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+            fn = static_cast<const cuLaunchKernel_params*>(cb->functionParams)->f;
+            break;
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+            fn = static_cast<const cuLaunchKernel_ptsz_params*>(cb->functionParams)->f;
+            break;
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+            fn = static_cast<const cuLaunchKernelEx_params*>(cb->functionParams)->f;
+            break;
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+            fn = static_cast<const cuLaunchKernelEx_ptsz_params*>(cb->functionParams)->f;
+            break;
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+            fn = static_cast<const cuLaunchCooperativeKernel_params*>(cb->functionParams)->f;
+            break;
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+            fn = static_cast<const cuLaunchCooperativeKernel_ptsz_params*>(cb->functionParams)->f;
+            break;
+        default: return;
+        }
+    } else {
+        return;
+    }
+    if (!fn) return;
+    std::lock_guard<std::mutex> lock(g_launch_mutex);
+    (domain == CUPTI_CB_DOMAIN_RUNTIME_API ? g_runtime_launches : g_driver_launches)[cb->correlationId] = fn;
+}
+
+/** The function's name from the runtime (host stub) or the driver (CUfunction); "" if unknown. */
+std::string launched_name(std::uint32_t correlation_id) {
+    const void* rt = nullptr;
+    const void* drv = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(g_launch_mutex);
+        if (auto it = g_runtime_launches.find(correlation_id); it != g_runtime_launches.end()) rt = it->second;
+        if (auto it = g_driver_launches.find(correlation_id); it != g_driver_launches.end()) drv = it->second;
+    }
+    const char* name = nullptr;
+    if (rt) {
+        if (cudaFuncGetName(&name, rt) == cudaSuccess && name && *name) return name;
+        (void)cudaGetLastError();  // a failed lookup must not look like a later launch error
+    }
+    name = nullptr;
+    if (drv) {
+        auto* f = const_cast<CUfunction>(static_cast<const CUfunc_st*>(drv));
+        if (cuFuncGetName(&name, f) == CUDA_SUCCESS && name && *name) return name;
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string KernelTrace::start() {
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        if (!g_registered) {
+            CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+            if (r != CUPTI_SUCCESS) return cupti_note("cuptiActivityRegisterCallbacks", r);
+            g_registered = true;
+        }
+    }
+    // Deliver and drop anything left from an earlier window (tracing is off outside windows,
+    // so these are at most records of a window that ended with a device error).
+    CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (r != CUPTI_SUCCESS) return cupti_note("cuptiActivityFlushAll", r);
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        g_records.clear();
+    }
+    (void)dropped();  // reset the dropped-record counter
+    {
+        std::lock_guard<std::mutex> lock(g_launch_mutex);
+        g_runtime_launches.clear();
+        g_driver_launches.clear();
+    }
+    r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (r != CUPTI_SUCCESS) return cupti_note("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
+    enabled_ = true;
+    // Launch callbacks, for the kernels' real names; optional (another tool may hold the one
+    // subscriber CUPTI allows): without them the names come from CUPTI's records.
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        if (!g_subscribe_tried) {
+            g_subscribe_tried = true;
+            if (cuptiSubscribe(&g_subscriber, api_callback, nullptr) != CUPTI_SUCCESS) g_subscriber = nullptr;
+        }
+    }
+    if (g_subscriber) {
+        const bool rt = cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API) == CUPTI_SUCCESS;
+        const bool drv = cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API) == CUPTI_SUCCESS;
+        callbacks_on_ = rt || drv;
+    }
+    return {};
+}
+
+std::string KernelTrace::stop(bool flush) {
+    std::string note;
+    if (callbacks_on_ && g_subscriber) {
+        (void)cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+        (void)cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+    }
+    callbacks_on_ = false;
+    if (enabled_) {
+        CUptiResult r = cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        if (r != CUPTI_SUCCESS) note = cupti_note("cuptiActivityDisable(CONCURRENT_KERNEL)", r);
+        enabled_ = false;
+    }
+    if (flush) {
+        CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        if (r != CUPTI_SUCCESS && note.empty()) note = cupti_note("cuptiActivityFlushAll", r);
+    }
+    return note;
+}
+
+std::vector<TracedKernel> KernelTrace::take() {
+    std::vector<TracedKernel> out;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        out.swap(g_records);
+    }
+    for (auto& k : out) {
+        std::string name = launched_name(k.correlation_id);
+        if (!name.empty()) {
+            k.name = std::move(name);
+            k.name_from_launch = true;
+        }
+    }
+    return out;
+}
+
+std::size_t KernelTrace::dropped() {
+    size_t n = 0;
+    if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &n) != CUPTI_SUCCESS) return 0;
+    return n;
+}
+
+bool KernelTrace::stream_id(cudaStream_t stream, std::uint32_t& id, std::string& note) {
+    // cudaStream_t and CUstream are the same type (struct CUstream_st*).
+    CUptiResult r = cuptiGetStreamIdEx(nullptr, stream, 0, &id);
+    if (r != CUPTI_SUCCESS) {
+        note = cupti_note("cuptiGetStreamIdEx", r);
+        return false;
+    }
+    return true;
+}
+
+std::string demangle(const std::string& name) {
+    if (name.size() < 2 || name[0] != '_' || name[1] != 'Z') return name;
+    int status = 0;
+    char* out = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+    if (status != 0 || !out) {
+        std::free(out);
+        return name;
+    }
+    std::string s(out);
+    std::free(out);
+    return s;
+}
+
+}  // namespace kf::worker::gpu

@@ -1,0 +1,121 @@
+#pragma once
+// The worker's view of where candidates run: memory, fills, comparisons, timing and launch
+// accounting. One implementation per backend (host_device.cpp, cuda_device.cu); the
+// evaluation logic (evaluation.cpp) is written once against this interface.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kf/dtype.h"
+#include "kf/task.h"
+
+namespace kf::worker {
+
+/** Bytes of canary placed after every buffer; a write into it is an out-of-bounds write. */
+inline constexpr std::size_t kCanaryBytes = 4096;
+inline constexpr std::uint8_t kCanaryByte = 0x5A;
+
+/** A device allocation of `bytes` usable bytes followed by kCanaryBytes of canary. */
+struct Buffer {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+};
+
+/** Element-wise comparison of a candidate's output against the reference's. */
+struct CompareResult {
+    std::int64_t mismatches = 0;
+    std::int64_t nan_count = 0;   ///< NaN in actual
+    std::int64_t inf_count = 0;   ///< Inf in actual where expected differs
+    std::int64_t unwritten = 0;   ///< actual still equals the poison pattern, expected does not
+    double max_abs = 0;           ///< over finite pairs
+    double max_rel = 0;           ///< max |a-e| / (|e| + atol) over finite pairs
+    std::int64_t first_index = -1;  ///< lowest mismatching index
+    double first_expected = 0, first_actual = 0;
+};
+
+struct DeviceInfo {
+    std::string backend;  ///< "cuda" or "host"
+    std::string name;
+    std::string uuid;     ///< stable id for caching peaks
+    std::string arch;     ///< "sm_90" on CUDA, "native" on host
+    int sm_count = 0;     ///< SMs on CUDA, logical cores on host
+    int cc_major = 0, cc_minor = 0;
+    std::uint64_t memory_bytes = 0;
+    std::uint64_t l2_bytes = 0;  ///< L2 on CUDA, last-level cache on host
+    std::string driver;
+};
+
+struct Peaks {
+    double bandwidth_gbps = 0;  ///< copy bandwidth, bytes read + written
+    double fp32_gflops = 0;     ///< FMA rate, 2 flops per FMA
+    std::string method;
+};
+
+struct CallTime {
+    double event_ms = 0;  ///< device events on the candidate's stream (host: same as wall)
+    double wall_ms = 0;   ///< host clock from before the call to after a device-wide sync
+};
+
+struct LaunchReport {
+    bool supported = false;
+    std::int64_t kernels = 0;                ///< kernels launched during the call
+    std::int64_t kernels_other_streams = 0;  ///< of which not on the stream given to the candidate
+    std::vector<std::string> kernel_names;   ///< distinct names, demangled where possible
+    std::string note;
+};
+
+/** A device error. Sticky errors (illegal address...) leave the context unusable. */
+class DeviceFault : public std::runtime_error {
+public:
+    DeviceFault(const std::string& what, bool sticky) : std::runtime_error(what), sticky_(sticky) {}
+    bool sticky() const { return sticky_; }
+
+private:
+    bool sticky_;
+};
+
+class Device {
+public:
+    virtual ~Device() = default;
+    virtual DeviceInfo info() = 0;
+    /** Measures copy bandwidth and FMA rate (takes ~1 s); the caller caches the result. */
+    virtual Peaks measure_peaks() = 0;
+
+    /** Allocates bytes + kCanaryBytes and fills the canary. Throws DeviceFault when out of memory. */
+    virtual Buffer alloc(std::size_t bytes) = 0;
+    virtual void release(Buffer& b) = 0;
+    /** Fills `count` elements of dtype with draws of `init` for `seed` (see rng.h). */
+    virtual void fill_random(const Buffer& b, DType dtype, std::int64_t count, const InitSpec& init,
+                             std::uint64_t seed) = 0;
+    /** Sets bytes [offset, offset+len) to `byte`. */
+    virtual void fill_bytes(const Buffer& b, std::size_t offset, std::size_t len, std::uint8_t byte) = 0;
+    /** True when bytes [offset, offset+len) all equal `byte`. */
+    virtual bool bytes_equal(const Buffer& b, std::size_t offset, std::size_t len, std::uint8_t byte) = 0;
+    /** Order-independent 64-bit checksum of the first b.bytes bytes. */
+    virtual std::uint64_t checksum(const Buffer& b) = 0;
+    virtual CompareResult compare(const Buffer& actual, const Buffer& expected, DType dtype, std::int64_t count,
+                                  const Tolerance& tol, std::uint8_t poison_byte) = 0;
+    virtual void copy(const Buffer& dst, const Buffer& src, std::size_t bytes) = 0;
+
+    /** The stream handed to candidates (cudaStream_t on CUDA, nullptr on host). */
+    virtual void* stream() = 0;
+    /** Device-wide synchronisation; throws DeviceFault for an error raised by earlier work. */
+    virtual void synchronize() = 0;
+    /** Evicts the caches (L2 on CUDA, last-level cache on host) before a timed repetition. */
+    virtual void flush_cache() = 0;
+    /** sync; start clock and event; fn(); end event; device sync; stop clock. */
+    virtual CallTime timed_call(const std::function<void()>& fn) = 0;
+    /** Runs fn once while counting the kernels it launches and the streams they use. */
+    virtual LaunchReport account_launches(const std::function<void()>& fn) = 0;
+};
+
+std::unique_ptr<Device> make_host_device();
+#ifdef KF_HAVE_CUDA
+/** Throws DeviceFault when there is no usable CUDA device at `ordinal`. */
+std::unique_ptr<Device> make_cuda_device(int ordinal);
+#endif
+
+}  // namespace kf::worker

@@ -1,0 +1,56 @@
+#pragma once
+// The worker's evaluation of one candidate against the reference on one device:
+// correctness trials on fresh inputs, integrity checks and side-by-side timing.
+#include <functional>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "device.h"
+#include "kf/task.h"
+
+namespace kf::worker {
+
+struct EvalSettings {
+    int trials = 3;
+    bool time = true;
+    int warmup = 3;
+    double min_time_ms = 100;
+    int min_reps = 10;
+    int max_reps = 1000;
+    int rotate_buffers = 3;
+    std::uint64_t seed = 0;
+    static EvalSettings from_json(const nlohmann::json& j);
+};
+
+/** Timing statistics of one entry point on one case. */
+struct TimingStats {
+    double median_ms = 0, min_ms = 0, max_ms = 0, mean_ms = 0, spread = 0, wall_median_ms = 0;
+    int reps = 0, warmup = 0;
+};
+
+/** Reference timings kept for the worker's lifetime, keyed by reference library and case. */
+using ReferenceTimes = std::map<std::string, TimingStats>;
+
+struct EvalInputs {
+    const Task* task = nullptr;
+    Backend backend = Backend::Host;
+    EntryFn candidate = nullptr;
+    EntryFn reference = nullptr;
+    std::string reference_key;
+    Peaks peaks;
+    EvalSettings settings;
+};
+
+using ProgressFn = std::function<void(const nlohmann::json&)>;
+
+/**
+ * Runs the evaluation and returns the worker's part of the diagnosis record (status, stage,
+ * message, correctness, timing, roofline, integrity, kernel_launches) plus "fatal": true
+ * when the device is left unusable and the worker must exit.
+ */
+nlohmann::json evaluate_candidate(Device& dev, const EvalInputs& in, ReferenceTimes& ref_times,
+                                  const ProgressFn& progress);
+
+}  // namespace kf::worker

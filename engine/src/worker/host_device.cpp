@@ -1,0 +1,245 @@
+// The host backend's device: candidates run on the CPU cores, memory is plain host memory.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "device.h"
+#include "rng.h"
+
+namespace kf::worker {
+
+namespace {
+
+int draw_kind(const std::string& dist) {
+    if (dist == "normal") return kNormal;
+    if (dist == "randint") return kRandInt;
+    if (dist == "bernoulli") return kBernoulli;
+    if (dist == "constant") return kConstant;
+    return kUniform;
+}
+
+double load_as_double(const void* base, DType t, std::int64_t i) {
+    switch (t) {
+    case DType::F32: return static_cast<const float*>(base)[i];
+    case DType::F64: return static_cast<const double*>(base)[i];
+    case DType::F16: return half_bits_to_float(static_cast<const std::uint16_t*>(base)[i]);
+    case DType::BF16: return bf16_bits_to_float(static_cast<const std::uint16_t*>(base)[i]);
+    case DType::I32: return static_cast<const std::int32_t*>(base)[i];
+    case DType::I64: return static_cast<double>(static_cast<const std::int64_t*>(base)[i]);
+    case DType::U8: return static_cast<const std::uint8_t*>(base)[i];
+    case DType::Bool: return static_cast<const std::uint8_t*>(base)[i] != 0 ? 1.0 : 0.0;
+    }
+    return 0;
+}
+
+void store_from_double(void* base, DType t, std::int64_t i, double v) {
+    switch (t) {
+    case DType::F32: static_cast<float*>(base)[i] = static_cast<float>(v); break;
+    case DType::F64: static_cast<double*>(base)[i] = v; break;
+    case DType::F16: static_cast<std::uint16_t*>(base)[i] = float_to_half_bits(static_cast<float>(v)); break;
+    case DType::BF16: static_cast<std::uint16_t*>(base)[i] = float_to_bf16_bits(static_cast<float>(v)); break;
+    case DType::I32: static_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(std::llround(v)); break;
+    case DType::I64: static_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(std::llround(v)); break;
+    case DType::U8: static_cast<std::uint8_t*>(base)[i] = static_cast<std::uint8_t>(std::llround(v)); break;
+    case DType::Bool: static_cast<std::uint8_t*>(base)[i] = v != 0 ? 1 : 0; break;
+    }
+}
+
+std::string cpu_name() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            auto colon = line.find(':');
+            if (colon != std::string::npos) return line.substr(colon + 2);
+        }
+    return "CPU";
+}
+
+std::uint64_t last_level_cache_bytes() {
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (l3 > 0) return static_cast<std::uint64_t>(l3);
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? static_cast<std::uint64_t>(l2) : 32ull << 20;
+}
+
+double median_of(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+class HostDevice final : public Device {
+public:
+    HostDevice() : flush_(std::min<std::uint64_t>(2 * last_level_cache_bytes(), 256ull << 20)) {}
+
+    DeviceInfo info() override {
+        DeviceInfo d;
+        d.backend = "host";
+        d.name = cpu_name();
+        d.arch = "native";
+        d.sm_count = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        d.memory_bytes = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+        d.l2_bytes = last_level_cache_bytes();
+        d.uuid = "host-" + std::to_string(std::hash<std::string>{}(d.name + std::to_string(d.sm_count)));
+        return d;
+    }
+
+    Peaks measure_peaks() override {
+        Peaks p;
+        // Copy bandwidth: memcpy of a buffer well beyond the last-level cache, bytes read + written.
+        std::size_t n = 256ull << 20;
+        std::vector<char> a(n, 1), b(n, 0);
+        std::vector<double> ms;
+        for (int r = 0; r < 5; ++r) {
+            auto t0 = std::chrono::steady_clock::now();
+            std::memcpy(b.data(), a.data(), n);
+            ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            a[static_cast<std::size_t>(r)] = b[static_cast<std::size_t>(r) + 1];
+        }
+        p.bandwidth_gbps = 2.0 * static_cast<double>(n) / (median_of(ms) * 1e6);
+        // FMA rate of one core's scalar chains, times the cores: a lower bound of the true peak,
+        // so the physical-floor check on the host uses bandwidth only (see evaluation.cpp).
+        const long iters = 20'000'000;
+        double acc[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+        auto t0 = std::chrono::steady_clock::now();
+        for (long i = 0; i < iters; ++i)
+            for (double& x : acc) x = x * 0.999999 + 1e-7;
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        volatile double sink = acc[0] + acc[7];
+        (void)sink;
+        p.fp32_gflops = 2.0 * 8 * static_cast<double>(iters) / s / 1e9 * std::max(1u, std::thread::hardware_concurrency());
+        p.method = "memcpy of 256 MiB (read + write), single thread; scalar FMA chains x cores";
+        return p;
+    }
+
+    Buffer alloc(std::size_t bytes) override {
+        void* p = nullptr;
+        if (posix_memalign(&p, 64, bytes + kCanaryBytes) != 0 || !p)
+            throw DeviceFault("out of host memory allocating " + std::to_string(bytes) + " bytes", false);
+        std::memset(static_cast<char*>(p) + bytes, kCanaryByte, kCanaryBytes);
+        return Buffer{p, bytes};
+    }
+
+    void release(Buffer& b) override {
+        std::free(b.ptr);
+        b = {};
+    }
+
+    void fill_random(const Buffer& b, DType dtype, std::int64_t count, const InitSpec& init, std::uint64_t seed) override {
+        int kind = draw_kind(init.dist);
+#pragma omp parallel for schedule(static)
+        for (std::int64_t i = 0; i < count; ++i)
+            store_from_double(b.ptr, dtype, i, draw(kind, init.a, init.b, seed, static_cast<std::uint64_t>(i)));
+    }
+
+    void fill_bytes(const Buffer& b, std::size_t offset, std::size_t len, std::uint8_t byte) override {
+        std::memset(static_cast<char*>(b.ptr) + offset, byte, len);
+    }
+
+    bool bytes_equal(const Buffer& b, std::size_t offset, std::size_t len, std::uint8_t byte) override {
+        const auto* p = static_cast<const std::uint8_t*>(b.ptr) + offset;
+        return std::all_of(p, p + len, [byte](std::uint8_t x) { return x == byte; });
+    }
+
+    std::uint64_t checksum(const Buffer& b) override {
+        const auto* p = static_cast<const std::uint8_t*>(b.ptr);
+        std::int64_t words = static_cast<std::int64_t>((b.bytes + 7) / 8);
+        std::uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+        for (std::int64_t i = 0; i < words; ++i) {
+            std::uint64_t w = 0;
+            std::size_t off = static_cast<std::size_t>(i) * 8;
+            std::memcpy(&w, p + off, std::min<std::size_t>(8, b.bytes - off));
+            sum += splitmix64(w ^ (static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull));
+        }
+        return sum;
+    }
+
+    CompareResult compare(const Buffer& actual, const Buffer& expected, DType dtype, std::int64_t count,
+                          const Tolerance& tol, std::uint8_t poison) override {
+        CompareResult r;
+        const std::size_t es = size_of(dtype);
+        const auto* ab = static_cast<const std::uint8_t*>(actual.ptr);
+        const auto* eb = static_cast<const std::uint8_t*>(expected.ptr);
+        auto all_poison = [&](const std::uint8_t* p) {
+            for (std::size_t k = 0; k < es; ++k)
+                if (p[k] != poison) return false;
+            return true;
+        };
+        for (std::int64_t i = 0; i < count; ++i) {
+            double a = load_as_double(actual.ptr, dtype, i), e = load_as_double(expected.ptr, dtype, i);
+            bool bad = false;
+            std::size_t off = static_cast<std::size_t>(i) * es;
+            if (all_poison(ab + off) && !all_poison(eb + off)) {
+                ++r.unwritten;
+                bad = true;
+            }
+            if (std::isnan(a)) {
+                ++r.nan_count;
+                bad = true;
+            } else if (std::isinf(a) && a != e) {
+                ++r.inf_count;
+                bad = true;
+            } else if (std::isfinite(a) && std::isfinite(e)) {
+                double diff = std::fabs(a - e);
+                r.max_abs = std::max(r.max_abs, diff);
+                r.max_rel = std::max(r.max_rel, diff / (std::fabs(e) + tol.atol + 1e-30));
+                if (diff > tol.atol + tol.rtol * std::fabs(e)) bad = true;
+            } else if (a != e) {
+                bad = true;
+            }
+            if (bad) {
+                if (r.mismatches == 0) {
+                    r.first_index = i;
+                    r.first_expected = e;
+                    r.first_actual = a;
+                }
+                ++r.mismatches;
+            }
+        }
+        return r;
+    }
+
+    void copy(const Buffer& dst, const Buffer& src, std::size_t bytes) override { std::memcpy(dst.ptr, src.ptr, bytes); }
+
+    void* stream() override { return nullptr; }
+    void synchronize() override {}
+
+    void flush_cache() override {
+        // Writing a buffer twice the last-level cache evicts the previous repetition's data.
+        std::memset(flush_.data(), static_cast<int>(++flush_round_), flush_.size());
+    }
+
+    CallTime timed_call(const std::function<void()>& fn) override {
+        auto t0 = std::chrono::steady_clock::now();
+        fn();
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        return CallTime{ms, ms};
+    }
+
+    LaunchReport account_launches(const std::function<void()>& fn) override {
+        fn();
+        LaunchReport r;
+        r.supported = false;
+        r.note = "no kernel launches on the host backend";
+        return r;
+    }
+
+private:
+    std::vector<std::uint8_t> flush_;
+    std::uint8_t flush_round_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Device> make_host_device() { return std::make_unique<HostDevice>(); }
+
+}  // namespace kf::worker

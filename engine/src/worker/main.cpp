@@ -1,0 +1,263 @@
+// kfoundry-worker: loads compiled candidates and runs them, speaking JSON lines on
+// stdin/stdout (docs/worker-protocol.md). Candidate code only ever runs in this process.
+#include <dlfcn.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "device.h"
+#include "evaluation.h"
+#include "kf/error.h"
+#include "kf/task.h"
+
+namespace {
+
+using nlohmann::json;
+using namespace kf;
+using namespace kf::worker;
+
+constexpr int kProtocolVersion = 1;
+
+/** The protocol channel: a private copy of the original stdout, so that anything a candidate
+ * prints (fd 1) goes to stderr instead of corrupting the JSON stream. */
+FILE* g_out = nullptr;
+
+void send(const json& j) {
+    std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::fputs(line.c_str(), g_out);
+    std::fputc('\n', g_out);
+    std::fflush(g_out);
+}
+
+json device_json(const DeviceInfo& d) {
+    return {{"backend", d.backend}, {"name", d.name}, {"uuid", d.uuid}, {"arch", d.arch}, {"sm_count", d.sm_count},
+            {"cc_major", d.cc_major}, {"cc_minor", d.cc_minor}, {"memory_bytes", d.memory_bytes},
+            {"l2_bytes", d.l2_bytes}, {"driver", d.driver}};
+}
+
+std::filesystem::path peaks_cache_file(const DeviceInfo& d) {
+    const char* explicit_dir = std::getenv("KF_CACHE_DIR");
+    std::filesystem::path dir;
+    if (explicit_dir && *explicit_dir) dir = std::filesystem::path(explicit_dir).parent_path() / "devices";
+    else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) dir = std::filesystem::path(xdg) / "kernel-foundry" / "devices";
+    else if (const char* home = std::getenv("HOME"); home && *home) dir = std::filesystem::path(home) / ".cache" / "kernel-foundry" / "devices";
+    else dir = std::filesystem::temp_directory_path() / "kernel-foundry-devices";
+    std::string id = d.uuid;
+    for (char& c : id)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
+    return dir / (id + ".json");
+}
+
+/** A loaded candidate or reference library. Closed when the request ends. */
+class LoadedLibrary {
+public:
+    LoadedLibrary() = default;
+    LoadedLibrary(const LoadedLibrary&) = delete;
+    LoadedLibrary& operator=(const LoadedLibrary&) = delete;
+    ~LoadedLibrary() {
+        if (handle_) dlclose(handle_);
+    }
+    /** Empty string on success, else the loader's error. */
+    std::string open(const std::string& path) {
+        dlerror();
+        handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle_) {
+            const char* e = dlerror();
+            return e ? e : "dlopen failed";
+        }
+        entry_ = reinterpret_cast<EntryFn>(dlsym(handle_, kEntrySymbol));
+        if (!entry_) return std::string("no ") + kEntrySymbol + " symbol in " + path;
+        return {};
+    }
+    EntryFn entry() const { return entry_; }
+
+private:
+    void* handle_ = nullptr;
+    EntryFn entry_ = nullptr;
+};
+
+class Worker {
+public:
+    Worker(std::string backend, int ordinal) : backend_name_(std::move(backend)), ordinal_(ordinal) {}
+
+    /** Returns false when the worker must exit after this request. */
+    bool handle(const json& req) {
+        json id = req.value("id", json(nullptr));
+        std::string cmd = req.value("cmd", "");
+        try {
+            if (cmd == "hello") {
+                send({{"id", id}, {"ok", true}, {"protocol", kProtocolVersion}, {"backend", backend_name_},
+                      {"device", device_json(device().info())}, {"pid", static_cast<long>(getpid())}});
+            } else if (cmd == "device_info") {
+                json peaks = peaks_json(req.value("remeasure", false));
+                send({{"id", id}, {"ok", true}, {"device", device_json(device().info())}, {"peaks", peaks}});
+            } else if (cmd == "evaluate") {
+                return evaluate(id, req);
+            } else if (cmd == "shutdown") {
+                send({{"id", id}, {"ok", true}});
+                return false;
+            } else {
+                send({{"id", id}, {"ok", false}, {"error", "unknown command '" + cmd + "'"}});
+            }
+        } catch (const DeviceFault& f) {
+            send({{"id", id}, {"ok", false}, {"error", f.what()}, {"fatal", f.sticky()}});
+            return !f.sticky();
+        } catch (const std::exception& e) {
+            send({{"id", id}, {"ok", false}, {"error", e.what()}});
+        }
+        return true;
+    }
+
+private:
+    Device& device() {
+        if (!device_) {
+            if (backend_name_ == "host") device_ = make_host_device();
+#ifdef KF_HAVE_CUDA
+            else if (backend_name_ == "cuda") device_ = make_cuda_device(ordinal_);
+#endif
+            else throw DeviceFault("this worker was built without the " + backend_name_ + " backend", false);
+        }
+        return *device_;
+    }
+
+    json peaks_json(bool remeasure) {
+        DeviceInfo info = device().info();
+        auto file = peaks_cache_file(info);
+        if (!remeasure) {
+            std::ifstream in(file);
+            json cached;
+            if (in && (cached = json::parse(in, nullptr, false)).is_object() && cached.value("bandwidth_gbps", 0.0) > 0)
+                return cached;
+        }
+        Peaks p = device().measure_peaks();
+        json j = {{"bandwidth_gbps", p.bandwidth_gbps}, {"fp32_gflops", p.fp32_gflops}, {"method", p.method},
+                  {"device", info.name}};
+        std::error_code ec;
+        std::filesystem::create_directories(file.parent_path(), ec);
+        auto tmp = file;
+        tmp += ".tmp" + std::to_string(getpid());
+        {
+            std::ofstream out(tmp);
+            out << j.dump(2) << "\n";
+        }
+        std::filesystem::rename(tmp, file, ec);
+        return j;
+    }
+
+    const Task& task_at(const std::string& path) {
+        auto it = tasks_.find(path);
+        if (it == tasks_.end()) it = tasks_.emplace(path, load_task(path)).first;
+        return it->second;
+    }
+
+    bool evaluate(const json& id, const json& req) {
+        auto backend = backend_from_string(backend_name_);
+        const Task& task = task_at(req.at("task").get<std::string>());
+        json peaks = peaks_json(false);
+        EvalInputs in;
+        in.task = &task;
+        in.backend = *backend;
+        in.settings = EvalSettings::from_json(req.value("options", json::object()));
+        in.peaks.bandwidth_gbps = peaks.value("bandwidth_gbps", 0.0);
+        in.peaks.fp32_gflops = peaks.value("fp32_gflops", 0.0);
+
+        std::string ref_path = req.at("reference").get<std::string>();
+        auto ref_it = references_.find(ref_path);
+        if (ref_it == references_.end()) {
+            auto lib = std::make_unique<LoadedLibrary>();
+            std::string err = lib->open(ref_path);
+            if (!err.empty()) {
+                send({{"id", id}, {"ok", false}, {"error", "the task's reference cannot be loaded: " + err}});
+                return true;
+            }
+            ref_it = references_.emplace(ref_path, std::move(lib)).first;
+        }
+        in.reference = ref_it->second->entry();
+        in.reference_key = ref_path;
+
+        LoadedLibrary cand;
+        std::string err = cand.open(req.at("candidate").get<std::string>());
+        if (!err.empty()) {
+            send({{"id", id}, {"ok", true},
+                  {"result", {{"status", "load_error"}, {"stage", "load"}, {"message", "cannot load the candidate: " + err},
+                              {"fatal", false}}}});
+            return true;
+        }
+        in.candidate = cand.entry();
+        json result = evaluate_candidate(device(), in, ref_times_, [&](const json& p) {
+            send({{"id", id}, {"progress", p}});
+        });
+        result["device"] = device().info().name;
+        bool fatal = result.value("fatal", false);
+        send({{"id", id}, {"ok", true}, {"result", result}});
+        return !fatal;
+    }
+
+    std::string backend_name_;
+    int ordinal_;
+    std::unique_ptr<Device> device_;
+    std::map<std::string, Task> tasks_;
+    std::map<std::string, std::unique_ptr<LoadedLibrary>> references_;
+    ReferenceTimes ref_times_;
+};
+
+void usage() {
+    std::fprintf(stderr,
+                 "usage: kfoundry-worker --backend host|cuda [--device N]\n"
+                 "Speaks the Kernel Foundry worker protocol (JSON lines) on stdin/stdout.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string backend = "host";
+    int ordinal = 0;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--backend" && i + 1 < argc) backend = argv[++i];
+        else if (a == "--device" && i + 1 < argc) ordinal = std::atoi(argv[++i]);
+        else if (a == "--help" || a == "-h") {
+            usage();
+            return 0;
+        } else {
+            usage();
+            return 2;
+        }
+    }
+    if (backend != "host" && backend != "cuda") {
+        usage();
+        return 2;
+    }
+    // No core dumps from faulting candidates.
+    rlimit core{0, 0};
+    setrlimit(RLIMIT_CORE, &core);
+    int proto_fd = dup(STDOUT_FILENO);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    g_out = fdopen(proto_fd, "w");
+    if (!g_out) return 1;
+
+    Worker worker(backend, ordinal);
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.empty()) continue;
+        json req = json::parse(line, nullptr, false);
+        if (req.is_discarded() || !req.is_object()) {
+            send({{"id", nullptr}, {"ok", false}, {"error", "request is not a JSON object"}});
+            continue;
+        }
+        if (!worker.handle(req)) break;
+    }
+    std::fflush(g_out);
+    // Skip static destructors: a candidate's library may have left state behind.
+    std::_Exit(0);
+}

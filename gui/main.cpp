@@ -1,0 +1,47 @@
+// kernel-foundry: the desktop application.
+#include <QApplication>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QTimer>
+#include <QTranslator>
+
+#include "launchoptions.h"
+#include "mainwindow.h"
+
+namespace {
+
+void installTranslations(QApplication& app) {
+    auto* qt = new QTranslator(&app);
+    if (qt->load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
+                 QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        QApplication::installTranslator(qt);
+    auto* ours = new QTranslator(&app);
+    if (ours->load(QLocale(), QStringLiteral("kernel-foundry"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+        QApplication::installTranslator(ours);
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("KernelFoundry"));
+    QApplication::setOrganizationDomain(QStringLiteral("kernelfoundry.github.io"));
+    QApplication::setApplicationName(QStringLiteral("kernel-foundry"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Kernel Foundry"));
+    QApplication::setApplicationVersion(QStringLiteral(KF_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("io.github.kernelfoundry.KernelFoundry"));
+    installTranslations(app);
+
+    const kfgui::LaunchOptions options = kfgui::parseLaunchOptions(QApplication::arguments());
+    kfgui::MainWindow window(options);
+    window.show();
+
+    if (!options.screenshot.isEmpty()) {
+        // Give the window one turn of the event loop to lay itself out before grabbing it.
+        QTimer::singleShot(500, &window, [&window, &options] {
+            const bool saved = window.grab().save(options.screenshot);
+            QApplication::exit(saved ? 0 : 1);
+        });
+    }
+    return QApplication::exec();
+}

@@ -1,0 +1,41 @@
+#pragma once
+#include <QWidget>
+
+class QListView;
+class QModelIndex;
+class QSplitter;
+
+namespace kfgui {
+
+class TaskDetailsView;
+class TaskListModel;
+
+/** The task list on the left and the selected task's details on the right. */
+class TaskBrowser : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TaskBrowser(QWidget* parent = nullptr);
+
+    /** Loads the tasks under `folder` and selects the first one that loaded. */
+    void setTasksFolder(const QString& folder);
+    QString tasksFolder() const;
+    TaskListModel* model() const { return model_; }
+
+    QByteArray saveSplitterState() const;
+    void restoreSplitterState(const QByteArray& state);
+
+signals:
+    /** The list was (re)loaded: how many folders and how many of them failed. */
+    void tasksLoaded(int count, int failed);
+
+private:
+    void showCurrent(const QModelIndex& index);
+
+    TaskListModel* model_;
+    QSplitter* splitter_;
+    QListView* list_;
+    TaskDetailsView* details_;
+};
+
+}  // namespace kfgui

@@ -1,0 +1,95 @@
+#include "tasklistmodel.h"
+
+#include <QApplication>
+#include <QBrush>
+#include <QColor>
+#include <QDir>
+#include <QStyle>
+
+#include "kf/error.h"
+#include "paths.h"
+
+namespace kfgui {
+
+namespace {
+
+TaskEntry loadEntry(const std::filesystem::path& dir, const QDir& root) {
+    TaskEntry e;
+    e.folder = fromPath(dir);
+    e.relativePath = root.relativeFilePath(e.folder);
+    try {
+        e.task = kf::load_task(dir);
+    } catch (const kf::TaskError& err) {
+        e.error = fromUtf8(err.what());
+        e.shortError = fromUtf8(err.field().empty() ? err.reason() : err.field() + ": " + err.reason());
+    } catch (const std::exception& err) {
+        e.error = e.shortError = fromUtf8(err.what());
+    }
+    return e;
+}
+
+}  // namespace
+
+TaskListModel::TaskListModel(QObject* parent) : QAbstractListModel(parent) {}
+
+void TaskListModel::load(const QString& root) {
+    beginResetModel();
+    root_ = root;
+    rootError_.clear();
+    entries_.clear();
+    if (root.isEmpty()) {
+        rootError_ = tr("No tasks folder");
+    } else if (!QDir(root).exists()) {
+        rootError_ = tr("The folder %1 does not exist").arg(QDir::toNativeSeparators(root));
+    } else {
+        try {
+            const QDir rootDir(root);
+            for (const auto& dir : kf::find_task_dirs(toPath(root))) entries_.push_back(loadEntry(dir, rootDir));
+        } catch (const std::exception& err) {
+            rootError_ = fromUtf8(err.what());
+        }
+    }
+    endResetModel();
+}
+
+int TaskListModel::failedCount() const {
+    int n = 0;
+    for (const TaskEntry& e : entries_) n += e.failed() ? 1 : 0;
+    return n;
+}
+
+const TaskEntry* TaskListModel::entry(const QModelIndex& index) const {
+    if (!index.isValid() || index.model() != this || index.row() >= static_cast<int>(entries_.size())) return nullptr;
+    return &entries_[static_cast<std::size_t>(index.row())];
+}
+
+int TaskListModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(entries_.size());
+}
+
+QVariant TaskListModel::data(const QModelIndex& index, int role) const {
+    const TaskEntry* e = entry(index);
+    if (!e) return {};
+    switch (role) {
+    case Qt::DisplayRole:
+        if (e->failed()) return tr("%1\nFailed to load: %2").arg(e->relativePath, e->shortError);
+        return e->relativePath;
+    case Qt::ToolTipRole:
+        if (e->failed()) return e->error;
+        return e->task->title.empty() ? e->relativePath : fromUtf8(e->task->title);
+    case Qt::ForegroundRole:
+        if (e->failed()) return QBrush(QColor(0xc6, 0x28, 0x28));
+        return {};
+    case Qt::DecorationRole:
+        if (e->failed()) return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+        return {};
+    case ErrorRole:
+        return e->error;
+    case FolderRole:
+        return e->folder;
+    default:
+        return {};
+    }
+}
+
+}  // namespace kfgui

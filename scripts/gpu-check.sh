@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# On an NVIDIA machine: build (or take the binaries packed by scripts/gpu-bundle.sh in .gpu/),
+# run the GPU-labelled tests, evaluate every bundled task's reference and hand-written
+# candidates, and write the results (logs, JSON records, results.md) into OUTDIR.
+#   scripts/gpu-check.sh OUTDIR
+set -uo pipefail
+out=${1:?usage: scripts/gpu-check.sh OUTDIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+log() { echo "[gpu-check $(date +%T)] $*"; }
+
+if [ -x "$root/.gpu/bin/kfoundry" ]; then
+  bin=$root/.gpu/bin
+  tests=$root/.gpu/tests
+  export LD_LIBRARY_PATH=$root/.gpu/lib:${LD_LIBRARY_PATH:-}
+else
+  log "building (no .gpu bundle found)"
+  build=$root/build-gpu
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKF_BUILD_GUI=OFF -DKF_WITH_CUDA=ON >"$out/build.log" 2>&1 &&
+    cmake --build "$build" -j "$(nproc)" >>"$out/build.log" 2>&1 || { log "build failed: see build.log"; exit 1; }
+  bin=$build/bin
+  tests=$build/tests
+fi
+for d in /usr/local/cuda/lib64 /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [ -d "$d" ] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$d
+done
+export PATH=/usr/local/cuda/bin:$PATH
+export KF_SOURCE_DIR=$root KF_BIN_DIR=$bin KF_CACHE_DIR=$out/cache/compile XDG_CACHE_HOME=$out/cache
+
+{ nvidia-smi; nvcc --version; } >"$out/machine.txt" 2>&1
+log "device"
+"$bin/kfoundry" device info --backend cuda --json >"$out/device.json" 2>"$out/device.err"
+cat "$out/device.json"
+
+log "GPU-labelled tests"
+: >"$out/tests.log"
+for t in "$tests"/gpu_*; do
+  [ -x "$t" ] || continue
+  log "  $(basename "$t")"
+  timeout 900 "$t" >>"$out/tests.log" 2>&1
+  echo "$(basename "$t") exit $?" | tee -a "$out/tests.log"
+done
+grep -E '^(PASS|FAIL|SKIP|XFAIL|Totals)' "$out/tests.log" | tail -60
+
+log "benchmark: references and hand-written candidates of every bundled task"
+mkdir -p "$out/bench"
+for task in "$root"/tasks/level*/*/; do
+  name=$(basename "$task")
+  cands=("$task/reference.cu")
+  for c in "$task"/candidates/*.cu; do [ -f "$c" ] && cands+=("$c"); done
+  log "  $name: ${#cands[@]} candidate(s)"
+  start=$(date +%s.%N)
+  timeout 600 "$bin/kfoundry" eval "$task" "${cands[@]}" --backend cuda --json >"$out/bench/$name.json" 2>"$out/bench/$name.err"
+  echo "$name exit $? wall $(echo "$(date +%s.%N) - $start" | bc)s" | tee -a "$out/bench/summary.txt"
+done
+log "evaluation speed: one small candidate evaluated 7 times by one engine (compile cached after the first)"
+sc=$root/tests/data/candidates/cuda/correct.cu
+"$bin/kfoundry" eval "$root/tests/data/tasks/scale_add" $sc $sc $sc $sc $sc $sc $sc --backend cuda --json \
+  >"$out/bench/eval_speed.json" 2>"$out/bench/eval_speed.err"
+python3 "$root/scripts/gpu-results.py" "$out" | tee "$out/results.md"

@@ -1,0 +1,9 @@
+// Crashes: a write through a null pointer.
+#include "kf_task.h"
+
+static int* volatile kf_null_pointer = nullptr;
+
+extern "C" void kf_solve(const float* x, const float* y, float* z, int n, float alpha) {
+    (void)x; (void)y; (void)z; (void)n; (void)alpha;
+    *kf_null_pointer = 42;
+}

@@ -1,0 +1,215 @@
+// End-to-end evaluation of the CUDA test candidates (tests/data/candidates/cuda/*.cu) against
+// the scale_add test task on a real GPU: one test per candidate, each asserting the status and
+// the integrity check that must catch it. Skips itself where no CUDA device is present.
+#include <QtTest>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "kf/diagnosis.h"
+#include "kf/evaluator.h"
+#include "kf/task.h"
+#include "testsupport.h"
+
+namespace {
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString status_of(kf::Status s) { return qs(kf::to_string(s)); }
+
+const kf::IntegrityCheck* find_check(const kf::Diagnosis& d, const std::string& name) {
+    for (const auto& c : d.integrity)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+QString outcome_of(const kf::Diagnosis& d, const std::string& name) {
+    const kf::IntegrityCheck* c = find_check(d, name);
+    return c ? qs(c->outcome) : QString("<no check '%1'>").arg(qs(name));
+}
+
+void log_diagnosis(const std::string& name, const kf::Diagnosis& d) {
+    qInfo().noquote() << qs(name) << "->" << status_of(d.status) << "(stage" << qs(kf::to_string(d.stage)) << "):"
+                      << qs(d.message);
+    if (d.timing)
+        qInfo().noquote() << "   timing: median" << d.timing->median_ms << "ms, reference" << d.timing->reference_median_ms
+                          << "ms, speedup" << d.timing->speedup << ", reps" << d.timing->reps << ", wall median"
+                          << d.timing->wall_median_ms << "ms";
+    if (d.correctness)
+        for (const auto& c : d.correctness->cases)
+            qInfo().noquote() << "   case" << qs(c.name) << (c.passed ? "passed" : "failed") << "mismatches" << c.mismatches
+                              << "nan" << c.nan_count << "unwritten" << c.unwritten << "oob" << c.out_of_bounds_write
+                              << "max_abs" << c.max_abs_error;
+    for (const auto& c : d.integrity)
+        qInfo().noquote() << "   check" << qs(c.name) << qs(c.outcome) << "-" << qs(c.detail);
+    qInfo().noquote() << "   kernel launches:" << d.kernel_launches;
+}
+
+}  // namespace
+
+class TestCudaEval : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<kf::Evaluator> eval_;
+    kf::Task task_;
+
+    kf::EvalOptions options(double timeout_s = 120) const {
+        kf::EvalOptions o;
+        o.trials = 3;
+        o.warmup = 2;
+        o.min_time_ms = 20;
+        o.min_reps = 5;
+        o.max_reps = 200;
+        o.timeout_s = timeout_s;
+        return o;
+    }
+
+    kf::Diagnosis evaluate(const std::string& name, const kf::EvalOptions& opt) {
+        kf::Candidate c;
+        c.name = name;
+        c.source = kftest::read_file(kftest::data("candidates/cuda/" + name + ".cu"));
+        kf::Diagnosis d = eval_->evaluate(task_, c, opt);
+        log_diagnosis(name, d);
+        return d;
+    }
+    kf::Diagnosis evaluate(const std::string& name) { return evaluate(name, options()); }
+
+    /** After a crash, hang or sticky fault the engine restarts the worker: `correct` is Ok again. */
+    void expect_recovered() {
+        kf::Diagnosis d = evaluate("correct");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::Ok));
+    }
+
+private slots:
+    void initTestCase() {
+        if (!kftest::gpu_available()) QSKIP("no CUDA device");
+        QVERIFY2(std::filesystem::exists(kftest::worker_path()), kftest::worker_path().c_str());
+        task_ = kf::load_task(kftest::data("tasks/scale_add"));
+        QVERIFY(task_.supports(kf::Backend::Cuda));
+        kf::EvaluatorConfig cfg;
+        cfg.worker.backend = kf::Backend::Cuda;
+        cfg.worker.device = 0;
+        cfg.worker.worker = kftest::worker_path();
+        auto tmp = kftest::temp_dir("cuda-eval");
+        cfg.worker.log = tmp / "worker.log";
+        cfg.cache_dir = tmp / "cache";
+        eval_ = std::make_unique<kf::Evaluator>(cfg);
+        QCOMPARE(qs(kf::to_string(eval_->backend())), qs(kf::to_string(kf::Backend::Cuda)));
+    }
+
+    void deviceInfo() {
+        nlohmann::json info = eval_->device_info();
+        qInfo().noquote() << QString::fromStdString(info.dump());
+        QVERIFY(!info["device"].value("name", std::string()).empty());
+        QVERIFY(info["peaks"].value("bandwidth_gbps", 0.0) > 1000.0);
+        QVERIFY(info["peaks"].value("fp32_gflops", 0.0) > 0.0);
+    }
+
+    void correct() {
+        kf::Diagnosis d = evaluate("correct");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::Ok));
+        QVERIFY(d.timing.has_value());
+        QVERIFY(d.timing->speedup > 0);
+        QCOMPARE(outcome_of(d, "kernel_launch"), QString("pass"));
+        QCOMPARE(outcome_of(d, "side_stream"), QString("pass"));
+        QCOMPARE(outcome_of(d, "inputs_unmodified"), QString("pass"));
+        QCOMPARE(outcome_of(d, "shape_generality"), QString("pass"));
+    }
+
+    void wrong() {
+        kf::Diagnosis d = evaluate("wrong");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::Incorrect));
+        QVERIFY(d.correctness.has_value());
+        QVERIFY(d.correctness->mismatches > 0);
+    }
+
+    void nan() {
+        kf::Diagnosis d = evaluate("nan");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::Incorrect));
+        QVERIFY(d.correctness.has_value());
+        bool found = false;
+        for (const auto& c : d.correctness->cases) found = found || c.nan_count > 0;
+        QVERIFY2(found, "no case reports a NaN");
+    }
+
+    void partial() {
+        kf::Diagnosis d = evaluate("partial");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::Incorrect));
+        QVERIFY(d.correctness.has_value());
+        bool found = false;
+        for (const auto& c : d.correctness->cases) found = found || c.unwritten > 0;
+        QVERIFY2(found, "no case reports unwritten elements");
+    }
+
+    void modifiesInput() {
+        kf::Diagnosis d = evaluate("modifies_input");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "inputs_unmodified"), QString("fail"));
+    }
+
+    void infiniteLoop() {
+        kf::Diagnosis d = evaluate("infinite_loop", options(10));
+        QCOMPARE(status_of(d.status), status_of(kf::Status::Timeout));
+        expect_recovered();
+    }
+
+    void segfault() {
+        kf::Diagnosis d = evaluate("segfault");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
+        expect_recovered();
+    }
+
+    void exitCall() {
+        kf::Diagnosis d = evaluate("exit");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
+        expect_recovered();
+    }
+
+    void oobWrite() {
+        kf::Diagnosis d = evaluate("oob_write");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
+        QVERIFY(d.correctness.has_value());
+        bool found = false;
+        for (const auto& c : d.correctness->cases) found = found || c.out_of_bounds_write;
+        QVERIFY2(found, "no case reports an out-of-bounds write");
+    }
+
+    void hardcoded() {
+        kf::Diagnosis d = evaluate("hardcoded");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::Incorrect));
+        QCOMPARE(outcome_of(d, "shape_generality"), QString("fail"));
+    }
+
+    void noKernel() {
+        kf::Diagnosis d = evaluate("no_kernel");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "kernel_launch"), QString("fail"));
+    }
+
+    void cublas() {
+        kf::Diagnosis d = evaluate("cublas");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "forbidden_symbols"), QString("fail"));
+    }
+
+    void sideStream() {
+        kf::Diagnosis d = evaluate("side_stream");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "side_stream"), QString("fail"));
+    }
+
+    void reuseOutput() {
+        kf::Diagnosis d = evaluate("reuse_output");
+        QVERIFY2(d.status == kf::Status::Incorrect || d.status == kf::Status::IntegrityViolation,
+                 qPrintable("status " + status_of(d.status)));
+    }
+
+    void stickyFault() {
+        kf::Diagnosis d = evaluate("sticky_fault");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
+        expect_recovered();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCudaEval)
+#include "test_cuda_eval.moc"

@@ -1,0 +1,159 @@
+// The main window's task browser, offscreen: a valid and a malformed task side by side.
+#include <QtTest>
+#include <QtWidgets>
+
+#include "mainwindow.h"
+#include "taskbrowser.h"
+#include "tasklistmodel.h"
+#include "testsupport.h"
+
+namespace {
+
+const char* kValidManifest = R"({
+  "format": 1,
+  "name": "vec_add",
+  "title": "Vector add",
+  "description": "c[i] = a[i] + b[i]",
+  "op_class": "elementwise",
+  "sizes": ["n"],
+  "tensors": [
+    {"name": "a", "role": "input", "dtype": "f32", "shape": ["n"]},
+    {"name": "b", "role": "input", "dtype": "f32", "shape": ["n"]},
+    {"name": "c", "role": "output", "dtype": "f32", "shape": ["n"]}
+  ],
+  "tolerance": {"atol": 1e-6, "rtol": 1e-6},
+  "work": {"flops": "n", "bytes": "12 * n"},
+  "cases": [
+    {"name": "primary", "primary": true, "sizes": {"n": 1048576}},
+    {"name": "odd", "sizes": {"n": 1001}}
+  ],
+  "reference": {"cuda": "reference.cu", "host": "reference.cpp"}
+}
+)";
+
+const char* kCudaReference =
+    "__global__ void add(const float* a, const float* b, float* c, int n) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) c[i] = a[i] + b[i];\n"
+    "}\n"
+    "extern \"C\" void kf_solve(const float* a, const float* b, float* c, int n, cudaStream_t stream) {\n"
+    "    add<<<(n + 255) / 256, 256, 0, stream>>>(a, b, c, n);\n"
+    "}\n";
+
+const char* kHostReference =
+    "extern \"C\" void kf_solve(const float* a, const float* b, float* c, int n) {\n"
+    "    for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];\n"
+    "}\n";
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("KernelFoundryTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_mainwindow"));
+        root_ = QString::fromStdString(kftest::temp_dir("gui-tasks").string());
+        const std::filesystem::path base = root_.toStdString();
+        kftest::write_file(base / "a_valid" / "task.json", kValidManifest);
+        kftest::write_file(base / "a_valid" / "reference.cu", kCudaReference);
+        kftest::write_file(base / "a_valid" / "reference.cpp", kHostReference);
+        kftest::write_file(base / "b_broken" / "task.json", "{\"format\": 1, \"name\": \"broken\",");
+    }
+
+    void listsValidAndMalformedTasks() {
+        kfgui::MainWindow window(kfgui::LaunchOptions{root_, QStringLiteral("/tmp/my-project"), {}});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.windowTitle().contains(QStringLiteral("my-project")));
+
+        auto* list = window.findChild<QListView*>(QStringLiteral("taskList"));
+        QVERIFY(list);
+        QAbstractItemModel* model = list->model();
+        QCOMPARE(model->rowCount(), 2);
+
+        const QModelIndex valid = model->index(0, 0);
+        const QModelIndex broken = model->index(1, 0);
+        QCOMPARE(model->data(valid).toString(), QStringLiteral("a_valid"));
+        QVERIFY(model->data(valid, kfgui::TaskListModel::ErrorRole).toString().isEmpty());
+
+        // The malformed task stays in the list, in red, with the loader's message.
+        QVERIFY(model->data(broken).toString().startsWith(QStringLiteral("b_broken")));
+        const QString error = model->data(broken, kfgui::TaskListModel::ErrorRole).toString();
+        QVERIFY2(error.contains(QStringLiteral("not valid JSON")), qPrintable(error));
+        QVERIFY(model->data(broken).toString().contains(QStringLiteral("not valid JSON")));
+        const QColor red = model->data(broken, Qt::ForegroundRole).value<QBrush>().color();
+        QVERIFY(red.red() > 150 && red.green() < 100 && red.blue() < 100);
+        QVERIFY(!model->data(valid, Qt::ForegroundRole).isValid());
+
+        QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("1 failed")));
+
+        // The first task that loaded is selected on start; select the broken one and back.
+        auto* header = window.findChild<QPlainTextEdit*>(QStringLiteral("entryHeader"));
+        auto* title = window.findChild<QLabel*>(QStringLiteral("taskTitle"));
+        auto* description = window.findChild<QLabel*>(QStringLiteral("taskDescription"));
+        QVERIFY(header && title && description);
+        list->setCurrentIndex(broken);
+        QVERIFY(header->toPlainText().isEmpty());
+        QVERIFY(description->text().contains(QStringLiteral("not valid JSON")));
+
+        list->setCurrentIndex(valid);
+        QVERIFY2(header->toPlainText().contains(QStringLiteral("kf_solve")), qPrintable(header->toPlainText()));
+        QVERIFY(header->isReadOnly());
+        QCOMPARE(title->text(), QStringLiteral("Vector add"));
+        QCOMPARE(description->text(), QStringLiteral("c[i] = a[i] + b[i]"));
+        auto* reference = window.findChild<QPlainTextEdit*>(QStringLiteral("cudaReference"));
+        QVERIFY(reference && reference->toPlainText().contains(QStringLiteral("__global__")));
+        auto* cases = window.findChild<QTreeWidget*>(QStringLiteral("taskCases"));
+        QVERIFY(cases);
+        QCOMPARE(cases->topLevelItemCount(), 2);
+        QVERIFY(cases->topLevelItem(0)->text(3).contains(QStringLiteral("n=1048576")));
+    }
+
+    void missingFolderSaysSo() {
+        kfgui::MainWindow window(kfgui::LaunchOptions{root_ + QStringLiteral("/does-not-exist"), {}, {}});
+        auto* list = window.findChild<QListView*>(QStringLiteral("taskList"));
+        QCOMPARE(list->model()->rowCount(), 0);
+        QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("does not exist")));
+        QCOMPARE(window.windowTitle(), QStringLiteral("Kernel Foundry"));
+    }
+
+    void tasksFolderIsFoundNextToTheExecutable() {
+        const auto tree = kftest::temp_dir("gui-layout");
+        const QString treeDir = QString::fromStdString(tree.string());
+        QDir(treeDir).mkpath(QStringLiteral("build/bin"));
+        QDir(treeDir).mkpath(QStringLiteral("tasks"));
+        QDir(treeDir).mkpath(QStringLiteral("usr/bin"));
+        QDir(treeDir).mkpath(QStringLiteral("usr/share/kernel-foundry/tasks"));
+        QCOMPARE(kfgui::resolveTasksFolder({}, treeDir + QStringLiteral("/build/bin")), treeDir + QStringLiteral("/tasks"));
+        // Installed: share/ wins over the build-tree guess, which here would be <tree>/tasks.
+        QCOMPARE(kfgui::resolveTasksFolder({}, treeDir + QStringLiteral("/usr/bin")),
+                 treeDir + QStringLiteral("/usr/share/kernel-foundry/tasks"));
+        QCOMPARE(kfgui::resolveTasksFolder(root_, treeDir + QStringLiteral("/usr/bin")), root_);
+        QCOMPARE(kfgui::resolveTasksFolder(QStringLiteral("relative/../x"), treeDir),
+                 QDir::cleanPath(QDir::currentPath() + QStringLiteral("/x")));
+        QVERIFY(kfgui::resolveTasksFolder({}, treeDir).isEmpty());
+    }
+
+    void geometryIsSaved() {
+        {
+            kfgui::MainWindow window(kfgui::LaunchOptions{root_, {}, {}});
+            window.resize(900, 600);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            window.close();
+        }
+        QSettings settings;
+        QVERIFY(!settings.value(QStringLiteral("mainwindow/geometry")).toByteArray().isEmpty());
+        kfgui::MainWindow again(kfgui::LaunchOptions{root_, {}, {}});
+        QCOMPARE(again.size(), QSize(900, 600));
+    }
+
+private:
+    QString root_;
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_mainwindow.moc"

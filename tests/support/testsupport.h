@@ -1,0 +1,24 @@
+#pragma once
+// Paths and helpers shared by the test suites. The build passes KF_SOURCE_DIR and
+// KF_BIN_DIR through the environment (see tests/CMakeLists.txt).
+#include <filesystem>
+#include <string>
+
+namespace kftest {
+
+std::filesystem::path source_dir();
+std::filesystem::path bin_dir();
+std::filesystem::path worker_path();
+std::filesystem::path cli_path();
+/** tests/data/<relative> */
+std::filesystem::path data(const std::string& relative);
+/** tasks/<relative> */
+std::filesystem::path task(const std::string& relative);
+std::string read_file(const std::filesystem::path& p);
+void write_file(const std::filesystem::path& p, const std::string& text);
+/** A fresh temporary folder, removed at process exit. */
+std::filesystem::path temp_dir(const std::string& tag);
+/** True when a CUDA device can be used (nvidia-smi lists one, or KF_FORCE_GPU is set). */
+bool gpu_available();
+
+}  // namespace kftest

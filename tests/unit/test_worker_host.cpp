@@ -1,0 +1,228 @@
+// The worker end to end on the host backend: every kind of bad candidate ends as the right
+// diagnosis, and the engine goes on serving the next request.
+#include <QtTest>
+
+#include "kf/evaluator.h"
+#include "testsupport.h"
+
+using namespace kf;
+
+class TestWorkerHost : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<Evaluator> ev_;
+    Task task_;
+
+    Diagnosis run(const std::string& name, EvalOptions opt = fast()) {
+        Candidate c;
+        c.source = kftest::read_file(kftest::data("candidates/host/" + name + ".cpp"));
+        c.name = name;
+        Diagnosis d = ev_->evaluate(task_, c, opt);
+        qInfo("%s: %s: %s", name.c_str(), std::string(to_string(d.status)).c_str(), d.message.c_str());
+        return d;
+    }
+    static EvalOptions fast() {
+        EvalOptions o;
+        o.min_time_ms = 5;
+        o.min_reps = 3;
+        o.warmup = 1;
+        o.timeout_s = 30;
+        return o;
+    }
+    static const IntegrityCheck* check(const Diagnosis& d, const std::string& name) {
+        for (const auto& c : d.integrity)
+            if (c.name == name) return &c;
+        return nullptr;
+    }
+    static std::string outcome(const Diagnosis& d, const std::string& name) {
+        auto* c = check(d, name);
+        return c ? c->outcome : "missing";
+    }
+    void expect_correct_still_works() {
+        Diagnosis d = run("correct");
+        QCOMPARE(d.status, Status::Ok);
+    }
+
+private slots:
+    void initTestCase() {
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Host;
+        cfg.worker.worker = kftest::worker_path();
+        cfg.cache_dir = kftest::temp_dir("cache") / "compile";
+        qputenv("KF_CACHE_DIR", QByteArray::fromStdString(cfg.cache_dir.string()));
+        ev_ = std::make_unique<Evaluator>(cfg);
+        task_ = load_task(kftest::data("tasks/scale_add"));
+    }
+
+    void correct() {
+        Diagnosis d = run("correct");
+        QCOMPARE(d.status, Status::Ok);
+        QCOMPARE(d.stage, Stage::Done);
+        QVERIFY(d.correctness && d.correctness->passed);
+        QCOMPARE(d.correctness->cases.size(), std::size_t(2));  // primary + validation
+        QCOMPARE(d.correctness->trials, 3);
+        QVERIFY(d.timing);
+        QVERIFY(d.timing->median_ms > 0);
+        QVERIFY(d.timing->reference_median_ms > 0);
+        QVERIFY(d.timing->speedup > 0);
+        QVERIFY(d.timing->reps >= 3);
+        QVERIFY(d.roofline);
+        QVERIFY(d.roofline->bytes == 12.0 * 1048576);
+        QCOMPARE(outcome(d, "inputs_unmodified"), std::string("pass"));
+        QCOMPARE(outcome(d, "forbidden_symbols"), std::string("pass"));
+        QCOMPARE(outcome(d, "shape_generality"), std::string("pass"));
+        QCOMPARE(outcome(d, "output_reuse"), std::string("pass"));
+        QCOMPARE(outcome(d, "kernel_launch"), std::string("skipped"));
+    }
+
+    void wrong() {
+        Diagnosis d = run("wrong");
+        QCOMPARE(d.status, Status::Incorrect);
+        QVERIFY(d.correctness && d.correctness->mismatches > 0);
+        QVERIFY(d.correctness->cases[0].first_mismatch_index >= 0);
+        QCOMPARE(d.correctness->cases[0].first_mismatch_tensor, std::string("z"));
+        QVERIFY(!d.timing);
+    }
+
+    void nan_output() {
+        Diagnosis d = run("nan");
+        QCOMPARE(d.status, Status::Incorrect);
+        QVERIFY(d.correctness->cases[0].nan_count > 0);
+    }
+
+    void partial_write() {
+        Diagnosis d = run("partial");
+        QCOMPARE(d.status, Status::Incorrect);
+        QVERIFY(d.correctness->cases[0].unwritten > 0);
+    }
+
+    void modifies_input() {
+        Diagnosis d = run("modifies_input");
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "inputs_unmodified"), std::string("fail"));
+        QVERIFY(d.correctness->cases[0].inputs_modified);
+    }
+
+    void infinite_loop_times_out() {
+        EvalOptions o = fast();
+        o.timeout_s = 3;
+        int before = ev_->worker().restarts();
+        Diagnosis d = run("infinite_loop", o);
+        QCOMPARE(d.status, Status::Timeout);
+        QVERIFY(d.message.find("correctness") != std::string::npos);
+        expect_correct_still_works();
+        QVERIFY(ev_->worker().restarts() > before);
+    }
+
+    void segfault() {
+        Diagnosis d = run("segfault");
+        QCOMPARE(d.status, Status::RuntimeError);
+        QVERIFY2(d.message.find("SIGSEGV") != std::string::npos, d.message.c_str());
+        expect_correct_still_works();
+    }
+
+    void process_exit() {
+        Diagnosis d = run("exit");
+        QCOMPARE(d.status, Status::RuntimeError);
+        QVERIFY2(d.message.find("exit code 3") != std::string::npos, d.message.c_str());
+        expect_correct_still_works();
+    }
+
+    void out_of_bounds_write() {
+        Diagnosis d = run("oob_write");
+        QCOMPARE(d.status, Status::RuntimeError);
+        QVERIFY(d.correctness && d.correctness->cases[0].out_of_bounds_write);
+        QCOMPARE(d.correctness->cases[0].out_of_bounds_tensor, std::string("z"));
+    }
+
+    void hardcoded_shape() {
+        Diagnosis d = run("hardcoded");
+        QCOMPARE(d.status, Status::Incorrect);
+        QVERIFY(d.correctness->cases[0].passed);
+        QVERIFY(!d.correctness->cases[1].passed);
+        QCOMPARE(outcome(d, "shape_generality"), std::string("fail"));
+    }
+
+    void forbidden_library_load() {
+        Diagnosis d = run("forbidden");
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "forbidden_symbols"), std::string("fail"));
+        QVERIFY(check(d, "forbidden_symbols")->detail.find("dlopen") != std::string::npos);
+    }
+
+    void thread_escape() {
+        Diagnosis d = run("thread");
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "forbidden_symbols"), std::string("fail"));
+    }
+
+    void compile_error_maps_to_candidate_line() {
+        Candidate c;
+        c.name = "broken";
+        c.source = "#include \"kf_task.h\"\n"
+                   "extern \"C\" void kf_solve(const float* x, const float* y, float* z, int n, float alpha) {\n"
+                   "    for (int i = 0; i < n; ++i) z[i] = alpha * x[i] + undefined_name[i];\n"
+                   "}\n";
+        Diagnosis d = ev_->evaluate(task_, c, fast());
+        QCOMPARE(d.status, Status::CompileError);
+        QVERIFY(!d.compile.ok);
+        bool found = false;
+        for (const auto& dg : d.compile.diagnostics)
+            if (dg.severity == Severity::Error && dg.file == "broken.cpp" && dg.line == 3) found = true;
+        QVERIFY2(found, d.message.c_str());
+        QCOMPARE(d.advice.front(), std::string("repair_compile"));
+    }
+
+    void wrong_signature_is_a_compile_error() {
+        Candidate c;
+        c.name = "badsig";
+        c.source = "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* x, float* z, int n) { (void)x; (void)z; (void)n; }\n";
+        Diagnosis d = ev_->evaluate(task_, c, fast());
+        QCOMPARE(d.status, Status::CompileError);
+    }
+
+    void malformed_tunable_is_a_compile_error() {
+        Candidate c;
+        c.name = "badtune";
+        c.source = kftest::read_file(kftest::data("candidates/host/correct.cpp")) + "\n#define BLOCK 3 // @kf tunable values(1, 2)\n";
+        Diagnosis d = ev_->evaluate(task_, c, fast());
+        QCOMPARE(d.status, Status::CompileError);
+        QVERIFY(d.message.find("tunable") != std::string::npos);
+    }
+
+    void diagnosis_round_trips_through_json() {
+        Diagnosis d = run("wrong");
+        nlohmann::json j = d;
+        QCOMPARE(j["schema_version"].get<int>(), kDiagnosisSchemaVersion);
+        QCOMPARE(j["status"].get<std::string>(), std::string("incorrect"));
+        Diagnosis back = j.get<Diagnosis>();
+        QCOMPARE(back.status, d.status);
+        QCOMPARE(back.correctness->mismatches, d.correctness->mismatches);
+        QCOMPARE(nlohmann::json(back).dump(), j.dump());
+    }
+
+    void evaluate_all_compiles_in_parallel() {
+        std::vector<Candidate> cands;
+        for (const char* n : {"correct", "wrong", "nan"}) {
+            Candidate c;
+            c.name = n;
+            c.source = kftest::read_file(kftest::data(std::string("candidates/host/") + n + ".cpp"));
+            cands.push_back(c);
+        }
+        auto ds = ev_->evaluate_all(task_, cands, fast());
+        QCOMPARE(ds.size(), std::size_t(3));
+        QCOMPARE(ds[0].status, Status::Ok);
+        QCOMPARE(ds[1].status, Status::Incorrect);
+        QCOMPARE(ds[2].status, Status::Incorrect);
+    }
+
+    void device_info_reports_peaks() {
+        auto info = ev_->device_info();
+        QCOMPARE(info["device"]["backend"].get<std::string>(), std::string("host"));
+        QVERIFY(info["peaks"]["bandwidth_gbps"].get<double>() > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWorkerHost)
+#include "test_worker_host.moc"
