@@ -14,7 +14,7 @@ cp "$build"/tests/gpu_* "$build"/tests/unit_test_worker_host "$root/.gpu/tests/"
 # Libraries outside glibc, libstdc++ and the CUDA toolkit (those exist on the GPU server).
 for f in "$root"/.gpu/bin/* "$root"/.gpu/tests/*; do
   ldd "$f" | awk '/=> \//{print $3}'
-done | sort -u | grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s|libcuda|libcudart|libcupti|libnvperf[^/]*)\.so' |
+done | sort -u | grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s|libcuda|libcudart|libcupti|libnvperf[^/]*|libgomp|libz|libutil)\.so' |
   while read -r lib; do cp -L "$lib" "$root/.gpu/lib/"; done
 strip --strip-unneeded "$root"/.gpu/bin/* "$root"/.gpu/tests/* "$root"/.gpu/lib/* 2>/dev/null || true
 du -sh "$root/.gpu"

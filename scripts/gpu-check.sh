@@ -26,7 +26,8 @@ for d in /usr/local/cuda/lib64 /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cud
   [ -d "$d" ] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$d
 done
 export PATH=/usr/local/cuda/bin:$PATH
-export KF_SOURCE_DIR=$root KF_BIN_DIR=$bin KF_CACHE_DIR=$out/cache/compile XDG_CACHE_HOME=$out/cache
+cache=${KF_GPU_CACHE:-/tmp/kf-gpu-cache}
+export KF_SOURCE_DIR=$root KF_BIN_DIR=$bin KF_CACHE_DIR=$cache/compile XDG_CACHE_HOME=$cache
 
 { nvidia-smi; nvcc --version; } >"$out/machine.txt" 2>&1
 log "device"

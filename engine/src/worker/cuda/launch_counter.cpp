@@ -9,7 +9,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>  // also brings the generated *_params structs of the launch calls
 
@@ -24,8 +23,8 @@ std::mutex g_mutex;
 std::vector<TracedKernel> g_records;
 bool g_registered = false;  // guarded by g_mutex
 
-// Launch callbacks: correlation id -> the launched function (runtime: host stub, driver:
-// CUfunction), so that take() can ask the runtime or driver for the function's real name.
+// Launch callbacks: correlation id (of the runtime call, and of the driver call it makes) ->
+// the launched kernel's host stub, so that take() can ask the runtime for its real name.
 std::mutex g_launch_mutex;
 std::unordered_map<std::uint32_t, const void*> g_runtime_launches;  // guarded by g_launch_mutex
 std::unordered_map<std::uint32_t, const void*> g_driver_launches;   // guarded by g_launch_mutex
@@ -67,81 +66,79 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     for (auto& t : found) g_records.push_back(std::move(t));
 }
 
-void CUPTIAPI api_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-    const auto* cb = static_cast<const CUpti_CallbackData*>(data);
-    if (!cb || cb->callbackSite != CUPTI_API_ENTER || !cb->functionParams) return;
-    const void* fn = nullptr;
-    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-        switch (cbid) {
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-            fn = static_cast<const cudaLaunchKernel_v7000_params*>(cb->functionParams)->func;
-            break;
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
-            fn = static_cast<const cudaLaunchKernel_ptsz_v7000_params*>(cb->functionParams)->func;
-            break;
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
-            fn = static_cast<const cudaLaunchKernelExC_v11060_params*>(cb->functionParams)->func;
-            break;
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
-            fn = static_cast<const cudaLaunchKernelExC_ptsz_v11060_params*>(cb->functionParams)->func;
-            break;
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
-            fn = static_cast<const cudaLaunchCooperativeKernel_v9000_params*>(cb->functionParams)->func;
-            break;
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
-            fn = static_cast<const cudaLaunchCooperativeKernel_ptsz_v9000_params*>(cb->functionParams)->func;
-            break;
-        default: return;
-        }
-    } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-        switch (cbid) {
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-            fn = static_cast<const cuLaunchKernel_params*>(cb->functionParams)->f;
-            break;
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-            fn = static_cast<const cuLaunchKernel_ptsz_params*>(cb->functionParams)->f;
-            break;
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-            fn = static_cast<const cuLaunchKernelEx_params*>(cb->functionParams)->f;
-            break;
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-            fn = static_cast<const cuLaunchKernelEx_ptsz_params*>(cb->functionParams)->f;
-            break;
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-            fn = static_cast<const cuLaunchCooperativeKernel_params*>(cb->functionParams)->f;
-            break;
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-            fn = static_cast<const cuLaunchCooperativeKernel_ptsz_params*>(cb->functionParams)->f;
-            break;
-        default: return;
-        }
-    } else {
-        return;
+// The host stub of the runtime launch in progress on this thread (between the runtime call's
+// entry and exit), so that the driver launch it makes can be tied to it.
+thread_local const void* t_runtime_launch = nullptr;
+
+const void* runtime_launch_function(CUpti_CallbackId cbid, const void* params) {
+    switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+        return static_cast<const cudaLaunchKernel_v7000_params*>(params)->func;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+        return static_cast<const cudaLaunchKernel_ptsz_v7000_params*>(params)->func;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+        return static_cast<const cudaLaunchKernelExC_v11060_params*>(params)->func;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
+        return static_cast<const cudaLaunchKernelExC_ptsz_v11060_params*>(params)->func;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+        return static_cast<const cudaLaunchCooperativeKernel_v9000_params*>(params)->func;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
+        return static_cast<const cudaLaunchCooperativeKernel_ptsz_v9000_params*>(params)->func;
+    default:
+        return nullptr;
     }
-    if (!fn) return;
-    std::lock_guard<std::mutex> lock(g_launch_mutex);
-    (domain == CUPTI_CB_DOMAIN_RUNTIME_API ? g_runtime_launches : g_driver_launches)[cb->correlationId] = fn;
 }
 
-/** The function's name from the runtime (host stub) or the driver (CUfunction); "" if unknown. */
+bool is_driver_launch(CUpti_CallbackId cbid) {
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/** Records which host function each launch ran: only pointers are kept here; names are asked
+ *  for after the window (no CUDA call is made inside a callback). A kernel launched through
+ *  the driver API directly (no runtime launch around it) keeps CUPTI's record name. */
+void CUPTIAPI api_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+    const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+    if (!cb) return;
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        if (!cb->functionParams) return;
+        const void* fn = runtime_launch_function(cbid, cb->functionParams);
+        if (!fn) return;
+        if (cb->callbackSite == CUPTI_API_ENTER) {
+            t_runtime_launch = fn;
+            std::lock_guard<std::mutex> lock(g_launch_mutex);
+            g_runtime_launches[cb->correlationId] = fn;
+        } else {
+            t_runtime_launch = nullptr;
+        }
+    } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+        if (cb->callbackSite != CUPTI_API_ENTER || !t_runtime_launch || !is_driver_launch(cbid)) return;
+        std::lock_guard<std::mutex> lock(g_launch_mutex);
+        g_driver_launches[cb->correlationId] = t_runtime_launch;
+    }
+}
+
+/** The launched function's name from the runtime (cudaFuncGetName on its host stub); "" if unknown. */
 std::string launched_name(std::uint32_t correlation_id) {
-    const void* rt = nullptr;
-    const void* drv = nullptr;
+    const void* fn = nullptr;
     {
         std::lock_guard<std::mutex> lock(g_launch_mutex);
-        if (auto it = g_runtime_launches.find(correlation_id); it != g_runtime_launches.end()) rt = it->second;
-        if (auto it = g_driver_launches.find(correlation_id); it != g_driver_launches.end()) drv = it->second;
+        if (auto it = g_runtime_launches.find(correlation_id); it != g_runtime_launches.end()) fn = it->second;
+        else if (auto jt = g_driver_launches.find(correlation_id); jt != g_driver_launches.end()) fn = jt->second;
     }
+    if (!fn) return {};
     const char* name = nullptr;
-    if (rt) {
-        if (cudaFuncGetName(&name, rt) == cudaSuccess && name && *name) return name;
-        (void)cudaGetLastError();  // a failed lookup must not look like a later launch error
-    }
-    name = nullptr;
-    if (drv) {
-        auto* f = const_cast<CUfunction>(static_cast<const CUfunc_st*>(drv));
-        if (cuFuncGetName(&name, f) == CUDA_SUCCESS && name && *name) return name;
-    }
+    if (cudaFuncGetName(&name, fn) == cudaSuccess && name && *name) return name;
+    (void)cudaGetLastError();  // a failed lookup must not look like a later launch error
     return {};
 }
 
