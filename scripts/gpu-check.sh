@@ -51,9 +51,9 @@ for task in "$root"/tasks/level*/*/; do
   cands=("$task/reference.cu")
   for c in "$task"/candidates/*.cu; do [ -f "$c" ] && cands+=("$c"); done
   log "  $name: ${#cands[@]} candidate(s)"
-  start=$(date +%s.%N)
-  timeout 600 "$bin/kfoundry" eval "$task" "${cands[@]}" --backend cuda --json >"$out/bench/$name.json" 2>"$out/bench/$name.err"
-  echo "$name exit $? wall $(echo "$(date +%s.%N) - $start" | bc)s" | tee -a "$out/bench/summary.txt"
+  start=$SECONDS
+  timeout 300 "$bin/kfoundry" eval "$task" "${cands[@]}" --backend cuda --json >"$out/bench/$name.json" 2>"$out/bench/$name.err"
+  echo "$name exit $? wall $((SECONDS - start)) s" | tee -a "$out/bench/summary.txt"
 done
 log "evaluation speed: one small candidate evaluated 7 times by one engine (compile cached after the first)"
 sc=$root/tests/data/candidates/cuda/correct.cu

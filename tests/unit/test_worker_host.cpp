@@ -191,6 +191,27 @@ private slots:
         QVERIFY(d.message.find("tunable") != std::string::npos);
     }
 
+    void tunables_partially_assigned_keep_written_values() {
+        Candidate c;
+        c.name = "tuned";
+        c.source = "#include \"kf_task.h\"\n"
+                   "#define CHUNK 64   // @kf tunable values(16, 64, 256)\n"
+                   "#define UNROLL 1   // @kf tunable values(1, 2, 4)\n"
+                   "extern \"C\" void kf_solve(const float* x, const float* y, float* z, int n, float alpha) {\n"
+                   "    static_assert(UNROLL == 2, \"UNROLL must be instantiated\");\n"
+                   "    for (int b = 0; b < n; b += CHUNK)\n"
+                   "        for (int i = b; i < n && i < b + CHUNK; ++i) z[i] = alpha * x[i] + y[i];\n"
+                   "}\n";
+        EvalOptions o = fast();
+        o.tunables = {{"UNROLL", 2}};
+        Diagnosis d = ev_->evaluate(task_, c, o);
+        QCOMPARE(d.status, Status::Ok);
+        o.tunables = {{"UNROLL", 3}};  // not among the declared values
+        d = ev_->evaluate(task_, c, o);
+        QCOMPARE(d.status, Status::CompileError);
+        QVERIFY(d.message.find("UNROLL") != std::string::npos);
+    }
+
     void diagnosis_round_trips_through_json() {
         Diagnosis d = run("wrong");
         nlohmann::json j = d;

@@ -29,6 +29,15 @@ std::string read_text(const std::filesystem::path& p) {
 
 std::string extension(Backend b) { return b == Backend::Cuda ? ".cu" : ".cpp"; }
 
+/** The source with the given tunables set; tunables not named keep the values written in it. */
+std::string apply_tunables(const std::string& source, const Assignment& chosen) {
+    TunableSpace space = parse_tunables(source);  // validates the annotations even when none is set
+    if (chosen.empty()) return source;
+    Assignment full = space.defaults();
+    for (const auto& [name, value] : chosen) full[name] = value;
+    return instantiate(source, space, full);
+}
+
 std::string describe_progress(const json& p) {
     if (!p.is_object()) return "start-up";
     std::string s = p.value("stage", "");
@@ -134,9 +143,7 @@ Backend Evaluator::backend() const { return impl_->cfg.worker.backend; }
 WorkerClient& Evaluator::worker() { return impl_->worker; }
 
 CompileResult Evaluator::compile(const Task& task, const Candidate& cand, const Assignment& tunables) {
-    std::string source = cand.source;
-    if (!tunables.empty()) source = instantiate(source, parse_tunables(source), tunables);
-    return impl_->cache.compile(impl_->request(task, source, cand.name));
+    return impl_->cache.compile(impl_->request(task, apply_tunables(cand.source, tunables), cand.name));
 }
 
 json Evaluator::device_info() {
@@ -163,10 +170,9 @@ std::vector<Diagnosis> Evaluator::evaluate_all(const Task& task, const std::vect
         Diagnosis& d = out[i];
         d.task = task.name;
         d.backend = std::string(to_string(b));
-        std::string source = cands[i].source;
+        std::string source;
         try {
-            TunableSpace space = parse_tunables(source);
-            if (!opt.tunables.empty()) source = instantiate(source, space, opt.tunables);
+            source = apply_tunables(cands[i].source, opt.tunables);
         } catch (const TunableError& e) {
             d.status = Status::CompileError;
             d.stage = Stage::Compile;

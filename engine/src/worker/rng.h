@@ -1,6 +1,7 @@
 #pragma once
 // Counter-based random numbers and half-precision conversions shared by the host and CUDA
 // devices of the worker, so both draw the same values for a given seed and element index.
+#include <cmath>
 #include <cstdint>
 
 #if defined(__CUDACC__)
