@@ -151,9 +151,21 @@ std::string entry_header(const Task& task, Backend b) {
     os << "#pragma once\n"
        << "// Kernel Foundry task \"" << task.name << "\" (" << task.title << "), " << to_string(b) << " backend.\n";
     if (!task.description.empty()) {
+        // Word-wrapped so that the header reads well in an editor and in prompts.
         std::istringstream desc(task.description);
-        std::string line;
-        while (std::getline(desc, line)) os << "// " << line << "\n";
+        std::string paragraph;
+        while (std::getline(desc, paragraph)) {
+            std::istringstream words(paragraph);
+            std::string word, line;
+            while (words >> word) {
+                if (!line.empty() && line.size() + 1 + word.size() > 92) {
+                    os << "// " << line << "\n";
+                    line.clear();
+                }
+                line += (line.empty() ? "" : " ") + word;
+            }
+            os << "//" << (line.empty() ? "" : " " + line) << "\n";
+        }
     }
     os << "//\n";
     for (const auto& t : task.tensors)

@@ -213,329 +213,375 @@ std::string fmt_double(double v, int precision = 3) {
     return buf;
 }
 
+/**
+ * Compares every output of `cand` with `ref`; accumulates the statistics into `into` when
+ * given. Returns the number of mismatching elements.
+ */
+std::int64_t compare_outputs(Device& dev, const Task& task, const CaseContext& cc, TensorSet& cand, TensorSet& ref,
+                             std::uint8_t poison, CaseCorrectness* into) {
+    std::int64_t mismatches = 0;
+    for (std::size_t ti = 0; ti < task.tensors.size(); ++ti) {
+        const auto& t = task.tensors[ti];
+        if (t.role != TensorRole::Output) continue;
+        CompareResult r = dev.compare(cand.buffers[ti], ref.buffers[ti], t.dtype, cc.counts()[ti], t.tolerance, poison);
+        mismatches += r.mismatches;
+        if (!into) continue;
+        into->max_abs_error = std::max(into->max_abs_error, r.max_abs);
+        into->max_rel_error = std::max(into->max_rel_error, r.max_rel);
+        into->mismatches += r.mismatches;
+        into->nan_count += r.nan_count;
+        into->inf_count += r.inf_count;
+        into->unwritten += r.unwritten;
+        if (r.mismatches > 0 && into->first_mismatch_index < 0) {
+            into->first_mismatch_tensor = t.name;
+            into->first_mismatch_index = r.first_index;
+            into->first_expected = r.first_expected;
+            into->first_actual = r.first_actual;
+        }
+    }
+    return mismatches;
+}
+
+/** The primary case's work over the measured time, against the device's measured peaks. */
+Roofline make_roofline(const Task& task, const TaskCase& c, Backend backend, const Peaks& peaks, double median_ms) {
+    Roofline rl;
+    rl.flops = task.flops_of(c);
+    rl.bytes = task.bytes_of(c);
+    rl.peak_gbps = peaks.bandwidth_gbps;
+    rl.peak_gflops = peaks.fp32_gflops;
+    if (median_ms > 0) {
+        rl.achieved_gbps = rl.bytes / (median_ms * 1e6);
+        rl.achieved_gflops = rl.flops / (median_ms * 1e6);
+    }
+    if (rl.peak_gbps > 0) rl.bandwidth_fraction = rl.achieved_gbps / rl.peak_gbps;
+    if (rl.peak_gflops > 0) rl.compute_fraction = rl.achieved_gflops / rl.peak_gflops;
+    rl.arithmetic_intensity = rl.bytes > 0 ? rl.flops / rl.bytes : 0;
+    rl.ridge_point = rl.peak_gbps > 0 ? rl.peak_gflops / rl.peak_gbps : 0;
+    double bw_floor = rl.peak_gbps > 0 ? rl.bytes / (rl.peak_gbps * 1e6) : 0;
+    // The FMA floor holds only where no faster unit may legally do the arithmetic.
+    bool fp32_only = std::all_of(task.tensors.begin(), task.tensors.end(), [](const TensorSpec& t) {
+        return t.dtype == DType::F32 || t.dtype == DType::F64 || !is_floating(t.dtype);
+    });
+    bool use_flop_floor = backend == Backend::Cuda && fp32_only && !task.rules.allow_tf32 &&
+                          task.rules.allowed_libraries.empty() && rl.peak_gflops > 0;
+    double flop_floor = use_flop_floor ? rl.flops / (rl.peak_gflops * 1e6) : 0;
+    rl.floor_ms = std::max(bw_floor, flop_floor);
+    double frac = std::max(rl.bandwidth_fraction, rl.compute_fraction);
+    if (median_ms < 0.01 || frac < 0.2) rl.bound = "latency";
+    else if (rl.bandwidth_fraction >= rl.compute_fraction) rl.bound = "memory";
+    else rl.bound = "compute";
+    return rl;
+}
+
+Timing make_timing(const std::string& case_name, const TimingStats& cs, const TimingStats& rs) {
+    Timing tm;
+    tm.case_name = case_name;
+    tm.median_ms = cs.median_ms;
+    tm.min_ms = cs.min_ms;
+    tm.max_ms = cs.max_ms;
+    tm.mean_ms = cs.mean_ms;
+    tm.spread = cs.spread;
+    tm.reps = cs.reps;
+    tm.warmup = cs.warmup;
+    tm.wall_median_ms = cs.wall_median_ms;
+    tm.reference_median_ms = rs.median_ms;
+    tm.reference_min_ms = rs.min_ms;
+    tm.reference_spread = rs.spread;
+    tm.reference_reps = rs.reps;
+    tm.speedup = cs.median_ms > 0 ? rs.median_ms / cs.median_ms : 0;
+    return tm;
+}
+
+/**
+ * One candidate's evaluation: the correctness trials over every case, the verdict on what
+ * they found, then timing with the checks that need it. State shared by the phases lives
+ * in the members; the result is the worker's part of the diagnosis record.
+ */
+class CandidateEvaluation {
+public:
+    CandidateEvaluation(Device& dev, const EvalInputs& in, ReferenceTimes& ref_times, const ProgressFn& progress)
+        : dev_(dev), in_(in), task_(*in.task), st_(in.settings), ref_times_(ref_times), progress_(progress) {
+        base_seed_ = st_.seed ? st_.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
+        corr_.trials = st_.trials;
+        corr_.passed = true;
+    }
+
+    json run() {
+        try {
+            auto cases = task_.cases_for(in_.backend);
+            for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+                check_case(ci, *cases[ci]);
+                if (!oob_tensor_.empty() || !modified_input_.empty()) break;
+            }
+            result_["correctness"] = corr_;
+            judge_correctness();
+            if (result_["status"] == "ok" && st_.time) {
+                time_primary(*cases.front());
+            } else {
+                add_check(checks_, "output_reuse", corr_.passed ? "pass" : "skipped",
+                          corr_.passed ? "fresh poisoned outputs and fresh inputs in every trial" : "the candidate is not correct");
+                add_check(checks_, "physical_floor", "skipped", st_.time ? "not timed: the candidate failed" : "timing disabled");
+                if (result_["status"] == "ok") {
+                    result_["message"] = "correct (not timed)";
+                    result_["stage"] = "done";
+                }
+            }
+            add_side_stream_check();
+        } catch (const CandidateFault& f) {
+            result_["status"] = "runtime_error";
+            result_["message"] = "the candidate faulted: " + f.message;
+            result_["fatal"] = f.sticky;
+            if (!corr_.cases.empty()) result_["correctness"] = corr_;
+        } catch (const DeviceFault& f) {
+            result_["status"] = "runtime_error";
+            result_["message"] = std::string("device error outside the candidate: ") + f.what();
+            result_["fatal"] = f.sticky();
+        }
+        result_["integrity"] = checks_;
+        return result_;
+    }
+
+private:
+    void report(const json& p) {
+        if (progress_) progress_(p);
+    }
+
+    /** Runs the candidate once, under launch accounting for the very first call. */
+    void call_candidate(CaseContext& cc, TensorSet& cand, bool account) {
+        if (!account) {
+            run_candidate(dev_, cc.call(in_.candidate, cand));
+            return;
+        }
+        try {
+            launches_ = dev_.account_launches(cc.call(in_.candidate, cand));
+            dev_.synchronize();
+        } catch (const DeviceFault& f) {
+            throw CandidateFault{f.what(), f.sticky()};
+        }
+        launches_measured_ = true;
+    }
+
+    void check_case(std::size_t ci, const TaskCase& c) {
+        CaseContext cc(dev_, task_, c);
+        TensorSet& ref = cc.new_set();
+        TensorSet& cand = cc.new_set();
+        CaseCorrectness cr;
+        cr.name = c.name;
+        cr.trials = st_.trials;
+        for (std::size_t ti = 0; ti < task_.tensors.size(); ++ti)
+            if (task_.tensors[ti].role == TensorRole::Output) cr.elements += cc.counts()[ti];
+        for (int trial = 0; trial < st_.trials; ++trial) {
+            bool account = ci == 0 && trial == 0;
+            json where = {{"stage", "correctness"}, {"case", c.name}, {"trial", trial}};
+            if (account) where["what"] = "launch accounting";
+            report(where);
+            std::uint64_t seed = splitmix64(base_seed_ ^ (static_cast<std::uint64_t>(ci) << 32) ^ static_cast<std::uint64_t>(trial));
+            std::uint8_t poison = kPoison[trial % 2];
+            cc.fill_inputs(ref, seed);
+            cc.copy_inputs(cand, ref);
+            cc.poison_outputs(ref, 0xFF);
+            cc.poison_outputs(cand, poison);
+            auto before = cc.input_checksums(cand);
+            cc.call(in_.reference, ref)();
+            dev_.synchronize();
+            call_candidate(cc, cand, account);
+            auto after = cc.input_checksums(cand);
+            for (std::size_t ti = 0; ti < task_.tensors.size(); ++ti)
+                if (before[ti] != after[ti] && !cr.inputs_modified) {
+                    cr.inputs_modified = true;
+                    cr.modified_input = task_.tensors[ti].name;
+                    if (modified_input_.empty()) modified_input_ = task_.tensors[ti].name;
+                }
+            std::string oob = cc.overwritten_canary(cand);
+            if (!oob.empty()) {
+                cr.out_of_bounds_write = true;
+                cr.out_of_bounds_tensor = oob;
+                if (oob_tensor_.empty()) oob_tensor_ = oob;
+            }
+            bool mismatched = compare_outputs(dev_, task_, cc, cand, ref, poison, &cr) > 0;
+            if (!mismatched && !cr.inputs_modified && oob.empty()) ++cr.trials_passed;
+            if (cr.out_of_bounds_write || cr.inputs_modified) break;  // no point in more trials
+        }
+        cr.passed = cr.trials_passed == cr.trials;
+        corr_.passed = corr_.passed && cr.passed;
+        corr_.max_abs_error = std::max(corr_.max_abs_error, cr.max_abs_error);
+        corr_.max_rel_error = std::max(corr_.max_rel_error, cr.max_rel_error);
+        corr_.mismatches += cr.mismatches;
+        if (ci == 0) primary_passed_ = cr.passed;
+        else if (!cr.passed) validation_failed_ = true;
+        corr_.cases.push_back(cr);
+    }
+
+    /** The checks the trials decide, and the status they imply (worst first). */
+    void judge_correctness() {
+        bool accounted = launches_measured_ && launches_.supported;
+        if (accounted) {
+            result_["kernel_launches"] = launches_.kernels;
+            json names = launches_.kernel_names;
+            add_check(checks_, "kernel_launch", launches_.kernels > 0 ? "pass" : "fail",
+                      launches_.kernels > 0 ? std::to_string(launches_.kernels) + " kernel(s): " + names.dump()
+                                            : "the candidate launched no kernel (work done by a library, the host or not at all)");
+            side_fail_ = launches_.kernels_other_streams > 0;
+            side_detail_ = side_fail_ ? std::to_string(launches_.kernels_other_streams) +
+                                            " kernel(s) ran on a stream other than the one given"
+                                      : "every kernel ran on the given stream";
+        } else {
+            add_check(checks_, "kernel_launch", "skipped", launches_.note.empty() ? "launch accounting unavailable" : launches_.note);
+        }
+        add_check(checks_, "inputs_unmodified", modified_input_.empty() ? "pass" : "fail",
+                  modified_input_.empty() ? "input checksums equal before and after every candidate call"
+                                          : "the candidate modified input '" + modified_input_ + "'");
+        if (primary_passed_)
+            add_check(checks_, "shape_generality", validation_failed_ ? "fail" : "pass",
+                      validation_failed_ ? "correct at the primary size but wrong at a validation size"
+                                         : "correct at all " + std::to_string(corr_.cases.size()) + " sizes");
+        else
+            add_check(checks_, "shape_generality", "skipped", "the primary case is not correct");
+
+        if (!oob_tensor_.empty()) {
+            fail("runtime_error", "out-of-bounds write past the end of '" + oob_tensor_ + "'");
+        } else if (!modified_input_.empty()) {
+            fail("integrity_violation", "the candidate modified input '" + modified_input_ + "'");
+        } else if (accounted && launches_.kernels == 0) {
+            fail("integrity_violation", "the candidate launched no kernel");
+        } else if (side_fail_) {
+            fail("integrity_violation", side_detail_);
+        } else if (!corr_.passed) {
+            fail("incorrect", mismatch_message());
+        }
+    }
+
+    std::string mismatch_message() const {
+        for (const auto& cr : corr_.cases) {
+            if (cr.passed) continue;
+            std::string msg = "wrong output in case '" + cr.name + "': " + std::to_string(cr.mismatches) + " mismatches";
+            if (cr.nan_count) msg += ", " + std::to_string(cr.nan_count) + " NaN";
+            if (cr.unwritten) msg += ", " + std::to_string(cr.unwritten) + " unwritten";
+            if (cr.first_mismatch_index >= 0)
+                msg += "; first at " + cr.first_mismatch_tensor + "[" + std::to_string(cr.first_mismatch_index) +
+                       "]: expected " + fmt_double(cr.first_expected, 7) + ", got " + fmt_double(cr.first_actual, 7);
+            return msg;
+        }
+        return "wrong output";
+    }
+
+    void fail(const std::string& status, const std::string& message) {
+        result_["status"] = status;
+        result_["message"] = message;
+    }
+
+    /** Times the candidate and the reference side by side, then the checks that need a time. */
+    void time_primary(const TaskCase& pc) {
+        result_["stage"] = "timing";
+        CaseContext cc(dev_, task_, pc);
+        std::size_t budget = in_.backend == Backend::Cuda ? (8ull << 30) : (1ull << 30);
+        std::size_t nsets = std::clamp<std::size_t>(budget / std::max<std::size_t>(cc.set_bytes(), 1), 1,
+                                                    static_cast<std::size_t>(st_.rotate_buffers));
+        std::vector<TensorSet*> sets;
+        for (std::size_t i = 0; i < nsets; ++i) {
+            TensorSet& s = cc.new_set();
+            cc.fill_inputs(s, splitmix64(base_seed_ + 1000 + i));
+            cc.poison_outputs(s, 0xFF);
+            sets.push_back(&s);
+        }
+        dev_.synchronize();
+        std::string key = in_.reference_key + "#" + pc.name;
+        auto rt = ref_times_.find(key);
+        if (rt == ref_times_.end()) {
+            report({{"stage", "timing"}, {"what", "reference"}});
+            rt = ref_times_.emplace(key, time_entry(dev_, cc, in_.reference, sets, st_, false)).first;
+        }
+        report({{"stage", "timing"}, {"what", "candidate"}});
+        TimingStats cs = time_entry(dev_, cc, in_.candidate, sets, st_, true);
+        Timing tm = make_timing(pc.name, cs, rt->second);
+        result_["timing"] = tm;
+
+        // Event time against wall time: work left running on another stream or thread
+        // finishes after the candidate's end event but before the device-wide sync.
+        if (in_.backend == Backend::Cuda && cs.wall_median_ms - cs.median_ms > std::max(0.2, 2.0 * cs.median_ms)) {
+            side_fail_ = true;
+            side_detail_ = "wall time " + fmt_double(cs.wall_median_ms) + " ms against event time " +
+                           fmt_double(cs.median_ms) + " ms: work escapes the candidate's stream";
+        }
+
+        Roofline rl = make_roofline(task_, pc, in_.backend, in_.peaks, cs.median_ms);
+        result_["roofline"] = rl;
+        // On the host the measured peaks are rough (shared machines, turbo clocks, caches):
+        // only a time far below the floor is taken as proof that the work was skipped.
+        double slack = in_.backend == Backend::Cuda ? 0.8 : 0.25;
+        bool below_floor = rl.floor_ms > 0 && cs.median_ms < slack * rl.floor_ms;
+        if (rl.floor_ms <= 0)
+            add_check(checks_, "physical_floor", "skipped", "no measured peaks for this device");
+        else if (below_floor)
+            add_check(checks_, "physical_floor", "fail",
+                      "median " + fmt_double(cs.median_ms) + " ms is below the physical floor " + fmt_double(rl.floor_ms) +
+                          " ms (bytes / peak bandwidth, flops / peak rate): the work is not being done");
+        else
+            add_check(checks_, "physical_floor", "pass",
+                      "median " + fmt_double(cs.median_ms) + " ms, floor " + fmt_double(rl.floor_ms) + " ms");
+
+        // After many timed calls, the candidate must still compute fresh inputs correctly:
+        // catches outputs cached across calls and behaviour that changes under timing.
+        report({{"stage", "timing"}, {"what", "post-timing check"}});
+        TensorSet& ref = cc.new_set();
+        TensorSet& probe = *sets[0];
+        cc.fill_inputs(ref, splitmix64(base_seed_ ^ 0xC0FFEEull));
+        cc.copy_inputs(probe, ref);
+        cc.poison_outputs(ref, 0xFF);
+        cc.poison_outputs(probe, kPoison[1]);
+        cc.call(in_.reference, ref)();
+        dev_.synchronize();
+        run_candidate(dev_, cc.call(in_.candidate, probe));
+        std::int64_t post_mismatch = compare_outputs(dev_, task_, cc, probe, ref, kPoison[1], nullptr);
+        add_check(checks_, "output_reuse", post_mismatch == 0 ? "pass" : "fail",
+                  post_mismatch == 0 ? "fresh poisoned outputs and fresh inputs in every trial, and after timing"
+                                     : "after timing, " + std::to_string(post_mismatch) +
+                                           " output elements were wrong for fresh inputs (stale or cached results)");
+        if (post_mismatch > 0)
+            fail("integrity_violation", "output reuse: wrong results for fresh inputs after the timed calls");
+        else if (side_fail_)
+            fail("integrity_violation", side_detail_);
+        else if (below_floor)
+            fail("integrity_violation", "faster than the physical floor of the device");
+        else {
+            result_["message"] = "correct; " + fmt_double(tm.speedup) + "x the reference (" + fmt_double(tm.median_ms) +
+                                 " ms against " + fmt_double(tm.reference_median_ms) + " ms)";
+            result_["stage"] = "done";
+        }
+    }
+
+    void add_side_stream_check() {
+        if (launches_measured_ && launches_.supported)
+            add_check(checks_, "side_stream", side_fail_ ? "fail" : "pass", side_detail_);
+        else if (in_.backend == Backend::Cuda)
+            add_check(checks_, "side_stream", side_fail_ ? "fail" : "skipped",
+                      side_fail_ ? side_detail_ : "launch accounting unavailable; event time checked against wall time");
+        else
+            add_check(checks_, "side_stream", "skipped", "host backend: thread creation is screened by forbidden_symbols");
+    }
+
+    Device& dev_;
+    const EvalInputs& in_;
+    const Task& task_;
+    const EvalSettings& st_;
+    ReferenceTimes& ref_times_;
+    const ProgressFn& progress_;
+    std::uint64_t base_seed_ = 0;
+    json result_ = {{"status", "ok"}, {"stage", "correctness"}, {"message", ""}, {"fatal", false}};
+    json checks_ = json::array();
+    Correctness corr_;
+    LaunchReport launches_;
+    bool launches_measured_ = false;
+    std::string modified_input_, oob_tensor_;
+    bool primary_passed_ = false, validation_failed_ = false;
+    bool side_fail_ = false;
+    std::string side_detail_;
+};
+
 }  // namespace
 
 json evaluate_candidate(Device& dev, const EvalInputs& in, ReferenceTimes& ref_times, const ProgressFn& progress) {
-    const Task& task = *in.task;
-    const EvalSettings& st = in.settings;
-    json result = {{"status", "ok"}, {"stage", "correctness"}, {"message", ""}, {"fatal", false}};
-    json checks = json::array();
-    std::uint64_t base_seed = st.seed ? st.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
-
-    Correctness corr;
-    corr.trials = st.trials;
-    corr.passed = true;
-    LaunchReport launches;
-    bool launches_measured = false;
-    std::string modified_input, oob_tensor;
-    bool primary_passed = false, validation_failed = false;
-    auto cases = task.cases_for(in.backend);
-    auto report = [&](const json& p) {
-        if (progress) progress(p);
-    };
-
-    try {
-        for (std::size_t ci = 0; ci < cases.size(); ++ci) {
-            const TaskCase& c = *cases[ci];
-            CaseContext cc(dev, task, c);
-            TensorSet& ref = cc.new_set();
-            TensorSet& cand = cc.new_set();
-            CaseCorrectness cr;
-            cr.name = c.name;
-            cr.trials = st.trials;
-            for (std::size_t ti = 0; ti < task.tensors.size(); ++ti)
-                if (task.tensors[ti].role == TensorRole::Output) cr.elements += cc.counts()[ti];
-            for (int trial = 0; trial < st.trials; ++trial) {
-                report({{"stage", "correctness"}, {"case", c.name}, {"trial", trial}});
-                std::uint64_t seed = splitmix64(base_seed ^ (static_cast<std::uint64_t>(ci) << 32) ^ static_cast<std::uint64_t>(trial));
-                std::uint8_t poison = kPoison[trial % 2];
-                cc.fill_inputs(ref, seed);
-                cc.copy_inputs(cand, ref);
-                cc.poison_outputs(ref, 0xFF);
-                cc.poison_outputs(cand, poison);
-                auto before = cc.input_checksums(cand);
-                cc.call(in.reference, ref)();
-                dev.synchronize();
-                if (ci == 0 && trial == 0) {
-                    report({{"stage", "correctness"}, {"case", c.name}, {"trial", trial}, {"what", "launch accounting"}});
-                    try {
-                        launches = dev.account_launches(cc.call(in.candidate, cand));
-                        dev.synchronize();
-                    } catch (const DeviceFault& f) {
-                        throw CandidateFault{f.what(), f.sticky()};
-                    }
-                    launches_measured = true;
-                } else {
-                    run_candidate(dev, cc.call(in.candidate, cand));
-                }
-                auto after = cc.input_checksums(cand);
-                for (std::size_t ti = 0; ti < task.tensors.size(); ++ti)
-                    if (before[ti] != after[ti] && !cr.inputs_modified) {
-                        cr.inputs_modified = true;
-                        cr.modified_input = task.tensors[ti].name;
-                        if (modified_input.empty()) modified_input = task.tensors[ti].name;
-                    }
-                std::string oob = cc.overwritten_canary(cand);
-                if (!oob.empty()) {
-                    cr.out_of_bounds_write = true;
-                    cr.out_of_bounds_tensor = oob;
-                    if (oob_tensor.empty()) oob_tensor = oob;
-                }
-                bool trial_ok = !cr.inputs_modified && oob.empty();
-                for (std::size_t ti = 0; ti < task.tensors.size(); ++ti) {
-                    const auto& t = task.tensors[ti];
-                    if (t.role != TensorRole::Output) continue;
-                    CompareResult r = dev.compare(cand.buffers[ti], ref.buffers[ti], t.dtype, cc.counts()[ti], t.tolerance, poison);
-                    cr.max_abs_error = std::max(cr.max_abs_error, r.max_abs);
-                    cr.max_rel_error = std::max(cr.max_rel_error, r.max_rel);
-                    cr.mismatches += r.mismatches;
-                    cr.nan_count += r.nan_count;
-                    cr.inf_count += r.inf_count;
-                    cr.unwritten += r.unwritten;
-                    if (r.mismatches > 0) {
-                        trial_ok = false;
-                        if (cr.first_mismatch_index < 0) {
-                            cr.first_mismatch_tensor = t.name;
-                            cr.first_mismatch_index = r.first_index;
-                            cr.first_expected = r.first_expected;
-                            cr.first_actual = r.first_actual;
-                        }
-                    }
-                }
-                if (trial_ok) ++cr.trials_passed;
-                if (cr.out_of_bounds_write || cr.inputs_modified) break;  // no point in more trials
-            }
-            cr.passed = cr.trials_passed == cr.trials;
-            corr.passed = corr.passed && cr.passed;
-            corr.max_abs_error = std::max(corr.max_abs_error, cr.max_abs_error);
-            corr.max_rel_error = std::max(corr.max_rel_error, cr.max_rel_error);
-            corr.mismatches += cr.mismatches;
-            if (ci == 0) primary_passed = cr.passed;
-            else if (!cr.passed) validation_failed = true;
-            corr.cases.push_back(cr);
-            if (!oob_tensor.empty() || !modified_input.empty()) break;
-        }
-        result["correctness"] = corr;
-
-        // Launch accounting and streams.
-        if (launches_measured && launches.supported) {
-            result["kernel_launches"] = launches.kernels;
-            json names = launches.kernel_names;
-            add_check(checks, "kernel_launch", launches.kernels > 0 ? "pass" : "fail",
-                      launches.kernels > 0 ? std::to_string(launches.kernels) + " kernel(s): " + names.dump()
-                                           : "the candidate launched no kernel (work done by a library, the host or not at all)");
-        } else {
-            add_check(checks, "kernel_launch", "skipped", launches.note.empty() ? "launch accounting unavailable" : launches.note);
-        }
-        add_check(checks, "inputs_unmodified", modified_input.empty() ? "pass" : "fail",
-                  modified_input.empty() ? "input checksums equal before and after every candidate call"
-                                         : "the candidate modified input '" + modified_input + "'");
-        if (primary_passed)
-            add_check(checks, "shape_generality", validation_failed ? "fail" : "pass",
-                      validation_failed ? "correct at the primary size but wrong at a validation size"
-                                        : "correct at all " + std::to_string(corr.cases.size()) + " sizes");
-        else
-            add_check(checks, "shape_generality", "skipped", "the primary case is not correct");
-
-        std::string side_detail;
-        bool side_fail = false;
-        if (launches_measured && launches.supported) {
-            side_fail = launches.kernels_other_streams > 0;
-            side_detail = side_fail ? std::to_string(launches.kernels_other_streams) + " kernel(s) ran on a stream other than the one given"
-                                    : "every kernel ran on the given stream";
-        }
-
-        if (!oob_tensor.empty()) {
-            result["status"] = "runtime_error";
-            result["message"] = "out-of-bounds write past the end of '" + oob_tensor + "'";
-        } else if (!modified_input.empty()) {
-            result["status"] = "integrity_violation";
-            result["message"] = "the candidate modified input '" + modified_input + "'";
-        } else if (launches_measured && launches.supported && launches.kernels == 0) {
-            result["status"] = "integrity_violation";
-            result["message"] = "the candidate launched no kernel";
-        } else if (side_fail) {
-            result["status"] = "integrity_violation";
-            result["message"] = side_detail;
-        } else if (!corr.passed) {
-            result["status"] = "incorrect";
-            const CaseCorrectness* bad = nullptr;
-            for (const auto& cr : corr.cases)
-                if (!cr.passed) {
-                    bad = &cr;
-                    break;
-                }
-            std::string msg = "wrong output";
-            if (bad) {
-                msg += " in case '" + bad->name + "': " + std::to_string(bad->mismatches) + " mismatches";
-                if (bad->nan_count) msg += ", " + std::to_string(bad->nan_count) + " NaN";
-                if (bad->unwritten) msg += ", " + std::to_string(bad->unwritten) + " unwritten";
-                if (bad->first_mismatch_index >= 0)
-                    msg += "; first at " + bad->first_mismatch_tensor + "[" + std::to_string(bad->first_mismatch_index) +
-                           "]: expected " + fmt_double(bad->first_expected, 7) + ", got " + fmt_double(bad->first_actual, 7);
-            }
-            result["message"] = msg;
-        }
-
-        // Timing: only for a candidate that is correct and clean so far.
-        if (result["status"] == "ok" && st.time) {
-            result["stage"] = "timing";
-            const TaskCase& pc = *cases.front();
-            CaseContext cc(dev, task, pc);
-            std::size_t budget = in.backend == Backend::Cuda ? (8ull << 30) : (1ull << 30);
-            std::size_t nsets = std::clamp<std::size_t>(budget / std::max<std::size_t>(cc.set_bytes(), 1), 1,
-                                                        static_cast<std::size_t>(st.rotate_buffers));
-            std::vector<TensorSet*> sets;
-            for (std::size_t i = 0; i < nsets; ++i) {
-                TensorSet& s = cc.new_set();
-                cc.fill_inputs(s, splitmix64(base_seed + 1000 + i));
-                cc.poison_outputs(s, 0xFF);
-                sets.push_back(&s);
-            }
-            dev.synchronize();
-            std::string key = in.reference_key + "#" + pc.name;
-            auto rt = ref_times.find(key);
-            if (rt == ref_times.end()) {
-                report({{"stage", "timing"}, {"what", "reference"}});
-                rt = ref_times.emplace(key, time_entry(dev, cc, in.reference, sets, st, false)).first;
-            }
-            report({{"stage", "timing"}, {"what", "candidate"}});
-            TimingStats cs = time_entry(dev, cc, in.candidate, sets, st, true);
-            const TimingStats& rs = rt->second;
-            Timing tm;
-            tm.case_name = pc.name;
-            tm.median_ms = cs.median_ms;
-            tm.min_ms = cs.min_ms;
-            tm.max_ms = cs.max_ms;
-            tm.mean_ms = cs.mean_ms;
-            tm.spread = cs.spread;
-            tm.reps = cs.reps;
-            tm.warmup = cs.warmup;
-            tm.wall_median_ms = cs.wall_median_ms;
-            tm.reference_median_ms = rs.median_ms;
-            tm.reference_min_ms = rs.min_ms;
-            tm.reference_spread = rs.spread;
-            tm.reference_reps = rs.reps;
-            tm.speedup = cs.median_ms > 0 ? rs.median_ms / cs.median_ms : 0;
-            result["timing"] = tm;
-
-            // Event time against wall time: work left running on another stream or thread
-            // finishes after the candidate's end event but before the device-wide sync.
-            if (in.backend == Backend::Cuda) {
-                double gap = cs.wall_median_ms - cs.median_ms;
-                if (gap > std::max(0.2, 2.0 * cs.median_ms)) {
-                    side_fail = true;
-                    side_detail = "wall time " + fmt_double(cs.wall_median_ms) + " ms against event time " +
-                                  fmt_double(cs.median_ms) + " ms: work escapes the candidate's stream";
-                }
-            }
-
-            // Roofline against the device's measured peaks.
-            Roofline rl;
-            rl.flops = task.flops_of(pc);
-            rl.bytes = task.bytes_of(pc);
-            rl.peak_gbps = in.peaks.bandwidth_gbps;
-            rl.peak_gflops = in.peaks.fp32_gflops;
-            if (cs.median_ms > 0) {
-                rl.achieved_gbps = rl.bytes / (cs.median_ms * 1e6);
-                rl.achieved_gflops = rl.flops / (cs.median_ms * 1e6);
-            }
-            if (rl.peak_gbps > 0) rl.bandwidth_fraction = rl.achieved_gbps / rl.peak_gbps;
-            if (rl.peak_gflops > 0) rl.compute_fraction = rl.achieved_gflops / rl.peak_gflops;
-            rl.arithmetic_intensity = rl.bytes > 0 ? rl.flops / rl.bytes : 0;
-            rl.ridge_point = rl.peak_gbps > 0 ? rl.peak_gflops / rl.peak_gbps : 0;
-            double bw_floor = rl.peak_gbps > 0 ? rl.bytes / (rl.peak_gbps * 1e6) : 0;
-            // The FMA floor holds only where no faster unit may legally do the arithmetic.
-            bool fp32_only = std::all_of(task.tensors.begin(), task.tensors.end(), [](const TensorSpec& t) {
-                return t.dtype == DType::F32 || t.dtype == DType::F64 || !is_floating(t.dtype);
-            });
-            bool use_flop_floor = in.backend == Backend::Cuda && fp32_only && !task.rules.allow_tf32 &&
-                                  task.rules.allowed_libraries.empty() && rl.peak_gflops > 0;
-            double flop_floor = use_flop_floor ? rl.flops / (rl.peak_gflops * 1e6) : 0;
-            rl.floor_ms = std::max(bw_floor, flop_floor);
-            double frac = std::max(rl.bandwidth_fraction, rl.compute_fraction);
-            if (cs.median_ms < 0.01 || frac < 0.2) rl.bound = "latency";
-            else if (rl.bandwidth_fraction >= rl.compute_fraction) rl.bound = "memory";
-            else rl.bound = "compute";
-            result["roofline"] = rl;
-            double slack = in.backend == Backend::Cuda ? 0.8 : 0.5;
-            if (rl.floor_ms <= 0)
-                add_check(checks, "physical_floor", "skipped", "no measured peaks for this device");
-            else if (cs.median_ms < slack * rl.floor_ms)
-                add_check(checks, "physical_floor", "fail",
-                          "median " + fmt_double(cs.median_ms) + " ms is below the physical floor " + fmt_double(rl.floor_ms) +
-                              " ms (bytes / peak bandwidth, flops / peak rate): the work is not being done");
-            else
-                add_check(checks, "physical_floor", "pass",
-                          "median " + fmt_double(cs.median_ms) + " ms, floor " + fmt_double(rl.floor_ms) + " ms");
-
-            // After many timed calls, the candidate must still compute fresh inputs correctly:
-            // catches outputs cached across calls and behaviour that changes under timing.
-            report({{"stage", "timing"}, {"what", "post-timing check"}});
-            TensorSet& ref = cc.new_set();
-            TensorSet& probe = *sets[0];
-            cc.fill_inputs(ref, splitmix64(base_seed ^ 0xC0FFEEull));
-            cc.copy_inputs(probe, ref);
-            cc.poison_outputs(ref, 0xFF);
-            cc.poison_outputs(probe, kPoison[1]);
-            cc.call(in.reference, ref)();
-            dev.synchronize();
-            run_candidate(dev, cc.call(in.candidate, probe));
-            std::int64_t post_mismatch = 0;
-            for (std::size_t ti = 0; ti < task.tensors.size(); ++ti) {
-                const auto& t = task.tensors[ti];
-                if (t.role == TensorRole::Output)
-                    post_mismatch += dev.compare(probe.buffers[ti], ref.buffers[ti], t.dtype, cc.counts()[ti], t.tolerance, kPoison[1]).mismatches;
-            }
-            add_check(checks, "output_reuse", post_mismatch == 0 ? "pass" : "fail",
-                      post_mismatch == 0 ? "fresh poisoned outputs and fresh inputs in every trial, and after timing"
-                                         : "after timing, " + std::to_string(post_mismatch) +
-                                               " output elements were wrong for fresh inputs (stale or cached results)");
-            if (post_mismatch > 0) {
-                result["status"] = "integrity_violation";
-                result["message"] = "output reuse: wrong results for fresh inputs after the timed calls";
-            } else if (side_fail) {
-                result["status"] = "integrity_violation";
-                result["message"] = side_detail;
-            } else {
-                for (const auto& ch : checks)
-                    if (ch["name"] == "physical_floor" && ch["outcome"] == "fail") {
-                        result["status"] = "integrity_violation";
-                        result["message"] = "faster than the physical floor of the device";
-                    }
-            }
-            if (result["status"] == "ok") {
-                result["message"] = "correct; " + fmt_double(tm.speedup) + "x the reference (" + fmt_double(cs.median_ms) +
-                                    " ms against " + fmt_double(rs.median_ms) + " ms)";
-                result["stage"] = "done";
-            }
-        } else {
-            add_check(checks, "output_reuse", corr.passed ? "pass" : "skipped",
-                      corr.passed ? "fresh poisoned outputs and fresh inputs in every trial" : "the candidate is not correct");
-            add_check(checks, "physical_floor", "skipped", st.time ? "not timed: the candidate failed" : "timing disabled");
-            if (result["status"] == "ok") {
-                result["message"] = "correct (not timed)";
-                result["stage"] = "done";
-            }
-        }
-        if (launches_measured && launches.supported) add_check(checks, "side_stream", side_fail ? "fail" : "pass", side_detail);
-        else if (in.backend == Backend::Cuda)
-            add_check(checks, "side_stream", side_fail ? "fail" : "skipped",
-                      side_fail ? side_detail : "launch accounting unavailable; event time checked against wall time");
-        else
-            add_check(checks, "side_stream", "skipped", "host backend: thread creation is screened by forbidden_symbols");
-    } catch (const CandidateFault& f) {
-        result["status"] = "runtime_error";
-        result["message"] = "the candidate faulted: " + f.message;
-        result["fatal"] = f.sticky;
-        if (!corr.cases.empty()) result["correctness"] = corr;
-    } catch (const DeviceFault& f) {
-        result["status"] = "runtime_error";
-        result["message"] = std::string("device error outside the candidate: ") + f.what();
-        result["fatal"] = f.sticky();
-    }
-    result["integrity"] = checks;
-    return result;
+    return CandidateEvaluation(dev, in, ref_times, progress).run();
 }
 
 }  // namespace kf::worker

@@ -10,6 +10,10 @@
 #include <thread>
 #include <vector>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "device.h"
 #include "rng.h"
 
@@ -70,11 +74,6 @@ std::uint64_t last_level_cache_bytes() {
     return l2 > 0 ? static_cast<std::uint64_t>(l2) : 32ull << 20;
 }
 
-double median_of(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
-
 class HostDevice final : public Device {
 public:
     HostDevice() : flush_(std::min<std::uint64_t>(2 * last_level_cache_bytes(), 256ull << 20)) {}
@@ -94,17 +93,31 @@ public:
 
     Peaks measure_peaks() override {
         Peaks p;
-        // Copy bandwidth: memcpy of a buffer well beyond the last-level cache, bytes read + written.
+        // Copy bandwidth: every core copies its share of a buffer well beyond the last-level
+        // cache, bytes read + written; the best of several runs, since a peak is an upper
+        // bound and other processes on the machine only ever make a run slower.
         std::size_t n = 256ull << 20;
         std::vector<char> a(n, 1), b(n, 0);
-        std::vector<double> ms;
-        for (int r = 0; r < 5; ++r) {
+        double best_ms = 0;
+        for (int r = 0; r < 7; ++r) {
             auto t0 = std::chrono::steady_clock::now();
-            std::memcpy(b.data(), a.data(), n);
-            ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+#pragma omp parallel
+            {
+                int threads = 1, id = 0;
+#ifdef _OPENMP
+                threads = omp_get_num_threads();
+                id = omp_get_thread_num();
+#endif
+                std::size_t chunk = (n + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
+                std::size_t begin = std::min(n, chunk * static_cast<std::size_t>(id));
+                std::size_t len = std::min(n - begin, chunk);
+                std::memcpy(b.data() + begin, a.data() + begin, len);
+            }
+            double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            if (r == 0 || ms < best_ms) best_ms = ms;
             a[static_cast<std::size_t>(r)] = b[static_cast<std::size_t>(r) + 1];
         }
-        p.bandwidth_gbps = 2.0 * static_cast<double>(n) / (median_of(ms) * 1e6);
+        p.bandwidth_gbps = 2.0 * static_cast<double>(n) / (best_ms * 1e6);
         // FMA rate of one core's scalar chains, times the cores: a lower bound of the true peak,
         // so the physical-floor check on the host uses bandwidth only (see evaluation.cpp).
         const long iters = 20'000'000;
@@ -116,7 +129,7 @@ public:
         volatile double sink = acc[0] + acc[7];
         (void)sink;
         p.fp32_gflops = 2.0 * 8 * static_cast<double>(iters) / s / 1e9 * std::max(1u, std::thread::hardware_concurrency());
-        p.method = "memcpy of 256 MiB (read + write), single thread; scalar FMA chains x cores";
+        p.method = "memcpy of 256 MiB split over all cores (read + write), best of 7; scalar FMA chains x cores";
         return p;
     }
 
