@@ -97,6 +97,12 @@ int cmd_eval(const std::string& task_arg, const std::vector<std::string>& cand_p
     cfg.worker.backend = b;
     if (!worker_path.empty()) cfg.worker.worker = worker_path;
     Evaluator ev(cfg);
+    try {
+        ev.worker().hello();  // the device first: no point compiling for a missing one
+    } catch (const Error& e) {
+        std::cerr << "kfoundry: no " << to_string(b) << " device: " << e.what() << "\n";
+        return kExitNoDevice;
+    }
     if (!as_json)
         std::fprintf(stderr, "compiling %zu candidate(s) for %s (%s backend)...\n", cands.size(), task.name.c_str(),
                      std::string(to_string(b)).c_str());
