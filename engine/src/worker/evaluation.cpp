@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <random>
 
 #include "kf/diagnosis.h"
+#include "case_buffers.h"
 #include "rng.h"
+#include "timing.h"
 
 namespace kf::worker {
 
@@ -30,178 +31,6 @@ EvalSettings EvalSettings::from_json(const json& j) {
 namespace {
 
 constexpr std::uint8_t kPoison[2] = {0xFF, 0x7F};  // NaN / huge for floats; -1 / large for ints
-
-/** Thrown when the candidate itself faults; carries where. */
-struct CandidateFault {
-    std::string message;
-    bool sticky;
-};
-
-/** One set of tensors (inputs and outputs) for one case, in manifest order. */
-struct TensorSet {
-    std::vector<Buffer> buffers;
-    std::vector<void*> ptrs;
-};
-
-class CaseContext {
-public:
-    CaseContext(Device& dev, const Task& task, const TaskCase& c) : dev_(dev), task_(task), case_(c) {
-        for (const auto& name : task.size_names) sizes_.push_back(static_cast<long long>(c.sizes.at(name)));
-        for (const auto& p : task.params) params_.push_back(task.param_value(p, c));
-        for (const auto& t : task.tensors) {
-            counts_.push_back(task.elements_of(t, c));
-            bytes_.push_back(static_cast<std::size_t>(counts_.back()) * size_of(t.dtype));
-        }
-    }
-    CaseContext(const CaseContext&) = delete;
-    CaseContext& operator=(const CaseContext&) = delete;
-    ~CaseContext() {
-        for (auto& s : sets_)
-            for (auto& b : s.buffers)
-                if (b.ptr) dev_.release(b);
-    }
-
-    std::size_t set_bytes() const {
-        std::size_t total = 0;
-        for (auto b : bytes_) total += b;
-        return total;
-    }
-
-    TensorSet& new_set() {
-        sets_.emplace_back();
-        TensorSet& s = sets_.back();
-        for (std::size_t i = 0; i < task_.tensors.size(); ++i) {
-            s.buffers.push_back(dev_.alloc(bytes_[i]));
-            s.ptrs.push_back(s.buffers.back().ptr);
-        }
-        return s;
-    }
-
-    void fill_inputs(TensorSet& s, std::uint64_t seed) {
-        for (std::size_t i = 0; i < task_.tensors.size(); ++i) {
-            const auto& t = task_.tensors[i];
-            if (t.role == TensorRole::Input)
-                dev_.fill_random(s.buffers[i], t.dtype, counts_[i], t.init, splitmix64(seed + i));
-        }
-    }
-
-    void poison_outputs(TensorSet& s, std::uint8_t byte) {
-        for (std::size_t i = 0; i < task_.tensors.size(); ++i)
-            if (task_.tensors[i].role == TensorRole::Output) dev_.fill_bytes(s.buffers[i], 0, bytes_[i], byte);
-    }
-
-    /** Copies the inputs of `from` into `to` (the reference and candidate see identical inputs). */
-    void copy_inputs(TensorSet& to, const TensorSet& from) {
-        for (std::size_t i = 0; i < task_.tensors.size(); ++i)
-            if (task_.tensors[i].role == TensorRole::Input) dev_.copy(to.buffers[i], from.buffers[i], bytes_[i]);
-    }
-
-    std::vector<std::uint64_t> input_checksums(TensorSet& s) {
-        std::vector<std::uint64_t> out;
-        for (std::size_t i = 0; i < task_.tensors.size(); ++i)
-            out.push_back(task_.tensors[i].role == TensorRole::Input ? dev_.checksum(s.buffers[i]) : 0);
-        return out;
-    }
-
-    /** The first tensor whose canary was overwritten, or empty. */
-    std::string overwritten_canary(TensorSet& s) {
-        for (std::size_t i = 0; i < task_.tensors.size(); ++i)
-            if (!dev_.bytes_equal(s.buffers[i], bytes_[i], kCanaryBytes, kCanaryByte)) return task_.tensors[i].name;
-        return {};
-    }
-
-    std::function<void()> call(EntryFn fn, TensorSet& s) {
-        void* stream = dev_.stream();
-        return [this, fn, &s, stream] { fn(s.ptrs.data(), sizes_.data(), params_.data(), stream); };
-    }
-
-    const std::vector<std::int64_t>& counts() const { return counts_; }
-    const std::vector<std::size_t>& bytes() const { return bytes_; }
-    const TaskCase& task_case() const { return case_; }
-
-private:
-    Device& dev_;
-    const Task& task_;
-    const TaskCase& case_;
-    std::vector<long long> sizes_;
-    std::vector<double> params_;
-    std::vector<std::int64_t> counts_;
-    std::vector<std::size_t> bytes_;
-    std::deque<TensorSet> sets_;
-};
-
-/** Runs fn (a candidate call) and synchronises; a device fault becomes a CandidateFault. */
-void run_candidate(Device& dev, const std::function<void()>& fn) {
-    try {
-        fn();
-        dev.synchronize();
-    } catch (const DeviceFault& f) {
-        throw CandidateFault{f.what(), f.sticky()};
-    }
-}
-
-double percentile(std::vector<double> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    double pos = q * static_cast<double>(v.size() - 1);
-    auto lo = static_cast<std::size_t>(std::floor(pos));
-    auto hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-}
-
-/**
- * Times fn over rotated tensor sets: warm-up, then repetitions adapted to min_time_ms, each
- * preceded by a cache flush, each timed with device events around a device-wide sync.
- */
-TimingStats time_entry(Device& dev, CaseContext& cc, EntryFn fn, std::vector<TensorSet*>& sets,
-                       const EvalSettings& st, bool candidate) {
-    auto call = [&](std::size_t i) { return cc.call(fn, *sets[i % sets.size()]); };
-    auto guarded = [&](const std::function<void()>& f) {
-        if (!candidate) return dev.timed_call(f);
-        try {
-            return dev.timed_call(f);
-        } catch (const DeviceFault& e) {
-            throw CandidateFault{e.what(), e.sticky()};
-        }
-    };
-    for (int w = 0; w < st.warmup; ++w) {
-        dev.flush_cache();
-        guarded(call(static_cast<std::size_t>(w)));
-    }
-    auto f0 = std::chrono::steady_clock::now();
-    dev.flush_cache();
-    dev.synchronize();
-    double flush_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count();
-    CallTime est = guarded(call(0));
-    double per_call = std::max(est.event_ms, 1e-3);
-    int reps = static_cast<int>(std::ceil(st.min_time_ms / per_call));
-    // Bound the whole loop (flushes included) to about ten times the requested time.
-    double per_rep_wall = std::max(est.wall_ms, per_call) + flush_ms;
-    int wall_cap = static_cast<int>(std::floor(10.0 * std::max(st.min_time_ms, 1.0) / per_rep_wall));
-    reps = std::clamp(std::min(reps, std::max(wall_cap, st.min_reps)), st.min_reps, st.max_reps);
-
-    std::vector<double> ev, wall;
-    ev.reserve(static_cast<std::size_t>(reps));
-    wall.reserve(static_cast<std::size_t>(reps));
-    for (int r = 0; r < reps; ++r) {
-        dev.flush_cache();
-        CallTime t = guarded(call(static_cast<std::size_t>(r)));
-        ev.push_back(t.event_ms);
-        wall.push_back(t.wall_ms);
-    }
-    TimingStats s;
-    s.reps = reps;
-    s.warmup = st.warmup;
-    s.median_ms = percentile(ev, 0.5);
-    s.min_ms = *std::min_element(ev.begin(), ev.end());
-    s.max_ms = *std::max_element(ev.begin(), ev.end());
-    double sum = 0;
-    for (double x : ev) sum += x;
-    s.mean_ms = sum / static_cast<double>(ev.size());
-    s.spread = s.median_ms > 0 ? (percentile(ev, 0.9) - percentile(ev, 0.1)) / s.median_ms : 0;
-    s.wall_median_ms = percentile(wall, 0.5);
-    return s;
-}
 
 void add_check(json& checks, const std::string& name, const std::string& outcome, const std::string& detail) {
     checks.push_back({{"name", name}, {"outcome", outcome}, {"detail", detail}});
