@@ -65,7 +65,10 @@ int cmd_tasks_list(const std::string& root_arg, bool as_json) {
         try {
             Task t = load_task(dir);
             std::string backends;
-            for (const auto& [b, p] : t.references) backends += (backends.empty() ? "" : ",") + std::string(to_string(b));
+            for (const auto& [b, p] : t.references) {
+                if (!backends.empty()) backends += ',';
+                backends += to_string(b);
+            }
             if (as_json)
                 out.push_back({{"task", rel}, {"name", t.name}, {"title", t.title}, {"op_class", t.op_class}, {"backends", backends}});
             else
