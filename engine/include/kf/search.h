@@ -55,6 +55,8 @@ struct SearchHooks {
     /** Called before evaluation; may assign ids (e.g. from the project store). */
     std::function<void(Child&)> on_child;
     std::function<void(const SearchEvent&)> on_event;
+    /** Called after every evaluated batch, when state() is consistent (to checkpoint it). */
+    std::function<void()> on_batch_done;
     /** Polled between batches; true stops the run cleanly. */
     std::function<bool()> should_stop;
 };
@@ -73,6 +75,10 @@ public:
 
     /** Seeds are evaluated first and spread over the islands round-robin. */
     void add_seeds(const std::vector<Proposal>& seeds);
+    /** Adds an already evaluated member (resume: evaluated after the last saved state). */
+    void adopt(const Member& m);
+    /** Queues a proposed but unevaluated child (resume: lost mid-batch); evaluated first. */
+    void add_pending(const Child& c);
     /** Runs until a budget is spent, the space is exhausted or should_stop() says so. */
     SearchResult run();
 
@@ -97,6 +103,7 @@ private:
     std::vector<std::unique_ptr<Expert>> experts_;
     std::set<std::string> tried_;
     std::vector<Proposal> pending_seeds_;
+    std::vector<Child> pending_children_;
     std::int64_t next_id_ = 1;
     int evaluations_ = 0;
     int rounds_since_best_ = 0;

@@ -8,8 +8,10 @@
 
 #include "kf/error.h"
 #include "kf/evaluator.h"
+#include "kf/library.h"
 #include "kf/paths.h"
 #include "kf/task.h"
+#include "evolve_command.h"
 #include "report.h"
 
 namespace {
@@ -200,6 +202,36 @@ int main(int argc, char** argv) {
     info->add_flag("--json", json_out, "Machine-readable output");
     info->add_flag("--remeasure", remeasure, "Measure the peaks again instead of using the cache");
 
+    auto* evolve = app.add_subcommand("evolve", "Search for faster kernels; results are kept in a project");
+    cli::EvolveArgs ev;
+    std::string project_s;
+    double time_limit = 0;
+    evolve->add_option("TASK", ev.tasks, "Task folder(s) or bundled task name(s)")->required();
+    evolve->add_option("--project", project_s, "Project folder (created when missing)")->required();
+    evolve->add_option("--backend", ev.backend, "cuda or host")->capture_default_str();
+    evolve->add_option("--islands", ev.options.search.islands.islands, "Islands")->capture_default_str()->check(CLI::Range(1, 64));
+    evolve->add_option("--population", ev.options.search.islands.population, "Members kept per island")->capture_default_str()->check(CLI::Range(2, 1000));
+    evolve->add_option("--budget", ev.options.search.budget, "Evaluations (seeds included); 0: unlimited")->capture_default_str()->check(CLI::NonNegativeNumber);
+    evolve->add_option("--time", time_limit, "Wall-time limit in seconds; 0: unlimited")->check(CLI::NonNegativeNumber);
+    evolve->add_option("--stagnation", ev.options.search.stagnation_stop, "Stop after this many rounds without a new best; 0: never")->check(CLI::NonNegativeNumber);
+    evolve->add_option("--seed", ev.options.search.seed, "Seed of the search (reproducible)")->capture_default_str();
+    evolve->add_flag("--resume", ev.options.resume, "Continue the task's latest unfinished run in the project");
+    bool no_library = false;
+    evolve->add_flag("--no-library", no_library, "Do not record evidence in the user's experience library");
+    evolve->add_option("--trials", ev.options.eval.trials, "Correctness trials per case")->capture_default_str()->check(CLI::Range(1, 100));
+    evolve->add_option("--timeout", ev.options.eval.timeout_s, "Seconds allowed per evaluation")->capture_default_str()->check(CLI::PositiveNumber);
+    evolve->add_option("--min-time", ev.options.eval.min_time_ms, "Minimum timed milliseconds per evaluation")->capture_default_str();
+
+    auto* runs = app.add_subcommand("runs", "List the runs of a project");
+    runs->add_option("--project", project_s, "Project folder")->required()->check(CLI::ExistingDirectory);
+    runs->add_flag("--json", json_out, "Machine-readable output");
+
+    auto* best = app.add_subcommand("best", "The best candidate of a project");
+    std::string best_task;
+    best->add_option("--project", project_s, "Project folder")->required()->check(CLI::ExistingDirectory);
+    best->add_option("--task", best_task, "Only this task");
+    best->add_flag("--json", json_out, "Machine-readable output");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -220,6 +252,15 @@ int main(int argc, char** argv) {
             return cmd_eval(task_arg, cand_paths, backend_s, json_out, opt, worker_path);
         }
         if (info->parsed()) return cmd_device_info(backend_s, json_out, remeasure, worker_path);
+        if (evolve->parsed()) {
+            ev.project = project_s;
+            ev.worker = worker_path;
+            ev.options.search.time_limit_s = time_limit;
+            if (!no_library) ev.options.experience_library = ExperienceLibrary::user_library_path();
+            return cli::run_evolve(ev);
+        }
+        if (runs->parsed()) return cli::list_runs(project_s, json_out);
+        if (best->parsed()) return cli::show_best(project_s, best_task, json_out);
     } catch (const UsageError& e) {
         std::cerr << "kfoundry: " << e.what() << "\n";
         return kExitUsage;

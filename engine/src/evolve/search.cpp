@@ -30,6 +30,21 @@ void Search::add_seeds(const std::vector<Proposal>& seeds) {
     for (const auto& s : seeds) pending_seeds_.push_back(s);
 }
 
+void Search::adopt(const Member& m) {
+    tried_.insert(proposal_key(m.source, m.tunables));
+    ++evaluations_;
+    ++outcomes_[m.status];
+    islands_.add(m);
+    best_fitness_ = std::max(best_fitness_, m.fitness);
+    next_id_ = std::max(next_id_, m.id + 1);
+}
+
+void Search::add_pending(const Child& c) {
+    tried_.insert(proposal_key(c.proposal.source, c.proposal.tunables));
+    next_id_ = std::max(next_id_, c.id + 1);
+    pending_children_.push_back(c);
+}
+
 bool Search::out_of_budget(std::string& why) const {
     if (cfg_.budget > 0 && evaluations_ >= cfg_.budget) {
         why = "evaluation budget of " + std::to_string(cfg_.budget) + " spent";
@@ -146,10 +161,13 @@ SearchResult Search::run() {
             if (m.fitness > best_fitness_) best_fitness_ = m.fitness;
             notify({"seeded", m.island, m.id, m.family + ": " + diags[k].message, {{"fitness", m.fitness}, {"status", m.status}}});
         }
+        if (hooks_.on_batch_done) hooks_.on_batch_done();
     }
 
     while (!out_of_budget(why)) {
-        std::vector<Child> batch = propose_round();
+        std::vector<Child> batch;
+        if (!pending_children_.empty()) batch.swap(pending_children_);
+        else batch = propose_round();
         if (batch.empty()) {
             why = "search space exhausted: no expert can propose a new child on any island";
             break;
@@ -157,7 +175,7 @@ SearchResult Search::run() {
         if (cfg_.budget > 0 && evaluations_ + static_cast<int>(batch.size()) > cfg_.budget)
             batch.resize(static_cast<std::size_t>(cfg_.budget - evaluations_));
         for (auto& c : batch) {
-            if (hooks_.on_child) hooks_.on_child(c);
+            if (c.id == 0 && hooks_.on_child) hooks_.on_child(c);
             if (c.id == 0) c.id = next_id_++;
             else next_id_ = std::max(next_id_, c.id + 1);
             notify({"proposed", c.island, c.id, c.route.reason + " -> " + c.proposal.rationale,
@@ -177,7 +195,13 @@ SearchResult Search::run() {
             router_.reward(c.route.diagnosis_class, c.proposal.expert, gain);
             bool island_best = islands_.add(m);
             notify({"evaluated", c.island, m.id, m.status + (m.fitness > 0 ? " " + std::to_string(m.fitness) + "x" : std::string()),
-                  {{"fitness", m.fitness}, {"status", m.status}, {"gain", gain}, {"expert", c.proposal.expert}}});
+                  {{"fitness", m.fitness},
+                   {"status", m.status},
+                   {"gain", gain},
+                   {"expert", c.proposal.expert},
+                   {"parent_class", c.route.diagnosis_class},
+                   {"rationale", c.proposal.rationale},
+                   {"has_parent", !c.proposal.parents.empty()}}});
             if (island_best) notify({"improved", c.island, m.id, "new island best " + std::to_string(m.fitness) + "x", {{"fitness", m.fitness}}});
             if (m.fitness > best_fitness_) {
                 best_fitness_ = m.fitness;
@@ -190,6 +214,7 @@ SearchResult Search::run() {
             for (const auto& mig : islands_.migrate())
                 notify({"migrated", mig.to, mig.member.id,
                       "island " + std::to_string(mig.from) + " -> " + std::to_string(mig.to), {{"fitness", mig.member.fitness}}});
+        if (hooks_.on_batch_done) hooks_.on_batch_done();
     }
     result.stop_reason = why;
     result.evaluations = evaluations_;

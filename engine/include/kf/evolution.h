@@ -1,0 +1,44 @@
+#pragma once
+/**
+ * A search run on a task, kept in a project: seeds from the task and the pattern library,
+ * candidates and evaluations written to the project store as they happen, the search state
+ * saved after every batch, so that a run killed at any point resumes where it stopped.
+ */
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kf/evaluator.h"
+#include "kf/search.h"
+#include "kf/store.h"
+
+namespace kf {
+
+/** Folder of bundled resources: $KF_RESOURCES_DIR, else <exe>/../../resources, else <exe>/../share/kernel-foundry. */
+std::filesystem::path resources_dir();
+
+/** Library patterns for a task and backend from a seed file (resources/library/seed.json). */
+std::vector<PatternSource> load_seed_patterns(const std::filesystem::path& seed_json, const Task& task, Backend backend);
+
+struct EvolveOptions {
+    SearchConfig search;
+    EvalOptions eval;
+    bool resume = false;  ///< continue the task's latest unfinished run in the project
+    std::filesystem::path seed_library;  ///< default: resources_dir()/library/seed.json
+    /** Experience library that receives the librarian's evidence; empty: none. */
+    std::filesystem::path experience_library;
+};
+
+struct EvolveOutcome {
+    std::int64_t run_id = 0;
+    SearchResult result;
+    bool resumed = false;
+};
+
+/** Runs (or resumes) a search on one task. Events go to on_event as they happen. */
+EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store, const EvolveOptions& opt,
+                     const std::function<void(const SearchEvent&)>& on_event = {},
+                     const std::function<bool()>& should_stop = {});
+
+}  // namespace kf

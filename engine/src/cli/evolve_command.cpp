@@ -1,0 +1,189 @@
+#include "evolve_command.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "kf/error.h"
+#include "kf/paths.h"
+
+namespace kf::cli {
+
+using nlohmann::json;
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void on_interrupt(int) { g_stop = true; }
+
+/** The live display: one redrawn status line on a terminal, plain lines otherwise. */
+class ProgressDisplay {
+public:
+    ProgressDisplay(std::string task, int budget, int islands)
+        : task_(std::move(task)), budget_(budget), best_(static_cast<std::size_t>(islands), 0.0),
+          tty_(isatty(STDOUT_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
+
+    void handle(const SearchEvent& e) {
+        if (e.kind == "seeded" || e.kind == "evaluated") {
+            ++evaluations_;
+            std::string status = e.data.value("status", "ok");
+            if (status != "ok") ++failures_[status];
+            double fit = e.data.value("fitness", 0.0);
+            if (e.island >= 0 && static_cast<std::size_t>(e.island) < best_.size())
+                best_[static_cast<std::size_t>(e.island)] = std::max(best_[static_cast<std::size_t>(e.island)], fit);
+        }
+        if (e.kind == "improved" || e.kind == "migrated" || e.kind == "stopped") line(e.kind + ": " + e.message);
+        if (tty_) redraw();
+        else if (evaluations_ % 10 == 0 && (e.kind == "seeded" || e.kind == "evaluated")) std::cout << status() << "\n" << std::flush;
+    }
+    void finish() {
+        if (tty_) std::cout << "\n";
+        std::cout << status() << "\n" << std::flush;
+    }
+
+private:
+    std::string status() const {
+        double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() / 60.0;
+        char head[160];
+        std::snprintf(head, sizeof head, "%s %d/%s evals, %.1f evals/min, best per island:", task_.c_str(), evaluations_,
+                      budget_ > 0 ? std::to_string(budget_).c_str() : "-", minutes > 0 ? evaluations_ / minutes : 0.0);
+        std::string s = head;
+        for (double b : best_) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, " %.2fx", b);
+            s += buf;
+        }
+        if (!failures_.empty()) {
+            s += ", failures:";
+            for (const auto& [k, v] : failures_) s += " " + k + " " + std::to_string(v);
+        }
+        return s;
+    }
+    void redraw() const {
+        int width = 24;
+        int filled = budget_ > 0 ? std::min(width, evaluations_ * width / budget_) : 0;
+        std::cout << "\r\033[K[" << std::string(static_cast<std::size_t>(filled), '#')
+                  << std::string(static_cast<std::size_t>(width - filled), '.') << "] " << status() << std::flush;
+    }
+    void line(const std::string& text) const {
+        if (tty_) std::cout << "\r\033[K";
+        std::cout << "  " << text << "\n";
+    }
+
+    std::string task_;
+    int budget_;
+    std::vector<double> best_;
+    bool tty_;
+    int evaluations_ = 0;
+    std::map<std::string, int> failures_;
+    std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+int run_evolve(const EvolveArgs& args) {
+    auto backend = backend_from_string(args.backend);
+    if (!backend) {
+        std::cerr << "kfoundry: unknown backend '" << args.backend << "' (cuda or host)\n";
+        return kExitUsage;
+    }
+    std::vector<Task> tasks;
+    for (const auto& t : args.tasks) {
+        auto dir = resolve_task(t);
+        if (!dir) {
+            std::cerr << "kfoundry: no task '" << t << "'\n";
+            return kExitUsage;
+        }
+        tasks.push_back(load_task(*dir));
+        if (!tasks.back().supports(*backend)) {
+            std::cerr << "kfoundry: task " << tasks.back().name << " has no " << args.backend << " reference\n";
+            return kExitUsage;
+        }
+    }
+    ProjectStore store = ProjectStore::open_or_create(args.project, args.project.filename().string());
+    EvaluatorConfig cfg;
+    cfg.worker.backend = *backend;
+    if (!args.worker.empty()) cfg.worker.worker = args.worker;
+    Evaluator evaluator(cfg);
+    try {
+        evaluator.worker().hello();
+    } catch (const Error& e) {
+        std::cerr << "kfoundry: no " << args.backend << " device: " << e.what() << "\n";
+        return kExitNoDevice;
+    }
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+    bool any_best = false;
+    for (const Task& task : tasks) {
+        ProgressDisplay display(task.name, args.options.search.budget, args.options.search.islands.islands);
+        std::cout << (args.options.resume ? "resuming " : "evolving ") << task.name << " on the " << args.backend
+                  << " backend, project " << args.project.string() << "\n";
+        EvolveOutcome out = evolve(task, evaluator, store, args.options, [&](const SearchEvent& e) { display.handle(e); },
+                                   [] { return g_stop.load(); });
+        display.finish();
+        std::cout << "run " << out.run_id << ": " << out.result.stop_reason << "\n";
+        if (out.result.best) {
+            any_best = true;
+            std::cout << "best: candidate " << out.result.best->id << ", " << out.result.best->fitness << "x the reference ("
+                      << out.result.best->family << ", " << out.result.best->expert << ")\n";
+        } else {
+            std::cout << "no correct candidate\n";
+        }
+        if (g_stop) break;
+    }
+    return any_best ? kExitOk : kExitCandidateFailed;
+}
+
+int list_runs(const std::filesystem::path& project, bool as_json) {
+    ProjectStore store = ProjectStore::open(project);
+    json out = json::array();
+    for (const auto& r : store.runs()) {
+        auto best = store.best(r.id);
+        int evals = static_cast<int>(store.evaluations(r.id).size());
+        double fit = best ? best->second.fitness : 0.0;
+        if (as_json)
+            out.push_back({{"run", r.id}, {"task", r.task}, {"state", r.state}, {"evaluations", evals}, {"best", fit},
+                           {"stop_reason", r.stop_reason}, {"created", r.created}});
+        else
+            std::printf("%4lld  %-18s %-8s %5d evals  best %6.2fx  %s\n", static_cast<long long>(r.id), r.task.c_str(),
+                        r.state.c_str(), evals, fit, r.stop_reason.c_str());
+    }
+    if (as_json) std::cout << out.dump(2) << "\n";
+    return kExitOk;
+}
+
+int show_best(const std::filesystem::path& project, const std::string& task, bool as_json) {
+    ProjectStore store = ProjectStore::open(project);
+    std::optional<std::pair<CandidateRecord, EvaluationRecord>> best;
+    for (const auto& r : store.runs()) {
+        if (!task.empty() && r.task != task) continue;
+        auto b = store.best(r.id);
+        if (b && (!best || b->second.fitness > best->second.fitness)) best = b;
+    }
+    if (!best) {
+        std::cerr << "kfoundry: no correct candidate in " << project.string() << (task.empty() ? "" : " for " + task) << "\n";
+        return kExitCandidateFailed;
+    }
+    const auto& [c, e] = *best;
+    if (as_json) {
+        std::cout << json{{"candidate", c.id}, {"run", c.run_id}, {"task", c.task}, {"fitness", e.fitness},
+                          {"expert", c.expert}, {"tunables", c.tunables}, {"lineage", store.lineage(c.id)},
+                          {"diagnosis", e.diagnosis}}.dump(2)
+                  << "\n";
+    } else {
+        std::cout << "candidate " << c.id << " of run " << c.run_id << " (" << c.task << "): " << e.fitness
+                  << "x the reference, by " << c.expert << ", tunables " << c.tunables.dump() << "\n";
+        std::cout << "lineage:";
+        for (auto id : store.lineage(c.id)) std::cout << " " << id;
+        std::cout << "\n";
+    }
+    return kExitOk;
+}
+
+}  // namespace kf::cli

@@ -1,0 +1,23 @@
+#pragma once
+// `kfoundry evolve`, `kfoundry runs` and `kfoundry best`: search runs kept in a project.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kf/evolution.h"
+
+namespace kf::cli {
+
+struct EvolveArgs {
+    std::vector<std::string> tasks;
+    std::filesystem::path project;
+    std::string backend = "cuda";
+    EvolveOptions options;
+    std::string worker;
+};
+
+int run_evolve(const EvolveArgs& args);
+int list_runs(const std::filesystem::path& project, bool as_json);
+int show_best(const std::filesystem::path& project, const std::string& task, bool as_json);
+
+}  // namespace kf::cli

@@ -1,0 +1,290 @@
+#include "kf/evolution.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <set>
+#include <fstream>
+#include <sstream>
+
+#include "kf/error.h"
+#include "kf/library.h"
+#include "kf/process.h"
+
+namespace kf {
+
+using nlohmann::json;
+
+std::filesystem::path resources_dir() {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (const char* env = std::getenv("KF_RESOURCES_DIR"); env && *env && fs::is_directory(env, ec)) return env;
+    fs::path exe = executable_dir();
+    for (const fs::path& p : {exe / ".." / "share" / "kernel-foundry", exe / ".." / ".." / "resources"})
+        if (fs::is_directory(p / "library", ec)) return fs::weakly_canonical(p, ec);
+    return {};
+}
+
+namespace {
+
+std::string read_text(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string extension(Backend b) { return b == Backend::Cuda ? ".cu" : ".cpp"; }
+
+/** The candidate as compiled: the template with its tunables applied. */
+std::string instantiated(const Proposal& p) {
+    if (p.tunables.empty()) return p.source;
+    TunableSpace space = parse_tunables(p.source);
+    Assignment full = space.defaults();
+    for (const auto& [k, v] : p.tunables) full[k] = v;
+    return instantiate(p.source, space, full);
+}
+
+/** The task's own seeds: its reference and its hand-written candidates for the backend. */
+std::vector<Proposal> task_seeds(const Task& task, Backend b) {
+    std::vector<Proposal> out;
+    Proposal ref;
+    ref.source = read_text(task.references.at(b));
+    ref.family = "reference";
+    ref.expert = "seed";
+    ref.rationale = "the task's reference";
+    out.push_back(ref);
+    std::error_code ec;
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(task.dir / "candidates", ec))
+        if (e.path().extension() == extension(b)) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        Proposal p;
+        p.source = read_text(f);
+        p.family = task.name + "/" + f.stem().string();
+        p.expert = "seed";
+        p.rationale = "hand-written candidate " + f.filename().string();
+        out.push_back(p);
+    }
+    return out;
+}
+
+/**
+ * The first population: the task's reference and hand-written candidates, then the library
+ * patterns that fit the task (retrieval-augmented initialisation).
+ */
+std::vector<Proposal> initial_seeds(const Task& task, Backend b, const std::vector<PatternSource>& patterns) {
+    std::vector<Proposal> seeds = task_seeds(task, b);
+    for (const auto& p : patterns) {
+        Proposal s;
+        s.source = p.source;
+        s.family = p.family;
+        s.expert = "seed";
+        s.rationale = "library pattern " + p.name;
+        seeds.push_back(s);
+    }
+    return seeds;
+}
+
+Member member_from_records(const CandidateRecord& c, const EvaluationRecord& e) {
+    Member m;
+    m.id = c.id;
+    m.source = c.source;
+    m.tunables = c.tunables.is_object() ? c.tunables.get<Assignment>() : Assignment{};
+    m.expert = c.expert;
+    m.island = c.island;
+    m.generation = c.generation;
+    m.parents = c.parents;
+    m.family = c.family;
+    m.status = e.status;
+    m.fitness = e.fitness;
+    if (e.diagnosis.is_object() && e.diagnosis.contains("roofline") && e.diagnosis["roofline"].is_object())
+        m.bound = e.diagnosis["roofline"].value("bound", "");
+    return m;
+}
+
+}  // namespace
+
+std::vector<PatternSource> load_seed_patterns(const std::filesystem::path& seed_json, const Task& task, Backend backend) {
+    std::vector<PatternSource> out;
+    std::ifstream in(seed_json);
+    if (!in) return out;
+    json j = json::parse(in, nullptr, false);
+    if (!j.is_object() || !j.contains("patterns")) return out;
+    for (const auto& p : j["patterns"]) {
+        std::string task_ref = p.value("task", "");
+        std::string tail = task_ref.substr(task_ref.find_last_of('/') + 1);
+        if (tail != task.name || p.value("backend", "") != std::string(to_string(backend))) continue;
+        std::filesystem::path file = seed_json.parent_path() / p.value("file", "");
+        std::string source = read_text(file);
+        if (source.empty()) continue;
+        PatternSource ps;
+        ps.name = p.value("name", file.stem().string());
+        ps.family = p.value("family", ps.name);
+        ps.source = source;
+        ps.bound_tags = p.value("bound_tags", std::vector<std::string>{});
+        ps.description = p.value("description", "");
+        out.push_back(std::move(ps));
+    }
+    return out;
+}
+
+EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store, const EvolveOptions& opt,
+                     const std::function<void(const SearchEvent&)>& on_event, const std::function<bool()>& should_stop) {
+    const Backend b = evaluator.backend();
+    EvolveOutcome outcome;
+    std::filesystem::path seed_file = opt.seed_library.empty() ? resources_dir() / "library" / "seed.json" : opt.seed_library;
+    std::vector<PatternSource> patterns = load_seed_patterns(seed_file, task, b);
+
+    std::optional<RunRecord> previous;
+    if (opt.resume) {
+        for (const auto& r : store.runs())
+            if (r.task == task.name && r.state != "done" && (!previous || r.id > previous->id)) previous = r;
+        if (!previous) throw Error("nothing to resume: the project has no unfinished run of task " + task.name);
+    }
+    SearchConfig cfg = opt.search;
+    std::int64_t run = 0;
+    if (previous) {
+        // The run's own configuration wins, so that a resumed run is the same search.
+        run = previous->id;
+        outcome.resumed = true;
+        const json& c = previous->config;
+        cfg.seed = c.value("seed", cfg.seed);
+        cfg.islands.islands = c.value("islands", cfg.islands.islands);
+        cfg.islands.population = c.value("population", cfg.islands.population);
+        cfg.budget = c.value("budget", cfg.budget);
+        store.set_run_state(run, "running");
+    } else {
+        run = store.add_run(task.name, {{"backend", to_string(b)},
+                                        {"islands", cfg.islands.islands},
+                                        {"population", cfg.islands.population},
+                                        {"budget", cfg.budget},
+                                        {"time_limit_s", cfg.time_limit_s},
+                                        {"seed", cfg.seed},
+                                        {"patterns", patterns.size()}});
+    }
+    outcome.run_id = run;
+
+    std::optional<ExperienceLibrary> library;
+    if (!opt.experience_library.empty()) library.emplace(ExperienceLibrary::open(opt.experience_library));
+
+    std::optional<Search> search;
+    SearchHooks hooks;
+    hooks.should_stop = should_stop;
+    hooks.on_event = [&](const SearchEvent& e) {
+        if (e.kind != "proposed")
+            store.add_event(run, e.kind, {{"island", e.island}, {"member", e.member}, {"message", e.message}, {"data", e.data}});
+        // The librarian sees every child against its parent, success or not.
+        if (library && e.kind == "evaluated" && e.data.value("has_parent", false)) {
+            Improvement imp;
+            imp.op_class = task.op_class;
+            std::string parent_class = e.data.value("parent_class", "");
+            bool bound = parent_class == "memory" || parent_class == "compute" || parent_class == "latency" ||
+                         parent_class == "spills" || parent_class == "occupancy";
+            imp.bound_before = bound ? parent_class : "";
+            imp.status_before = bound ? "ok" : parent_class;
+            imp.expert = e.data.value("expert", "");
+            imp.change = e.data.value("rationale", "");
+            imp.gain = e.data.value("gain", 0.0);
+            imp.run_id = std::to_string(run);
+            imp.candidate_id = std::to_string(e.member);
+            imp.success = imp.gain > 1.0;
+            try {
+                library->record_improvement(imp);
+            } catch (const Error&) {
+                // The library is an aid: a failure to record evidence never stops the search.
+            }
+        }
+        if (on_event) on_event(e);
+    };
+    // Every child is committed before it is evaluated, every evaluation as soon as it is done.
+    hooks.on_child = [&](Child& c) {
+        CandidateRecord rec;
+        rec.run_id = run;
+        rec.task = task.name;
+        rec.source = c.proposal.source;
+        rec.content_hash = proposal_key(c.proposal.source, c.proposal.tunables);
+        rec.expert = c.proposal.expert;
+        rec.family = c.proposal.family;
+        rec.rationale = c.proposal.rationale + (c.route.reason.empty() ? "" : " [route: " + c.route.reason + "]");
+        rec.island = c.island;
+        rec.generation = c.generation;
+        rec.tunables = c.proposal.tunables;
+        rec.parents = c.proposal.parents;
+        c.id = store.add_candidate(rec);
+    };
+    hooks.evaluate = [&](const std::vector<Child>& batch) {
+        std::vector<Candidate> cands;
+        std::vector<Diagnosis> out(batch.size());
+        std::vector<std::size_t> index;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            try {
+                Candidate c;
+                c.source = instantiated(batch[i].proposal);
+                c.name = "candidate_" + std::to_string(batch[i].id);
+                cands.push_back(std::move(c));
+                index.push_back(i);
+            } catch (const Error& e) {
+                out[i].status = Status::CompileError;
+                out[i].message = std::string("tunables: ") + e.what();
+                store.add_evaluation(batch[i].id, out[i]);
+            }
+        }
+        evaluator.evaluate_all(task, cands, opt.eval, [&](std::size_t k, const Diagnosis& d) {
+            out[index[k]] = d;
+            store.add_evaluation(batch[index[k]].id, d);
+        });
+        return out;
+    };
+    // The search state is saved after every batch: a kill loses at most the batch in flight,
+    // whose committed candidates and evaluations are picked up again on resume.
+    hooks.on_batch_done = [&] { store.put_state(run, "search", search->state()); };
+    search.emplace(cfg, patterns, hooks);
+
+    if (previous) {
+        std::optional<json> state = store.get_state(run, "search");
+        std::int64_t next = 0;
+        if (state) {
+            search->restore(*state);
+            next = state->value("next_id", std::int64_t{0});
+        }
+        std::set<std::string> recorded;
+        for (const auto& c : store.candidates(run)) {
+            recorded.insert(c.content_hash);
+            if (c.id < next) continue;  // part of the saved state already
+            Assignment tunables = c.tunables.is_object() ? c.tunables.get<Assignment>() : Assignment{};
+            if (auto e = store.evaluation_of(c.id)) {
+                search->adopt(member_from_records(c, *e));
+            } else {
+                Child child;
+                child.id = c.id;
+                child.island = c.island;
+                child.generation = c.generation;
+                child.proposal.source = c.source;
+                child.proposal.tunables = tunables;
+                child.proposal.family = c.family;
+                child.proposal.expert = c.expert;
+                child.proposal.parents = c.parents;
+                child.proposal.rationale = c.rationale;
+                search->add_pending(child);
+            }
+        }
+        if (!state) {
+            // Killed while the seeds were being recorded: those not yet recorded are added again.
+            std::vector<Proposal> missing;
+            for (auto& s : initial_seeds(task, b, patterns))
+                if (!recorded.count(proposal_key(s.source, s.tunables))) missing.push_back(s);
+            search->add_seeds(missing);
+        }
+    } else {
+        search->add_seeds(initial_seeds(task, b, patterns));
+    }
+
+    outcome.result = search->run();
+    bool stopped = outcome.result.stop_reason.find("stopped on request") != std::string::npos;
+    store.set_run_state(run, stopped ? "stopped" : "done", outcome.result.stop_reason);
+    return outcome;
+}
+
+}  // namespace kf

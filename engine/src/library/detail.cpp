@@ -1,0 +1,60 @@
+// Small conversions shared by the library's tables: timestamps, signatures, JSON columns.
+#include <cctype>
+#include <chrono>
+#include <ctime>
+
+#include "library_impl.h"
+
+namespace kf::library_detail {
+
+std::string now_iso() {
+    std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string normalize_signature(const std::string& s) {
+    std::string out;
+    bool space = false;
+    for (char c : s) {
+        if (std::isspace(static_cast<unsigned char>(c))) {
+            space = !out.empty();
+            continue;
+        }
+        if (space) out += ' ';
+        space = false;
+        out += c;
+    }
+    return out;
+}
+
+std::string to_json_text(const std::vector<std::string>& v) {
+    return nlohmann::json(v).dump();
+}
+
+std::string to_json_text(const std::vector<double>& v) {
+    return nlohmann::json(v).dump();
+}
+
+std::vector<std::string> strings_from_json_text(const std::string& s) {
+    auto j = nlohmann::json::parse(s, nullptr, false);
+    std::vector<std::string> out;
+    if (j.is_array())
+        for (const auto& e : j)
+            if (e.is_string()) out.push_back(e.get<std::string>());
+    return out;
+}
+
+std::vector<double> doubles_from_json_text(const std::string& s) {
+    auto j = nlohmann::json::parse(s, nullptr, false);
+    std::vector<double> out;
+    if (j.is_array())
+        for (const auto& e : j)
+            if (e.is_number()) out.push_back(e.get<double>());
+    return out;
+}
+
+}  // namespace kf::library_detail

@@ -1,0 +1,34 @@
+#pragma once
+// Internals shared by the experience library's source files.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kf/library.h"
+#include "sqlite.h"
+
+namespace kf {
+
+struct ExperienceLibrary::Impl {
+    std::filesystem::path path;
+    std::unique_ptr<sql::Database> db;
+};
+
+namespace library_detail {
+
+/** The current time as ISO 8601 UTC, e.g. "2026-11-29T23:05:11Z". */
+std::string now_iso();
+/** Whitespace runs collapsed to one space, ends trimmed: signatures compare on this. */
+std::string normalize_signature(const std::string& s);
+std::string to_json_text(const std::vector<std::string>& v);
+std::string to_json_text(const std::vector<double>& v);
+std::vector<std::string> strings_from_json_text(const std::string& s);
+std::vector<double> doubles_from_json_text(const std::string& s);
+/** Brings a freshly opened read-write connection to kLibrarySchemaVersion. */
+void migrate(sql::Database& db);
+/** Stores an insight row (insert when id is 0, else update) with its weight recomputed. */
+std::int64_t store_insight(sql::Database& db, const Insight& in);
+
+}  // namespace library_detail
+}  // namespace kf

@@ -1,0 +1,148 @@
+// The whole loop on the host backend: seeds, routing, experts, real compiles and worker
+// evaluations, the project store, and resuming a run killed with SIGKILL.
+#include <QtTest>
+
+#include <signal.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
+#include <thread>
+
+#include "kf/evolution.h"
+#include "kf/process.h"
+#include "kf/store.h"
+#include "testsupport.h"
+
+using namespace kf;
+
+class TestEvolve : public QObject {
+    Q_OBJECT
+
+private:
+    std::filesystem::path cache_;
+
+    EvaluatorConfig host_config() const {
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Host;
+        cfg.worker.worker = kftest::worker_path();
+        cfg.cache_dir = cache_ / "compile";
+        return cfg;
+    }
+    static EvolveOptions quick(int budget) {
+        EvolveOptions o;
+        o.search.budget = budget;
+        o.search.islands.islands = 2;
+        o.search.seed = 3;
+        o.eval.min_time_ms = 20;
+        o.eval.min_reps = 3;
+        o.eval.warmup = 1;
+        o.eval.trials = 2;
+        o.seed_library = kftest::source_dir() / "resources" / "library" / "seed.json";
+        return o;
+    }
+
+private slots:
+    void initTestCase() {
+        cache_ = kftest::temp_dir("evolve-cache");
+        qputenv("KF_CACHE_DIR", QByteArray::fromStdString((cache_ / "compile").string()));
+        qputenv("KF_RESOURCES_DIR", QByteArray::fromStdString((kftest::source_dir() / "resources").string()));
+        qputenv("XDG_DATA_HOME", QByteArray::fromStdString(kftest::temp_dir("evolve-data").string()));
+    }
+
+    void improves_on_bundled_host_tasks_data() {
+        QTest::addColumn<QString>("task");
+        QTest::newRow("softmax") << "level1/softmax";
+        QTest::newRow("matmul") << "level1/matmul";
+    }
+
+    void improves_on_bundled_host_tasks() {
+        QFETCH(QString, task);
+        Task t = load_task(kftest::task(task.toStdString()));
+        auto patterns = load_seed_patterns(kftest::source_dir() / "resources" / "library" / "seed.json", t, Backend::Host);
+        if (patterns.empty()) QSKIP("no host patterns in the seed library for this task");
+        Evaluator ev(host_config());
+        ProjectStore store = ProjectStore::create(kftest::temp_dir("evolve-project"), "p");
+        EvolveOutcome out = evolve(t, ev, store, quick(14));
+        QVERIFY(out.result.best);
+        qInfo("%s: best %.2fx by %s (%s), %d evaluations, %s", t.name.c_str(), out.result.best->fitness,
+              out.result.best->expert.c_str(), out.result.best->family.c_str(), out.result.evaluations,
+              out.result.stop_reason.c_str());
+        // It improves on the reference, and what it reports as best is correct.
+        QVERIFY(out.result.best->fitness > 1.0);
+        auto best = store.best(out.run_id);
+        QVERIFY(best);
+        QCOMPARE(best->second.status, std::string("ok"));
+        QCOMPARE(static_cast<int>(store.evaluations(out.run_id).size()), out.result.evaluations);
+        QVERIFY(store.unevaluated(out.run_id).empty());
+    }
+
+    void resumes_after_kill_9() {
+        auto project = kftest::temp_dir("evolve-kill");
+        const int budget = 12;
+        std::string task = kftest::data("tasks/scale_add").string();
+        std::vector<std::string> argv = {kftest::cli_path().string(), "evolve", task, "--project", project.string(),
+                                         "--backend", "host", "--islands", "2", "--budget", std::to_string(budget),
+                                         "--min-time", "5", "--trials", "1", "--seed", "5"};
+        pid_t pid = fork();
+        if (pid == 0) {
+            setpgid(0, 0);
+            int devnull = open("/dev/null", O_WRONLY);
+            dup2(devnull, 1);
+            std::vector<char*> args;
+            for (auto& a : argv) args.push_back(a.data());
+            args.push_back(nullptr);
+            execv(args[0], args.data());
+            _exit(127);
+        }
+        // Kill it once a few evaluations are committed.
+        std::set<std::int64_t> before;
+        for (int i = 0; i < 600; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (!std::filesystem::exists(project / "project.db")) continue;
+            try {
+                ProjectStore s = ProjectStore::open(project);
+                auto runs = s.runs();
+                if (!runs.empty() && s.evaluations(runs.front().id).size() >= 4) {
+                    kill(-pid, SIGKILL);
+                    kill(pid, SIGKILL);
+                    break;
+                }
+            } catch (const Error&) {
+                // Not fully created yet.
+            }
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        QVERIFY2(WIFSIGNALED(status), "the run finished before it could be killed");
+        {
+            ProjectStore s = ProjectStore::open(project);
+            auto run = s.runs().front();
+            QCOMPARE(run.state, std::string("running"));
+            for (const auto& c : s.candidates(run.id)) before.insert(c.id);
+            QVERIFY(s.evaluations(run.id).size() < static_cast<std::size_t>(budget));
+        }
+        auto r = run_process({kftest::cli_path().string(), "evolve", task, "--project", project.string(), "--backend", "host",
+                              "--resume", "--min-time", "5", "--trials", "1"},
+                             std::chrono::minutes(5));
+        QVERIFY2(r.exit_code == 0, r.output.c_str());
+        ProjectStore s = ProjectStore::open(project);
+        auto run = s.runs().front();
+        QCOMPARE(s.runs().size(), std::size_t(1));
+        QCOMPARE(run.state, std::string("done"));
+        auto cands = s.candidates(run.id);
+        std::set<std::int64_t> after;
+        std::set<std::string> kernels;
+        for (const auto& c : cands) {
+            after.insert(c.id);
+            QVERIFY2(kernels.insert(c.content_hash).second, "a kernel was evaluated twice");
+        }
+        for (auto id : before) QVERIFY(after.count(id));  // nothing committed was lost
+        QCOMPARE(static_cast<int>(s.evaluations(run.id).size()), budget);
+        QVERIFY(s.unevaluated(run.id).empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEvolve)
+#include "test_evolve.moc"
