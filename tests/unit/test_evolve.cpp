@@ -141,6 +141,30 @@ private slots:
         for (auto id : before) QVERIFY(after.count(id));  // nothing committed was lost
         QCOMPARE(static_cast<int>(s.evaluations(run.id).size()), budget);
         QVERIFY(s.unevaluated(run.id).empty());
+
+        // The project's results through the CLI: runs, best, export; and the library the run fed.
+        auto cli = [](std::vector<std::string> args) {
+            args.insert(args.begin(), kftest::cli_path().string());
+            return run_process(args, std::chrono::minutes(1));
+        };
+        auto runs = cli({"runs", "--project", project.string()});
+        QCOMPARE(runs.exit_code, 0);
+        QVERIFY(runs.output.find("scale_add") != std::string::npos);
+        auto best = cli({"best", "--project", project.string(), "--json"});
+        QCOMPARE(best.exit_code, 0);
+        auto bj = nlohmann::json::parse(best.output.substr(best.output.find('{')));
+        QVERIFY(bj["fitness"].get<double>() > 0);
+        auto out = kftest::temp_dir("evolve-export");
+        auto exp = cli({"export", "--project", project.string(), "--out", out.string()});
+        QVERIFY2(exp.exit_code == 0, exp.output.c_str());
+        QVERIFY(std::filesystem::exists(out / "scale_add.cpp"));
+        QVERIFY(std::filesystem::exists(out / "kf_task.h"));
+        QVERIFY(kftest::read_file(out / "report.md").find("## Lineage") != std::string::npos);
+        auto lib = cli({"library", "export"});
+        QCOMPARE(lib.exit_code, 0);
+        auto lj = nlohmann::json::parse(lib.output.substr(lib.output.find('{')));
+        QVERIFY(lj.contains("improvements"));
+        QVERIFY(!lj["improvements"].empty());  // the librarian saw the children of the resumed run
     }
 };
 

@@ -12,6 +12,7 @@
 #include "kf/paths.h"
 #include "kf/task.h"
 #include "evolve_command.h"
+#include "library_command.h"
 #include "report.h"
 
 namespace {
@@ -232,6 +233,36 @@ int main(int argc, char** argv) {
     best->add_option("--task", best_task, "Only this task");
     best->add_flag("--json", json_out, "Machine-readable output");
 
+    auto* exp = app.add_subcommand("export", "Write the best kernel of a project, its header and a report with its lineage");
+    std::string export_task, export_out = "kfoundry-export";
+    exp->add_option("--project", project_s, "Project folder")->required()->check(CLI::ExistingDirectory);
+    exp->add_option("--task", export_task, "Only this task");
+    exp->add_option("--out", export_out, "Output folder")->capture_default_str();
+
+    auto* library = app.add_subcommand("library", "The experience library: patterns and insights");
+    library->require_subcommand(1);
+    cli::LibraryArgs lib;
+    std::string lib_path;
+    library->add_option("--library", lib_path, "Library file (default: the user's library)");
+    auto* lib_list = library->add_subcommand("list", "List insights (default) or patterns");
+    lib_list->add_option("what", lib.what, "insights or patterns")->check(CLI::IsMember({"insights", "patterns"}));
+    lib_list->add_option("--text", lib.text, "Free-text filter");
+    lib_list->add_option("--status", lib.status, "proposed, approved, rejected (insights); active, broken, any (patterns)");
+    lib_list->add_option("--op-class", lib.op_class, "Operation class");
+    lib_list->add_flag("--json", lib.as_json, "Machine-readable output");
+    auto* lib_show = library->add_subcommand("show", "One insight or pattern");
+    lib_show->add_option("what", lib.what, "insights or patterns")->required()->check(CLI::IsMember({"insights", "patterns", "insight", "pattern"}));
+    lib_show->add_option("ID", lib.id, "Id")->required();
+    lib_show->add_flag("--json", lib.as_json, "Machine-readable output");
+    auto* lib_approve = library->add_subcommand("approve", "Approve a proposed insight");
+    lib_approve->add_option("ID", lib.id, "Insight id")->required();
+    auto* lib_reject = library->add_subcommand("reject", "Reject an insight");
+    lib_reject->add_option("ID", lib.id, "Insight id")->required();
+    auto* lib_export = library->add_subcommand("export", "Export the library as JSON");
+    lib_export->add_option("FILE", lib.file, "Output file (default: standard output)");
+    auto* lib_import = library->add_subcommand("import", "Import patterns, insights and evidence from JSON");
+    lib_import->add_option("FILE", lib.file, "JSON file")->required()->check(CLI::ExistingFile);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -260,6 +291,14 @@ int main(int argc, char** argv) {
             return cli::run_evolve(ev);
         }
         if (runs->parsed()) return cli::list_runs(project_s, json_out);
+        if (exp->parsed()) return cli::run_export(project_s, export_task, export_out);
+        if (library->parsed()) {
+            for (auto* sub : library->get_subcommands()) lib.action = sub->get_name();
+            if (lib.what == "pattern") lib.what = "patterns";
+            if (lib.what == "insight") lib.what = "insights";
+            lib.library = lib_path;
+            return cli::run_library(lib);
+        }
         if (best->parsed()) return cli::show_best(project_s, best_task, json_out);
     } catch (const UsageError& e) {
         std::cerr << "kfoundry: " << e.what() << "\n";

@@ -157,6 +157,7 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
         store.set_run_state(run, "running");
     } else {
         run = store.add_run(task.name, {{"backend", to_string(b)},
+                                        {"task_dir", task.dir.string()},
                                         {"islands", cfg.islands.islands},
                                         {"population", cfg.islands.population},
                                         {"budget", cfg.budget},

@@ -85,45 +85,59 @@ Member Search::evaluate_into_member(const Child& c, const Diagnosis& d) {
 std::vector<Child> Search::propose_round() {
     std::vector<Child> batch;
     for (int i = 0; i < islands_.islands(); ++i) {
-        const Member* parent = islands_.select(i, rng_);
-        if (!parent) continue;
-        std::string dclass = diagnosis_class(*parent);
+        const Member* chosen = islands_.select(i, rng_);
+        if (!chosen) continue;
+        // The tournament's winner first; when no expert can do anything more with it, the
+        // island's other members, fittest first, so that the space is only called exhausted
+        // when it really is.
+        std::vector<const Member*> parents = {chosen};
+        for (const auto& m : islands_.members(i))
+            if (&m != chosen) parents.push_back(&m);
+        std::stable_sort(parents.begin() + 1, parents.end(),
+                         [](const Member* a, const Member* b) { return a->fitness > b->fitness; });
         const auto& favoured = cfg_.island_experts.empty()
                                    ? std::vector<std::string>{}
                                    : cfg_.island_experts[static_cast<std::size_t>(i) % cfg_.island_experts.size()];
-        std::vector<std::string> allowed = router_.experts();
-        // Ask the router; an expert that refuses is taken out for this parent.
-        while (!allowed.empty()) {
-            RouteDecision route = router_.choose(dclass, favoured, allowed);
-            Expert* expert = nullptr;
-            for (auto& e : experts_)
-                if (e->name() == route.expert) expert = e.get();
-            ProposalContext ctx;
-            ctx.parent = parent;
-            ctx.diagnosis_class = dclass;
-            ctx.patterns = &patterns_;
-            ctx.tried = &tried_;
-            ctx.rng = &rng_;
-            if (route.expert == "crossover") {
-                auto pair = islands_.select_pair(i, rng_);
-                if (pair) {
-                    ctx.parent = pair->first;
-                    ctx.other = pair->second;
+        bool proposed = false;
+        for (const Member* parent : parents) {
+            std::string dclass = diagnosis_class(*parent);
+            std::vector<std::string> allowed = router_.experts();
+            // Ask the router; an expert that refuses is taken out for this parent.
+            while (!allowed.empty()) {
+                RouteDecision route = router_.choose(dclass, favoured, allowed);
+                Expert* expert = nullptr;
+                for (auto& e : experts_)
+                    if (e->name() == route.expert) expert = e.get();
+                ProposalContext ctx;
+                ctx.parent = parent;
+                ctx.diagnosis_class = dclass;
+                ctx.patterns = &patterns_;
+                ctx.tried = &tried_;
+                ctx.rng = &rng_;
+                if (route.expert == "crossover") {
+                    auto pair = islands_.select_pair(i, rng_);
+                    if (pair) {
+                        ctx.parent = pair->first;
+                        ctx.other = pair->second;
+                    }
                 }
+                std::optional<Proposal> p = expert ? expert->propose(ctx) : std::nullopt;
+                if (p) {
+                    tried_.insert(proposal_key(p->source, p->tunables));
+                    Child c;
+                    c.proposal = std::move(*p);
+                    c.island = i;
+                    c.generation = islands_.generation(i) + 1;
+                    c.route = route;
+                    batch.push_back(std::move(c));
+                    proposed = true;
+                    break;
+                }
+                if (parent == chosen)
+                    notify({"refused", i, parent->id, route.expert + ": " + (expert ? expert->refusal() : "unknown expert"), {}});
+                allowed.erase(std::remove(allowed.begin(), allowed.end(), route.expert), allowed.end());
             }
-            std::optional<Proposal> p = expert ? expert->propose(ctx) : std::nullopt;
-            if (p) {
-                tried_.insert(proposal_key(p->source, p->tunables));
-                Child c;
-                c.proposal = std::move(*p);
-                c.island = i;
-                c.generation = islands_.generation(i) + 1;
-                c.route = route;
-                batch.push_back(std::move(c));
-                break;
-            }
-            notify({"refused", i, parent->id, route.expert + ": " + (expert ? expert->refusal() : "unknown expert"), {}});
-            allowed.erase(std::remove(allowed.begin(), allowed.end(), route.expert), allowed.end());
+            if (proposed) break;
         }
     }
     return batch;
