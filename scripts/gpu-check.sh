@@ -34,6 +34,9 @@ log "device"
 "$bin/kfoundry" device info --backend cuda --json >"$out/device.json" 2>"$out/device.err"
 cat "$out/device.json"
 
+# KF_GPU_PARTS selects what runs (default: all of "tests bench evolve").
+parts=" ${KF_GPU_PARTS:-tests bench evolve} "
+if [[ $parts == *" tests "* ]]; then
 log "GPU-labelled tests"
 : >"$out/tests.log"
 for t in "$tests"/gpu_*; do
@@ -43,7 +46,9 @@ for t in "$tests"/gpu_*; do
   echo "$(basename "$t") exit $?" | tee -a "$out/tests.log"
 done
 grep -E '^(PASS|FAIL|SKIP|XFAIL|Totals)' "$out/tests.log" | tail -60
+fi
 
+if [[ $parts == *" bench "* ]]; then
 log "benchmark: references and hand-written candidates of every bundled task"
 mkdir -p "$out/bench"
 for task in "$root"/tasks/level*/*/; do
@@ -59,4 +64,18 @@ log "evaluation speed: one small candidate evaluated 7 times by one engine (comp
 sc=$root/tests/data/candidates/cuda/correct.cu
 "$bin/kfoundry" eval "$root/tests/data/tasks/scale_add" $sc $sc $sc $sc $sc $sc $sc --backend cuda --json \
   >"$out/bench/eval_speed.json" 2>"$out/bench/eval_speed.err"
+fi
+if [[ $parts == *" evolve "* ]]; then
+log "search: kfoundry evolve on ${KF_GPU_EVOLVE_TASKS:=level1/softmax level1/matmul level1/gelu level1/transpose} (budget ${KF_GPU_EVOLVE_BUDGET:=24})"
+mkdir -p "$out/evolve"
+for task in $KF_GPU_EVOLVE_TASKS; do
+  name=$(basename "$task")
+  start=$SECONDS
+  timeout "${KF_GPU_EVOLVE_TIMEOUT:-240}" "$bin/kfoundry" evolve "$task" --project "$cache/projects/$name" --backend cuda \
+    --islands 4 --budget "$KF_GPU_EVOLVE_BUDGET" --no-library >"$out/evolve/$name.log" 2>&1
+  echo "$name exit $? wall $((SECONDS - start)) s" | tee -a "$out/evolve/summary.txt"
+  "$bin/kfoundry" best --project "$cache/projects/$name" --json >"$out/evolve/$name.best.json" 2>/dev/null
+  "$bin/kfoundry" runs --project "$cache/projects/$name" --json >"$out/evolve/$name.runs.json" 2>/dev/null
+done
+fi
 python3 "$root/scripts/gpu-results.py" "$out" | tee "$out/results.md"

@@ -32,7 +32,7 @@ except (OSError, ValueError, KeyError):
 
 print("| task | candidate | status | median ms | reference ms | speedup | GB/s | % peak BW | GFLOP/s | bound | compile s | eval s |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-for name in sorted(os.listdir(bench)):
+for name in sorted(os.listdir(bench)) if os.path.isdir(bench) else []:
     if not name.endswith(".json") or name == "eval_speed.json":
         continue
     recs, err = records(os.path.join(bench, name))
@@ -58,3 +58,28 @@ if recs:
           f"evaluation median {statistics.median(ev):.3f} s over {len(ev)} runs (first, with reference timing: {ev[0]:.3f} s; "
           f"later runs: median {statistics.median(ev[1:]) if len(ev) > 1 else ev[0]:.3f} s); "
           f"compile {', '.join(f'{c:.1f}' for c in comp) or 'cached'} s; statuses {sorted(set(r['status'] for r in recs))}")
+
+evolve = os.path.join(out, "evolve")
+if os.path.isdir(evolve):
+    print("\n| task (evolve) | evaluations | best speedup | best expert | failures by status | wall |")
+    print("|---|---|---|---|---|---|")
+    walls = {}
+    try:
+        for line in open(os.path.join(evolve, "summary.txt")):
+            parts = line.split()
+            walls[parts[0]] = " ".join(parts[1:])
+    except OSError:
+        pass
+    for name in sorted(n[:-10] for n in os.listdir(evolve) if n.endswith(".runs.json")):
+        runs, err = records(os.path.join(evolve, name + ".runs.json"))
+        best, _ = records(os.path.join(evolve, name + ".best.json"))
+        evals = sum(r.get("evaluations", 0) for r in runs) if runs else 0
+        b = best[0] if best else {}
+        fails = "-"
+        try:
+            con = __import__("sqlite3").connect(os.path.join("/tmp/kf-gpu-cache/projects", name, "project.db"))
+            rows = con.execute("select status, count(*) from evaluations group by status").fetchall()
+            fails = ", ".join(f"{s} {c}" for s, c in rows if s != "ok") or "none"
+        except Exception:
+            pass
+        print(f"| {name} | {evals} | {f(b.get('fitness'))} | {b.get('expert', '-')} | {fails} | {walls.get(name, '-')} |")
