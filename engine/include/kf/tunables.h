@@ -70,6 +70,12 @@ TunableSpace parse_tunables(std::string_view source);
 /** The source with each tunable's value replaced; throws TunableError if `a` is not valid. */
 std::string instantiate(std::string_view source, const TunableSpace& space, const Assignment& a);
 
+/**
+ * The source with `chosen` applied; tunables not named keep the values written in the source.
+ * Parses (and so validates) the annotations even when nothing is chosen.
+ */
+std::string apply_tunables(std::string_view source, const Assignment& chosen);
+
 std::string to_string(const Assignment& a);  ///< "BLOCK=128 VEC=4"
 
 }  // namespace kf

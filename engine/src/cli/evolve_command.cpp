@@ -140,6 +140,16 @@ int run_evolve(const EvolveArgs& args) {
     return any_best ? kExitOk : kExitCandidateFailed;
 }
 
+std::optional<std::pair<CandidateRecord, EvaluationRecord>> best_in_project(ProjectStore& store, const std::string& task) {
+    std::optional<std::pair<CandidateRecord, EvaluationRecord>> best;
+    for (const auto& r : store.runs()) {
+        if (!task.empty() && r.task != task) continue;
+        auto b = store.best(r.id);
+        if (b && (!best || b->second.fitness > best->second.fitness)) best = b;
+    }
+    return best;
+}
+
 int list_runs(const std::filesystem::path& project, bool as_json) {
     ProjectStore store = ProjectStore::open(project);
     json out = json::array();
@@ -160,12 +170,7 @@ int list_runs(const std::filesystem::path& project, bool as_json) {
 
 int show_best(const std::filesystem::path& project, const std::string& task, bool as_json) {
     ProjectStore store = ProjectStore::open(project);
-    std::optional<std::pair<CandidateRecord, EvaluationRecord>> best;
-    for (const auto& r : store.runs()) {
-        if (!task.empty() && r.task != task) continue;
-        auto b = store.best(r.id);
-        if (b && (!best || b->second.fitness > best->second.fitness)) best = b;
-    }
+    auto best = best_in_project(store, task);
     if (!best) {
         std::cerr << "kfoundry: no correct candidate in " << project.string() << (task.empty() ? "" : " for " + task) << "\n";
         return kExitCandidateFailed;

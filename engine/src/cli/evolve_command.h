@@ -1,6 +1,7 @@
 #pragma once
 // `kfoundry evolve`, `kfoundry runs` and `kfoundry best`: search runs kept in a project.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct EvolveArgs {
 };
 
 int run_evolve(const EvolveArgs& args);
+/** The best correct candidate over all runs of a project (of one task when given). */
+std::optional<std::pair<CandidateRecord, EvaluationRecord>> best_in_project(ProjectStore& store, const std::string& task);
 int list_runs(const std::filesystem::path& project, bool as_json);
 int show_best(const std::filesystem::path& project, const std::string& task, bool as_json);
 

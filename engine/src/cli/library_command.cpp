@@ -1,5 +1,7 @@
 #include "library_command.h"
 
+#include "evolve_command.h"
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -120,12 +122,7 @@ int run_library(const LibraryArgs& a) {
 
 int run_export(const std::filesystem::path& project, const std::string& task_name, const std::filesystem::path& out_dir) {
     ProjectStore store = ProjectStore::open(project);
-    std::optional<std::pair<CandidateRecord, EvaluationRecord>> best;
-    for (const auto& r : store.runs()) {
-        if (!task_name.empty() && r.task != task_name) continue;
-        auto b = store.best(r.id);
-        if (b && (!best || b->second.fitness > best->second.fitness)) best = b;
-    }
+    auto best = best_in_project(store, task_name);
     if (!best) {
         std::cerr << "kfoundry: no correct candidate to export in " << project.string() << "\n";
         return kExitCandidateFailed;
@@ -139,14 +136,7 @@ int run_export(const std::filesystem::path& project, const std::string& task_nam
     std::string ext = backend == "host" ? ".cpp" : ".cu";
     std::filesystem::create_directories(out_dir);
     // The kernel as compiled: its tunables applied.
-    std::string source = cand.source;
-    Assignment tunables = cand.tunables.is_object() ? cand.tunables.get<Assignment>() : Assignment{};
-    if (!tunables.empty()) {
-        TunableSpace space = parse_tunables(source);
-        Assignment full = space.defaults();
-        for (const auto& [k, v] : tunables) full[k] = v;
-        source = instantiate(source, space, full);
-    }
+    std::string source = apply_tunables(cand.source, cand.tunables.is_object() ? cand.tunables.get<Assignment>() : Assignment{});
     std::ofstream(out_dir / (cand.task + ext)) << source;
     if (dir) std::ofstream(out_dir / "kf_task.h") << entry_header(load_task(*dir), backend == "host" ? Backend::Host : Backend::Cuda);
     std::ofstream md(out_dir / "report.md");

@@ -29,14 +29,6 @@ std::string read_text(const std::filesystem::path& p) {
 
 std::string extension(Backend b) { return b == Backend::Cuda ? ".cu" : ".cpp"; }
 
-/** The source with the given tunables set; tunables not named keep the values written in it. */
-std::string apply_tunables(const std::string& source, const Assignment& chosen) {
-    TunableSpace space = parse_tunables(source);  // validates the annotations even when none is set
-    if (chosen.empty()) return source;
-    Assignment full = space.defaults();
-    for (const auto& [name, value] : chosen) full[name] = value;
-    return instantiate(source, space, full);
-}
 
 std::string describe_progress(const json& p) {
     if (!p.is_object()) return "start-up";

@@ -56,6 +56,18 @@ class Tuner final : public Expert {
 public:
     std::string name() const override { return "tuner"; }
 
+    /** The parent's source with other tunables. */
+    Proposal child_of(const Member& parent, const Assignment& tunables, std::string rationale) const {
+        Proposal p;
+        p.source = parent.source;
+        p.tunables = tunables;
+        p.family = parent.family;
+        p.expert = name();
+        p.parents = {parent.id};
+        p.rationale = std::move(rationale);
+        return p;
+    }
+
     std::optional<Proposal> propose(const ProposalContext& ctx) override {
         refusal_.clear();
         const Member& parent = *ctx.parent;
@@ -104,14 +116,7 @@ public:
             }
             if (change.empty() || child == base || !space.satisfies(child)) continue;
             if (ctx.tried && ctx.tried->count(proposal_key(parent.source, child))) continue;
-            Proposal p;
-            p.source = parent.source;
-            p.tunables = child;
-            p.family = parent.family;
-            p.expert = name();
-            p.parents = {parent.id};
-            p.rationale = std::string(steer.why) + ": " + change;
-            return p;
+            return child_of(parent, child, std::string(steer.why) + ": " + change);
         }
         // The random steps found nothing new: take the nearest untried valid setting, so that
         // the tuner refuses only when the space is really exhausted.
@@ -132,14 +137,7 @@ public:
             for (const auto& [k, v] : *nearest)
                 if (v != base.at(k))
                     change += (change.empty() ? "" : ", ") + k + " " + std::to_string(base.at(k)) + " -> " + std::to_string(v);
-            Proposal p;
-            p.source = parent.source;
-            p.tunables = *nearest;
-            p.family = parent.family;
-            p.expert = name();
-            p.parents = {parent.id};
-            p.rationale = "nearest untried setting: " + change;
-            return p;
+            return child_of(parent, *nearest, "nearest untried setting: " + change);
         }
         refusal_ = "every setting of the parent's tunables has been tried";
         return std::nullopt;

@@ -36,15 +36,6 @@ std::string read_text(const std::filesystem::path& p) {
 
 std::string extension(Backend b) { return b == Backend::Cuda ? ".cu" : ".cpp"; }
 
-/** The candidate as compiled: the template with its tunables applied. */
-std::string instantiated(const Proposal& p) {
-    if (p.tunables.empty()) return p.source;
-    TunableSpace space = parse_tunables(p.source);
-    Assignment full = space.defaults();
-    for (const auto& [k, v] : p.tunables) full[k] = v;
-    return instantiate(p.source, space, full);
-}
-
 /** The task's own seeds: its reference and its hand-written candidates for the backend. */
 std::vector<Proposal> task_seeds(const Task& task, Backend b) {
     std::vector<Proposal> out;
@@ -222,7 +213,7 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
         for (std::size_t i = 0; i < batch.size(); ++i) {
             try {
                 Candidate c;
-                c.source = instantiated(batch[i].proposal);
+                c.source = apply_tunables(batch[i].proposal.source, batch[i].proposal.tunables);
                 c.name = "candidate_" + std::to_string(batch[i].id);
                 cands.push_back(std::move(c));
                 index.push_back(i);

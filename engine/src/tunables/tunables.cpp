@@ -105,4 +105,12 @@ std::string instantiate(std::string_view source, const TunableSpace& space, cons
     return out;
 }
 
+std::string apply_tunables(std::string_view source, const Assignment& chosen) {
+    TunableSpace space = parse_tunables(source);
+    if (chosen.empty()) return std::string(source);
+    Assignment full = space.defaults();
+    for (const auto& [name, value] : chosen) full[name] = value;
+    return instantiate(source, space, full);
+}
+
 }  // namespace kf
