@@ -107,7 +107,10 @@ std::vector<PatternSource> load_seed_patterns(const std::filesystem::path& seed_
         std::string task_ref = p.value("task", "");
         std::string tail = task_ref.substr(task_ref.find_last_of('/') + 1);
         if (tail != task.name || p.value("backend", "") != std::string(to_string(backend))) continue;
-        std::filesystem::path file = seed_json.parent_path() / p.value("file", "");
+        // A pattern that is one of the task's own candidates names it ("task_file") rather than
+        // keeping a copy in the library folder.
+        std::filesystem::path file = p.contains("task_file") ? task.dir / p.value("task_file", "")
+                                                             : seed_json.parent_path() / p.value("file", "");
         std::string source = read_text(file);
         if (source.empty()) continue;
         PatternSource ps;

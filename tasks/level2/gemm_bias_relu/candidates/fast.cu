@@ -15,6 +15,8 @@
 #define BM 128  // @kf tunable values(64, 128)
 #define BN 128  // @kf tunable values(64, 128)
 #define BK 8    // @kf tunable values(8, 16)
+// 128 x 128 tiles with BK = 16 spill at 2 blocks per SM, so that combination is excluded:
+// @kf constraint BM * BN < 16384 || BK == 8
 
 #define THREADS ((BM / 8) * (BN / 8))
 #define APAD 4
