@@ -35,7 +35,7 @@ private:
         o.search.budget = budget;
         o.search.islands.islands = 2;
         o.search.seed = 3;
-        o.eval.min_time_ms = 20;
+        o.eval.min_time_ms = 50;
         o.eval.min_reps = 3;
         o.eval.warmup = 1;
         o.eval.trials = 2;
