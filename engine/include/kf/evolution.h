@@ -28,6 +28,10 @@ struct EvolveOptions {
     std::filesystem::path seed_library;  ///< default: resources_dir()/library/seed.json
     /** Experience library that receives the librarian's evidence; empty: none. */
     std::filesystem::path experience_library;
+    /** Experts beside the built-in ones (e.g. LLM roles). */
+    std::vector<std::shared_ptr<Expert>> experts;
+    /** Stop / pause / inject from another thread; may be null. */
+    RunControl* control = nullptr;
 };
 
 struct EvolveOutcome {

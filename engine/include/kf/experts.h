@@ -5,11 +5,14 @@
  * combines the tunables of two parents of one pattern family; the pattern expert brings in
  * a library pattern that fits the task and the bottleneck. See docs/search.md.
  */
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "kf/population.h"
 #include "kf/task.h"
@@ -34,6 +37,13 @@ struct ProposalContext {
     const std::vector<PatternSource>* patterns = nullptr;
     const std::set<std::string>* tried = nullptr;  ///< proposal_key() of everything already proposed
     SearchRng* rng = nullptr;
+    /** The parents' full diagnosis records (kf::Diagnosis JSON) when known; null otherwise. */
+    const nlohmann::json* parent_diagnosis = nullptr;
+    const nlohmann::json* other_diagnosis = nullptr;
+    /** Good members of other islands (their bests), for experts that learn from them. */
+    std::vector<const Member*> inspirations;
+    /** Library entries retrieved for this task and diagnosis, rendered as short text. */
+    const std::vector<std::string>* library_notes = nullptr;
 };
 
 struct Proposal {
@@ -55,6 +65,15 @@ public:
     /** A child, or nullopt with refusal() saying why (nothing left to try, no tunables...). */
     virtual std::optional<Proposal> propose(const ProposalContext& ctx) = 0;
     const std::string& refusal() const { return refusal_; }
+    /**
+     * True for an expert that waits on I/O (an LLM over HTTP). The search then calls propose()
+     * on a thread of its own, with a context whose pointers stay valid for the call but whose
+     * `tried` and `rng` are null; duplicates are dropped by the search afterwards. Such an
+     * expert must be safe to call from several threads at once.
+     */
+    virtual bool blocking() const { return false; }
+    /** Router priors of this expert per diagnosis class (see Router::set_prior). */
+    virtual std::map<std::string, double> priors() const { return {}; }
 
 protected:
     std::string refusal_;

@@ -52,6 +52,8 @@ public:
     };
     Stats stats(const std::string& dclass, const std::string& expert) const;
     const std::vector<std::string>& experts() const { return experts_; }
+    /** Makes another expert available (no-op when it already is). */
+    void add_expert(const std::string& name);
 
     nlohmann::json to_json() const;
     void load_stats(const nlohmann::json& j);

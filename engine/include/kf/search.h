@@ -19,6 +19,7 @@
 #include "kf/experts.h"
 #include "kf/population.h"
 #include "kf/router.h"
+#include "kf/run_control.h"
 
 namespace kf {
 
@@ -59,6 +60,12 @@ struct SearchHooks {
     std::function<void()> on_batch_done;
     /** Polled between batches; true stops the run cleanly. */
     std::function<bool()> should_stop;
+    /** The full diagnosis (kf::Diagnosis JSON) of a member, for experts that read it; may be empty. */
+    std::function<nlohmann::json(std::int64_t member)> diagnosis_of;
+    /** Library entries for the task and a diagnosis class, as short text (for experts' contexts). */
+    std::function<std::vector<std::string>(const std::string& diagnosis_class)> library_notes;
+    /** Stop, pause and user injections from another thread; may be null. */
+    RunControl* control = nullptr;
 };
 
 struct SearchResult {
@@ -73,6 +80,8 @@ public:
     Search(SearchConfig cfg, std::vector<PatternSource> patterns, SearchHooks hooks);
     ~Search();
 
+    /** Adds an expert (e.g. an LLM role) beside the built-in ones; its priors go to the router. */
+    void add_expert(std::shared_ptr<Expert> expert);
     /** Seeds are evaluated first and spread over the islands round-robin. */
     void add_seeds(const std::vector<Proposal>& seeds);
     /** Adds an already evaluated member (resume: evaluated after the last saved state). */
@@ -100,7 +109,7 @@ private:
     IslandModel islands_;
     Router router_;
     SearchRng rng_;
-    std::vector<std::unique_ptr<Expert>> experts_;
+    std::vector<std::shared_ptr<Expert>> experts_;
     std::set<std::string> tried_;
     std::vector<Proposal> pending_seeds_;
     std::vector<Child> pending_children_;

@@ -53,6 +53,10 @@ double Router::prior(const std::string& dclass, const std::string& expert) const
     return e == c->second.end() ? 0.1 : e->second;
 }
 
+void Router::add_expert(const std::string& name) {
+    if (std::find(experts_.begin(), experts_.end(), name) == experts_.end()) experts_.push_back(name);
+}
+
 void Router::set_prior(const std::string& dclass, const std::string& expert, double weight) {
     priors_[dclass][expert] = weight;
 }

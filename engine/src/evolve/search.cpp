@@ -26,6 +26,12 @@ void Search::notify(SearchEvent e) {
     if (hooks_.on_event) hooks_.on_event(e);
 }
 
+void Search::add_expert(std::shared_ptr<Expert> expert) {
+    for (const auto& [dclass, w] : expert->priors()) router_.set_prior(dclass, expert->name(), w);
+    router_.add_expert(expert->name());
+    experts_.push_back(std::move(expert));
+}
+
 void Search::add_seeds(const std::vector<Proposal>& seeds) {
     for (const auto& s : seeds) pending_seeds_.push_back(s);
 }
