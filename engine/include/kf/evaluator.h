@@ -37,6 +37,18 @@ struct EvalOptions {
     nlohmann::json to_json() const;
 };
 
+/** Profiling one candidate with Nsight Compute (docs/profiling.md). */
+struct ProfileOptions {
+    double timeout_s = 120;       ///< wall-time limit for the ncu run; past it ncu and the worker are killed
+    int warmup = 2;               ///< unprofiled candidate calls first
+    int runs = 1;                 ///< profiled calls (kernel rows are averaged over them)
+    int max_launches = 200;       ///< at most this many kernel launches are profiled
+    std::uint64_t seed = 1;       ///< inputs of the profiled case
+    std::string case_name;        ///< empty: the primary case
+    Assignment tunables;          ///< applied to the candidate's annotated tunables, if any
+    std::filesystem::path keep_output;  ///< when set, ncu's raw output (its CSV) is written to this file
+};
+
 struct WorkerConfig {
     Backend backend = Backend::Host;
     int device = 0;
@@ -101,14 +113,45 @@ public:
     std::vector<Diagnosis> evaluate_all(const Task& task, const std::vector<Candidate>& cands,
                                         const EvalOptions& opt = {},
                                         const std::function<void(std::size_t, const Diagnosis&)>& on_done = {});
+    /**
+     * The evaluation in stages, for pipelines that compile on many threads while one thread
+     * owns the worker. prepare() (any thread; call it once before the others) finds the target
+     * and compiles the task's reference, throwing when the reference does not compile.
+     * compile_stage() is thread-safe; on failure it fills d (compile_error) and returns a
+     * result with ok == false. evaluate_stage() uses the worker: call it from one thread at a
+     * time. finish() completes d (device name, advice) whatever happened.
+     */
+    void prepare(const Task& task);
+    CompileResult compile_stage(const Task& task, const Candidate& cand, const EvalOptions& opt, Diagnosis& d);
+    void evaluate_stage(const Task& task, const CompileResult& compiled, const EvalOptions& opt, Diagnosis& d);
+    void finish(Diagnosis& d);
     /** Compile only (cached). */
     CompileResult compile(const Task& task, const Candidate& cand, const Assignment& tunables = {});
+    /**
+     * Profiles a candidate with Nsight Compute, run over a one-shot worker (never in this
+     * process), and returns the diagnosis's `profile` object (docs/diagnosis.md). Compiles
+     * through the cache (free after evaluate()). Returns {"available": false, "reason", "code"}
+     * at once, without compiling, on the host backend or where ncu is missing or was found
+     * to be denied counter access earlier in this Evaluator. Never throws for a bad candidate.
+     */
+    nlohmann::json profile(const Task& task, const Candidate& cand, const ProfileOptions& opt = {});
+    /**
+     * profile() folded into an evaluated diagnosis (kf::apply_profile): profile metrics, the
+     * refined bound and the profile's advice; a candidate that did not pass is not profiled
+     * and gets {"available": false, "code": "not_profiled"} with the roofline-based bound.
+     */
+    void profile_into(Diagnosis& d, const Task& task, const Candidate& cand, const ProfileOptions& opt = {});
+    /** True when profile() can run here (CUDA backend, ncu found, counters not known to be denied). */
+    bool profiler_available(std::string* why = nullptr);
     /** Device name, SMs and measured peaks (measured once per device, then cached). */
     nlohmann::json device_info();
     Backend backend() const;
     WorkerClient& worker();
 
 private:
+    std::optional<CompileRequest> compile_request(const Task& task, const Candidate& cand, const EvalOptions& opt,
+                                                  Diagnosis& d);
+    bool accept_compiled(const CompileResult& cr, Diagnosis& d);
     void evaluate_compiled(const Task& task, const CompileResult& cand, const CompileResult& ref,
                            const EvalOptions& opt, Diagnosis& d);
     struct Impl;

@@ -2,6 +2,8 @@
 #include "kf/evaluator.h"
 
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "kf/error.h"
@@ -83,6 +85,9 @@ struct Evaluator::Impl {
     WorkerClient worker;
     std::string arch;
     std::string device_name;
+    std::mutex prepare_mutex;     ///< guards the compiled reference (prepare() may run on any thread)
+    CompileResult reference;      ///< the compiled reference of reference_task
+    std::filesystem::path reference_task;
 
     explicit Impl(EvaluatorConfig c)
         : cfg(std::move(c)),
@@ -153,58 +158,92 @@ Diagnosis Evaluator::evaluate(const Task& task, const Candidate& cand, const Eva
 std::vector<Diagnosis> Evaluator::evaluate_all(const Task& task, const std::vector<Candidate>& cands,
                                                const EvalOptions& opt,
                                                const std::function<void(std::size_t, const Diagnosis&)>& on_done) {
-    const Backend b = impl_->cfg.worker.backend;
     // The reference and every candidate compile in parallel.
-    auto ref_future = impl_->pool.submit(impl_->reference_request(task));
+    prepare(task);
     std::vector<Diagnosis> out(cands.size());
     std::vector<std::optional<std::future<CompileResult>>> futures(cands.size());
+    for (std::size_t i = 0; i < cands.size(); ++i)
+        if (std::optional<CompileRequest> req = compile_request(task, cands[i], opt, out[i]))
+            futures[i] = impl_->pool.submit(*req);
     for (std::size_t i = 0; i < cands.size(); ++i) {
-        Diagnosis& d = out[i];
-        d.task = task.name;
-        d.backend = std::string(to_string(b));
-        std::string source;
-        try {
-            source = apply_tunables(cands[i].source, opt.tunables);
-        } catch (const TunableError& e) {
-            d.status = Status::CompileError;
-            d.stage = Stage::Compile;
-            d.message = std::string("tunable annotation: ") + e.what();
-            d.compile.diagnostics.push_back(
-                Diagnostic{cands[i].name + extension(b), e.line(), 0, Severity::Error, e.what(), "kfoundry"});
-            continue;
+        if (futures[i]) {
+            CompileResult cr = futures[i]->get();
+            if (accept_compiled(cr, out[i])) evaluate_stage(task, cr, opt, out[i]);
         }
-        futures[i] = impl_->pool.submit(impl_->request(task, source, cands[i].name));
+        finish(out[i]);
+        if (on_done) on_done(i, out[i]);
     }
-    CompileResult ref = ref_future.get();
+    return out;
+}
+
+void Evaluator::prepare(const Task& task) {
+    std::lock_guard<std::mutex> lock(impl_->prepare_mutex);
+    impl_->target_arch();
+    if (impl_->reference_task == task.dir && impl_->reference.ok) return;
+    CompileResult ref = impl_->cache.compile(impl_->reference_request(task));
     if (!ref.ok) {
         std::string first = ref.info.diagnostics.empty() ? ref.info.log.substr(0, 500) : ref.info.diagnostics.front().message;
         throw Error("the reference of task " + task.name + " does not compile: " + first);
     }
+    impl_->reference = ref;
+    impl_->reference_task = task.dir;
+}
 
-    for (std::size_t i = 0; i < cands.size(); ++i) {
-        Diagnosis& d = out[i];
-        if (futures[i]) {
-            CompileResult cr = futures[i]->get();
-            d.compile = cr.info;
-            if (!cr.ok) {
-                d.status = Status::CompileError;
-                d.stage = Stage::Compile;
-                std::string first;
-                for (const auto& dg : cr.info.diagnostics)
-                    if (dg.severity == Severity::Error) {
-                        first = dg.file + (dg.line ? ":" + std::to_string(dg.line) : "") + ": " + dg.message;
-                        break;
-                    }
-                d.message = "compile error" + (first.empty() ? std::string() : ": " + first);
-            } else {
-                evaluate_compiled(task, cr, ref, opt, d);
-            }
-        }
-        d.device = d.device.empty() ? impl_->device_name : d.device;
-        d.advice = advise(d);
-        if (on_done) on_done(i, d);
+std::optional<CompileRequest> Evaluator::compile_request(const Task& task, const Candidate& cand,
+                                                         const EvalOptions& opt, Diagnosis& d) {
+    const Backend b = impl_->cfg.worker.backend;
+    d.task = task.name;
+    d.backend = std::string(to_string(b));
+    std::string source;
+    try {
+        source = apply_tunables(cand.source, opt.tunables);
+    } catch (const TunableError& e) {
+        d.status = Status::CompileError;
+        d.stage = Stage::Compile;
+        d.message = std::string("tunable annotation: ") + e.what();
+        d.compile.diagnostics.push_back(Diagnostic{cand.name + extension(b), e.line(), 0, Severity::Error, e.what(), "kfoundry"});
+        return std::nullopt;
     }
-    return out;
+    return impl_->request(task, source, cand.name);
+}
+
+bool Evaluator::accept_compiled(const CompileResult& cr, Diagnosis& d) {
+    d.compile = cr.info;
+    if (cr.ok) return true;
+    d.status = Status::CompileError;
+    d.stage = Stage::Compile;
+    std::string first;
+    for (const auto& dg : cr.info.diagnostics)
+        if (dg.severity == Severity::Error) {
+            first = dg.file + (dg.line ? ":" + std::to_string(dg.line) : "") + ": " + dg.message;
+            break;
+        }
+    d.message = "compile error" + (first.empty() ? std::string() : ": " + first);
+    return false;
+}
+
+CompileResult Evaluator::compile_stage(const Task& task, const Candidate& cand, const EvalOptions& opt, Diagnosis& d) {
+    std::optional<CompileRequest> req = compile_request(task, cand, opt, d);
+    if (!req) return {};
+    CompileResult cr = impl_->cache.compile(*req);
+    accept_compiled(cr, d);
+    return cr;
+}
+
+void Evaluator::evaluate_stage(const Task& task, const CompileResult& cr, const EvalOptions& opt, Diagnosis& d) {
+    if (!cr.ok) return;
+    prepare(task);
+    CompileResult ref;
+    {
+        std::lock_guard<std::mutex> lock(impl_->prepare_mutex);
+        ref = impl_->reference;
+    }
+    evaluate_compiled(task, cr, ref, opt, d);
+}
+
+void Evaluator::finish(Diagnosis& d) {
+    d.device = d.device.empty() ? impl_->device_name : d.device;
+    d.advice = advise(d);
 }
 
 void Evaluator::evaluate_compiled(const Task& task, const CompileResult& cr, const CompileResult& ref,

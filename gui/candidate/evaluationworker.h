@@ -1,0 +1,62 @@
+#pragma once
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+#include "kf/diagnosis.h"
+#include "kf/evaluator.h"
+
+namespace kfgui {
+
+/** What to evaluate: an edited source, the candidate it came from and where to store it. */
+struct EvaluationRequest {
+    quint64 serial = 0;  ///< lets the view drop replies to requests it no longer shows
+    QString projectDir;
+    qint64 parentId = 0;
+    QString source;
+    QString workerPath;  ///< kfoundry-worker; empty: next to the running executable
+    kf::EvalOptions options;
+};
+
+/** The outcome: the diagnosis and the id of the stored user candidate (0 when not stored). */
+struct EvaluationResult {
+    quint64 serial = 0;
+    qint64 parentId = 0;
+    qint64 candidateId = 0;
+    std::optional<kf::Diagnosis> diagnosis;
+    QString error;  ///< why there is no diagnosis, or why it was not stored
+};
+
+/**
+ * Lives on its own thread: compiles and evaluates edited sources with one kf::Evaluator
+ * (per backend) that only this thread touches, and stores each result in the project as a
+ * user-authored child of the candidate it was edited from. Always answers with finished().
+ */
+class EvaluationWorker : public QObject {
+    Q_OBJECT
+
+public:
+    explicit EvaluationWorker(QObject* parent = nullptr);
+    ~EvaluationWorker() override;
+
+public Q_SLOTS:
+    void evaluate(const kfgui::EvaluationRequest& request);
+
+Q_SIGNALS:
+    void finished(const kfgui::EvaluationResult& result);
+
+private:
+    EvaluationResult run(const EvaluationRequest& request);
+    kf::Evaluator& evaluatorFor(kf::Backend backend, const QString& workerPath);
+
+    std::unique_ptr<kf::Evaluator> evaluator_;
+    kf::Backend backend_ = kf::Backend::Host;
+    QString workerPath_;
+};
+
+}  // namespace kfgui
+
+Q_DECLARE_METATYPE(kfgui::EvaluationRequest)
+Q_DECLARE_METATYPE(kfgui::EvaluationResult)
