@@ -13,6 +13,7 @@
 #include "kf/task.h"
 #include "evolve_command.h"
 #include "library_command.h"
+#include "profile_command.h"
 #include "report.h"
 
 namespace {
@@ -195,6 +196,21 @@ int main(int argc, char** argv) {
     eval->add_option("--tunable", tunables, "NAME=VALUE for an annotated tunable (repeatable)");
     eval->add_flag("--no-time", no_time, "Check correctness and integrity only");
 
+    auto* profile = app.add_subcommand("profile", "Evaluate a candidate, then profile it with Nsight Compute");
+    cli::ProfileArgs prof;
+    profile->add_option("TASK", prof.task, "Task folder or bundled task name");
+    profile->add_option("CANDIDATE", prof.candidate, "Candidate source file (.cu)")->check(CLI::ExistingFile);
+    profile->add_option("--backend", prof.backend, "cuda or host")->capture_default_str();
+    profile->add_flag("--json", prof.as_json, "Print the diagnosis record with its profile as JSON");
+    profile->add_option("--timeout", prof.profile.timeout_s, "Seconds allowed for the profiler run")->capture_default_str()->check(CLI::PositiveNumber);
+    profile->add_option("--runs", prof.profile.runs, "Profiled candidate calls")->capture_default_str()->check(CLI::Range(1, 100));
+    profile->add_option("--keep-csv", prof.keep_csv, "Folder to keep ncu's raw CSV output in (<task>__<candidate>.csv)");
+    profile->add_option("--trials", prof.eval.trials, "Correctness trials per case")->capture_default_str()->check(CLI::Range(1, 100));
+    profile->add_option("--min-time", prof.eval.min_time_ms, "Minimum total timed milliseconds")->capture_default_str();
+    profile->add_option("--seed", prof.eval.seed, "Base seed of the trials (0: random)");
+    profile->add_option("--tunable", prof.tunables, "NAME=VALUE for an annotated tunable (repeatable)");
+    profile->add_flag("--list-metrics", prof.list_metrics, "Print the Nsight Compute metric names used, one per line");
+
     auto* device = app.add_subcommand("device", "The evaluation device");
     device->require_subcommand(1);
     auto* info = device->add_subcommand("info", "Name, SMs and measured peaks");
@@ -283,6 +299,10 @@ int main(int argc, char** argv) {
             opt.time = !no_time;
             opt.tunables = parse_assignments(tunables);
             return cmd_eval(task_arg, cand_paths, backend_s, json_out, opt, worker_path);
+        }
+        if (profile->parsed()) {
+            prof.worker = worker_path;
+            return cli::run_profile(prof);
         }
         if (info->parsed()) return cmd_device_info(backend_s, json_out, remeasure, worker_path);
         if (evolve->parsed()) {

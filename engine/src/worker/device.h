@@ -110,6 +110,10 @@ public:
     virtual CallTime timed_call(const std::function<void()>& fn) = 0;
     /** Runs fn once while counting the kernels it launches and the streams they use. */
     virtual LaunchReport account_launches(const std::function<void()>& fn) = 0;
+    /** Opens and closes a named range a profiler can select kernels by (NVTX push/pop on
+     *  CUDA, where `kfoundry profile` uses it; nothing on the host). */
+    virtual void range_push(const char* name) { (void)name; }
+    virtual void range_pop() {}
 };
 
 std::unique_ptr<Device> make_host_device();

@@ -19,6 +19,7 @@
 #include "evaluation.h"
 #include "kf/error.h"
 #include "kf/task.h"
+#include "profile_mode.h"
 
 namespace {
 
@@ -213,8 +214,9 @@ private:
 
 void usage() {
     std::fprintf(stderr,
-                 "usage: kfoundry-worker --backend host|cuda [--device N]\n"
-                 "Speaks the Kernel Foundry worker protocol (JSON lines) on stdin/stdout.\n");
+                 "usage: kfoundry-worker --backend host|cuda [--device N] [--profile-request FILE]\n"
+                 "Speaks the Kernel Foundry worker protocol (JSON lines) on stdin/stdout, or serves one\n"
+                 "profile request file (run under Nsight Compute by `kfoundry profile`) and exits.\n");
 }
 
 }  // namespace
@@ -222,9 +224,11 @@ void usage() {
 int main(int argc, char** argv) {
     std::string backend = "host";
     int ordinal = 0;
+    std::string profile_request;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--backend" && i + 1 < argc) backend = argv[++i];
+        else if (a == "--profile-request" && i + 1 < argc) profile_request = argv[++i];
         else if (a == "--device" && i + 1 < argc) ordinal = std::atoi(argv[++i]);
         else if (a == "--help" || a == "-h") {
             usage();
@@ -241,6 +245,7 @@ int main(int argc, char** argv) {
     // No core dumps from faulting candidates.
     rlimit core{0, 0};
     setrlimit(RLIMIT_CORE, &core);
+    if (!profile_request.empty()) run_profile_request(backend, ordinal, profile_request);
     int proto_fd = dup(STDOUT_FILENO);
     dup2(STDERR_FILENO, STDOUT_FILENO);
     g_out = fdopen(proto_fd, "w");

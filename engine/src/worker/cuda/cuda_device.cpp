@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>  // header-only NVTX: ranges for `kfoundry profile`
 
 #include "cuda/cuda_kernels.h"
 #include "cuda/launch_counter.h"
@@ -427,6 +428,9 @@ public:
     }
 
     void* stream() override { return static_cast<void*>(stream_); }
+
+    void range_push(const char* name) override { nvtxRangePushA(name); }
+    void range_pop() override { nvtxRangePop(); }
 
     void synchronize() override {
         bind();
