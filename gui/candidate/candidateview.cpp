@@ -94,6 +94,7 @@ void CandidateView::showCandidate(const QString& projectDir, qint64 candidateId)
     ++serial_;  // a reply for the previous candidate no longer applies
     edited_->hide();
     editor_->clearDiagnostics();
+    storedDiagnostics_.clear();
     provenance_->clear();
     try {
         kf::ProjectStore store = kf::ProjectStore::open(projectDir.toStdString());
@@ -118,7 +119,8 @@ void CandidateView::showCandidate(const QString& projectDir, qint64 candidateId)
             kf::Diagnosis d;
             kf::from_json(e->diagnosis, d);
             stored_->setDiagnosis(d);
-            editor_->setDiagnostics(d.compile.diagnostics);
+            storedDiagnostics_ = d.compile.diagnostics;
+            editor_->setDiagnostics(storedDiagnostics_);
         }
     } catch (const std::exception& ex) {
         title_->setText(tr("Candidate %1").arg(candidateId));
@@ -182,7 +184,7 @@ void CandidateView::requestInject() {
 
 void CandidateView::revert() {
     editor_->setText(storedSource_);
-    editor_->clearDiagnostics();
+    editor_->setDiagnostics(storedDiagnostics_);
     edited_->hide();
 }
 

@@ -68,6 +68,7 @@ private:
     qint64 lastStoredId_ = 0;
     int islands_ = 1;
     QString storedSource_;
+    std::vector<kf::Diagnostic> storedDiagnostics_;
     QString workerPath_;
     kf::EvalOptions options_;
     quint64 serial_ = 0;

@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QHash>
 #include <QLabel>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -31,7 +32,19 @@ QChart* RooflineChart::chart() const { return view_->chart(); }
 void RooflineChart::setEvaluations(const std::vector<kf::EvaluationRecord>& evaluations, const QString& title) {
     points_.clear();
     peakGbps_ = peakGflops_ = 0;
+    // A candidate evaluated again (a hand edit re-run, a resume) counts once, by its latest.
+    QList<const kf::EvaluationRecord*> latest;
+    QHash<qint64, int> slot;
     for (const kf::EvaluationRecord& e : evaluations) {
+        if (slot.contains(e.candidate_id)) {
+            latest[slot[e.candidate_id]] = &e;
+        } else {
+            slot.insert(e.candidate_id, int(latest.size()));
+            latest << &e;
+        }
+    }
+    for (const kf::EvaluationRecord* record : latest) {
+        const kf::EvaluationRecord& e = *record;
         if (e.status != "ok" || !e.diagnosis.contains("roofline") || !e.diagnosis["roofline"].is_object()) continue;
         const nlohmann::json& r = e.diagnosis["roofline"];
         peakGbps_ = std::max(peakGbps_, r.value("peak_gbps", 0.0));
