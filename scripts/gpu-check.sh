@@ -34,8 +34,8 @@ log "device"
 "$bin/kfoundry" device info --backend cuda --json >"$out/device.json" 2>"$out/device.err"
 cat "$out/device.json"
 
-# KF_GPU_PARTS selects what runs (default: all of "tests bench evolve").
-parts=" ${KF_GPU_PARTS:-tests bench evolve} "
+# KF_GPU_PARTS selects what runs (default: all of "tests bench evolve profile").
+parts=" ${KF_GPU_PARTS:-tests bench evolve profile} "
 if [[ $parts == *" tests "* ]]; then
 log "GPU-labelled tests"
 : >"$out/tests.log"
@@ -78,4 +78,45 @@ for task in $KF_GPU_EVOLVE_TASKS; do
   "$bin/kfoundry" runs --project "$cache/projects/$name" --json >"$out/evolve/$name.runs.json" 2>/dev/null
 done
 fi
+if [[ $parts == *" profile "* ]]; then
+log "profile: Nsight Compute metrics of every bundled task's reference and fast candidate (docs/profiling.md)"
+prof=$out/profile
+mkdir -p "$prof/csv"
+ncu_bin=${KF_NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+"$ncu_bin" --version >"$prof/ncu-version.txt" 2>&1
+# (a) every metric the engine asks for must exist on this device.
+"$bin/kfoundry" profile --list-metrics >"$prof/metrics-used.txt"
+"$ncu_bin" --query-metrics >"$prof/query-metrics.txt" 2>&1
+bases=$(sed 's/\..*//' "$prof/metrics-used.txt" | sort -u | paste -sd, -)
+"$ncu_bin" --query-metrics-mode suffix --metrics "$bases" >"$prof/query-metrics-suffix.txt" 2>&1
+while read -r m; do
+  base=${m%%.*}
+  if grep -qE "(^|[[:space:]])${base}([[:space:]]|$)" "$prof/query-metrics.txt" && { [ "$m" = "$base" ] || grep -qF -- "${m#"$base"}" "$prof/query-metrics-suffix.txt"; }; then
+    echo "ok       $m"
+  elif [[ $m == launch__* || $m == sm__maximum_warps_per_active_cycle_pct ]]; then
+    echo "unlisted $m (launch attributes are not in --query-metrics; the profile runs show whether ncu accepts it)"
+  else
+    echo "MISSING  $m"
+  fi
+done <"$prof/metrics-used.txt" >"$prof/metrics-check.txt"
+grep -c '^ok' "$prof/metrics-check.txt" | sed 's/^/metrics found: /'
+grep '^MISSING' "$prof/metrics-check.txt"
+# (b) kfoundry profile --json on each reference and fast candidate, keeping ncu's raw CSV.
+: >"$prof/summary.txt"
+for task in "$root"/tasks/level*/*/; do
+  name=$(basename "$task")
+  for cand in "$task/reference.cu" "$task/candidates/fast.cu"; do
+    [ -f "$cand" ] || continue
+    stem=$(basename "$cand" .cu)
+    start=$(date +%s%N)
+    timeout 600 "$bin/kfoundry" profile "$task" "$cand" --backend cuda --json --keep-csv "$prof/csv" \
+      >"$prof/$name.$stem.json" 2>"$prof/$name.$stem.err"
+    rc=$?
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    echo "$name $stem exit $rc wall $((ms / 1000)).$(( (ms % 1000) / 100 )) s" | tee -a "$prof/summary.txt"
+  done
+done
+fi
 python3 "$root/scripts/gpu-results.py" "$out" | tee "$out/results.md"
+# (c) the profile table, appended to results.md.
+[ -d "$out/profile" ] && python3 "$root/scripts/gpu-profile-results.py" "$out" | tee -a "$out/results.md"
