@@ -7,6 +7,9 @@
  * worker or a deterministic fake in tests. See docs/search.md.
  */
 #include <chrono>
+#include <deque>
+#include <map>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <set>
@@ -31,6 +34,9 @@ struct SearchConfig {
     std::uint64_t seed = 1;
     /** Experts each island favours (round-robin over islands when fewer lists than islands). */
     std::vector<std::vector<std::string>> island_experts = {{"tuner"}, {"pattern"}, {"crossover", "tuner"}, {"pattern", "tuner"}};
+    /** The task searched (given to experts that read it, e.g. for prompts); may be null. */
+    const Task* task = nullptr;
+    Backend backend = Backend::Host;
 };
 
 /** One child as the loop hands it to the evaluator. */
@@ -40,6 +46,29 @@ struct Child {
     int generation = 0;
     RouteDecision route;
     std::int64_t id = 0;  ///< filled by the loop (or by the on_child hook, e.g. the store's id)
+    double parent_fitness = 0;  ///< the first parent's fitness when the child was proposed
+};
+
+/**
+ * Where the search sends children to be evaluated. The search keeps capacity() children in
+ * flight and takes results as they finish (steady state), so an asynchronous queue keeps
+ * the compilers and the device busy. All calls come from the search's thread.
+ */
+class EvaluationQueue {
+public:
+    virtual ~EvaluationQueue() = default;
+    /** How many children to keep in flight. */
+    virtual int capacity() const = 0;
+    virtual void submit(const Child& c) = 0;
+    /** The next finished child and its diagnosis; nullopt when none finished within `wait`. */
+    virtual std::optional<std::pair<Child, Diagnosis>> next(std::chrono::milliseconds wait) = 0;
+    /**
+     * Takes back every child not yet being evaluated (waits for compiles in progress); the
+     * ones being evaluated still come out of next().
+     */
+    virtual std::vector<Child> cancel_waiting() = 0;
+    /** Utilisation figures for reports (e.g. device busy and starved seconds); may be empty. */
+    virtual nlohmann::json stats() const { return nlohmann::json::object(); }
 };
 
 struct SearchEvent {
@@ -51,14 +80,18 @@ struct SearchEvent {
 };
 
 struct SearchHooks {
-    /** Evaluates a batch of children; one diagnosis per child, in order. Required. */
+    /** The asynchronous evaluation queue; when null, `evaluate` is used in batches. */
+    std::shared_ptr<EvaluationQueue> queue;
+    /** Evaluates a batch of children; one diagnosis per child, in order (used without a queue). */
     std::function<std::vector<Diagnosis>(const std::vector<Child>&)> evaluate;
+    /** Called on the search's thread for every finished child, before it joins its island. */
+    std::function<void(const Child&, const Diagnosis&)> on_result;
     /** Called before evaluation; may assign ids (e.g. from the project store). */
     std::function<void(Child&)> on_child;
     std::function<void(const SearchEvent&)> on_event;
-    /** Called after every evaluated batch, when state() is consistent (to checkpoint it). */
+    /** Called after every processed result, when state() is consistent (to checkpoint it). */
     std::function<void()> on_batch_done;
-    /** Polled between batches; true stops the run cleanly. */
+    /** Polled between results; true stops the run cleanly (in-flight evaluations finish). */
     std::function<bool()> should_stop;
     /** The full diagnosis (kf::Diagnosis JSON) of a member, for experts that read it; may be empty. */
     std::function<nlohmann::json(std::int64_t member)> diagnosis_of;
@@ -98,10 +131,16 @@ public:
     void restore(const nlohmann::json& state);
 
 private:
+    struct AsyncProposal;
+    enum class ProposeOutcome { Proposed, Started, Nothing };
     Member evaluate_into_member(const Child& c, const Diagnosis& d);
-    std::vector<Child> propose_round();
+    ProposeOutcome propose_one(std::deque<Child>& ready);
+    ProposeOutcome propose_for_island(int island, std::deque<Child>& ready);
+    void collect_async(std::deque<Child>& ready, bool wait);
+    void process_result(const Child& c, const Diagnosis& d);
     void notify(SearchEvent e);
-    bool out_of_budget(std::string& why) const;
+    bool must_stop(std::string& why) const;
+    bool budget_allows(int more) const;
 
     SearchConfig cfg_;
     std::vector<PatternSource> patterns_;
@@ -113,9 +152,12 @@ private:
     std::set<std::string> tried_;
     std::vector<Proposal> pending_seeds_;
     std::vector<Child> pending_children_;
+    std::vector<std::unique_ptr<AsyncProposal>> async_;
+    std::map<std::int64_t, Child> in_flight_;  ///< submitted, not yet finished (saved for resume)
+    int next_island_ = 0;
     std::int64_t next_id_ = 1;
     int evaluations_ = 0;
-    int rounds_since_best_ = 0;
+    int evals_since_best_ = 0;
     double best_fitness_ = 0;
     std::map<std::string, int> outcomes_;
     std::chrono::steady_clock::time_point started_;

@@ -9,6 +9,7 @@
 
 #include "kf/error.h"
 #include "kf/library.h"
+#include "kf/pipeline.h"
 #include "kf/process.h"
 
 namespace kf {
@@ -168,6 +169,7 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     SearchHooks hooks;
     hooks.should_stop = should_stop;
     hooks.on_event = [&](const SearchEvent& e) {
+        if (e.kind == "paused" || e.kind == "resumed") store.set_run_state(run, e.kind == "paused" ? "paused" : "running");
         if (e.kind != "proposed")
             store.add_event(run, e.kind, {{"island", e.island}, {"member", e.member}, {"message", e.message}, {"data", e.data}});
         // The librarian sees every child against its parent, success or not.
@@ -207,35 +209,27 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
         rec.generation = c.generation;
         rec.tunables = c.proposal.tunables;
         rec.parents = c.proposal.parents;
+        rec.author = c.proposal.expert == "user" ? "user" : "engine";
         c.id = store.add_candidate(rec);
     };
-    hooks.evaluate = [&](const std::vector<Child>& batch) {
-        std::vector<Candidate> cands;
-        std::vector<Diagnosis> out(batch.size());
-        std::vector<std::size_t> index;
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-            try {
-                Candidate c;
-                c.source = apply_tunables(batch[i].proposal.source, batch[i].proposal.tunables);
-                c.name = "candidate_" + std::to_string(batch[i].id);
-                cands.push_back(std::move(c));
-                index.push_back(i);
-            } catch (const Error& e) {
-                out[i].status = Status::CompileError;
-                out[i].message = std::string("tunables: ") + e.what();
-                store.add_evaluation(batch[i].id, out[i]);
-            }
-        }
-        evaluator.evaluate_all(task, cands, opt.eval, [&](std::size_t k, const Diagnosis& d) {
-            out[index[k]] = d;
-            store.add_evaluation(batch[index[k]].id, d);
-        });
-        return out;
+    // Children compile on all cores while the worker evaluates those already compiled.
+    PipelineConfig pipe;
+    pipe.compile_threads = opt.compile_threads;
+    pipe.exclusive_evaluation = b == Backend::Host;
+    hooks.queue = std::make_shared<PipelinedEvaluator>(evaluator, task, opt.eval, pipe);
+    hooks.on_result = [&](const Child& c, const Diagnosis& d) { store.add_evaluation(c.id, d); };
+    hooks.diagnosis_of = [&](std::int64_t id) {
+        auto e = store.evaluation_of(id);
+        return e ? e->diagnosis : json();
     };
-    // The search state is saved after every batch: a kill loses at most the batch in flight,
-    // whose committed candidates and evaluations are picked up again on resume.
+    hooks.control = opt.control;
+    // The search state is saved after every result: a kill loses at most the children in
+    // flight, whose committed candidates (and evaluations, if any) are picked up on resume.
     hooks.on_batch_done = [&] { store.put_state(run, "search", search->state()); };
+    cfg.task = &task;
+    cfg.backend = b;
     search.emplace(cfg, patterns, hooks);
+    for (const auto& e : opt.experts) search->add_expert(e);
 
     if (previous) {
         std::optional<json> state = store.get_state(run, "search");
@@ -245,9 +239,12 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
             next = state->value("next_id", std::int64_t{0});
         }
         std::set<std::string> recorded;
+        std::set<std::int64_t> in_flight;
+        if (state && state->contains("in_flight"))
+            for (const auto& id : (*state)["in_flight"]) in_flight.insert(id.get<std::int64_t>());
         for (const auto& c : store.candidates(run)) {
             recorded.insert(c.content_hash);
-            if (c.id < next) continue;  // part of the saved state already
+            if (c.id < next && !in_flight.count(c.id)) continue;  // part of the saved state already
             Assignment tunables = c.tunables.is_object() ? c.tunables.get<Assignment>() : Assignment{};
             if (auto e = store.evaluation_of(c.id)) {
                 search->adopt(member_from_records(c, *e));

@@ -1,6 +1,8 @@
 #include "kf/search.h"
 
 #include <algorithm>
+#include <future>
+#include <thread>
 #include <sstream>
 
 namespace kf {
@@ -51,25 +53,28 @@ void Search::add_pending(const Child& c) {
     pending_children_.push_back(c);
 }
 
-bool Search::out_of_budget(std::string& why) const {
-    if (cfg_.budget > 0 && evaluations_ >= cfg_.budget) {
-        why = "evaluation budget of " + std::to_string(cfg_.budget) + " spent";
-        return true;
-    }
+bool Search::must_stop(std::string& why) const {
     if (cfg_.time_limit_s > 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() >= cfg_.time_limit_s) {
         why = "time limit of " + std::to_string(static_cast<int>(cfg_.time_limit_s)) + " s reached";
         return true;
     }
-    if (cfg_.stagnation_stop > 0 && rounds_since_best_ >= cfg_.stagnation_stop) {
-        why = "no improvement in " + std::to_string(rounds_since_best_) + " rounds";
+    // Stagnation counts rounds: one round is one child per island.
+    int rounds = evals_since_best_ / std::max(1, islands_.islands());
+    if (cfg_.stagnation_stop > 0 && rounds >= cfg_.stagnation_stop) {
+        why = "no improvement in " + std::to_string(rounds) + " rounds";
         return true;
     }
-    if (hooks_.should_stop && hooks_.should_stop()) {
+    if ((hooks_.should_stop && hooks_.should_stop()) || (hooks_.control && hooks_.control->stop_requested())) {
         why = "stopped on request";
         return true;
     }
     return false;
+}
+
+bool Search::budget_allows(int more) const {
+    int committed = evaluations_ + static_cast<int>(in_flight_.size()) + static_cast<int>(async_.size());
+    return cfg_.budget <= 0 || committed + more <= cfg_.budget;
 }
 
 Member Search::evaluate_into_member(const Child& c, const Diagnosis& d) {
@@ -88,46 +93,161 @@ Member Search::evaluate_into_member(const Child& c, const Diagnosis& d) {
     return m;
 }
 
-std::vector<Child> Search::propose_round() {
-    std::vector<Child> batch;
-    for (int i = 0; i < islands_.islands(); ++i) {
-        const Member* chosen = islands_.select(i, rng_);
-        if (!chosen) continue;
-        // The tournament's winner first; when no expert can do anything more with it, the
-        // island's other members, fittest first, so that the space is only called exhausted
-        // when it really is.
-        std::vector<const Member*> parents = {chosen};
-        for (const auto& m : islands_.members(i))
-            if (&m != chosen) parents.push_back(&m);
-        std::stable_sort(parents.begin() + 1, parents.end(),
-                         [](const Member* a, const Member* b) { return a->fitness > b->fitness; });
-        const auto& favoured = cfg_.island_experts.empty()
-                                   ? std::vector<std::string>{}
-                                   : cfg_.island_experts[static_cast<std::size_t>(i) % cfg_.island_experts.size()];
-        bool proposed = false;
-        for (const Member* parent : parents) {
-            std::string dclass = diagnosis_class(*parent);
-            std::vector<std::string> allowed = router_.experts();
-            // Ask the router; an expert that refuses is taken out for this parent.
-            while (!allowed.empty()) {
-                RouteDecision route = router_.choose(dclass, favoured, allowed);
-                Expert* expert = nullptr;
-                for (auto& e : experts_)
-                    if (e->name() == route.expert) expert = e.get();
+namespace {
+
+/**
+ * The queue used without an asynchronous one: children are evaluated in batches (one per
+ * island) through the `evaluate` hook, in the order they were submitted. Deterministic.
+ */
+class BatchQueue : public EvaluationQueue {
+public:
+    BatchQueue(std::function<std::vector<Diagnosis>(const std::vector<Child>&)> evaluate, int capacity)
+        : evaluate_(std::move(evaluate)), capacity_(std::max(1, capacity)) {}
+    int capacity() const override { return capacity_; }
+    void submit(const Child& c) override { waiting_.push_back(c); }
+    std::optional<std::pair<Child, Diagnosis>> next(std::chrono::milliseconds) override {
+        if (done_.empty() && !waiting_.empty()) {
+            std::vector<Child> batch(waiting_.begin(), waiting_.end());
+            waiting_.clear();
+            std::vector<Diagnosis> diags = evaluate_(batch);
+            for (std::size_t k = 0; k < batch.size(); ++k) {
+                Diagnosis d;
+                if (k < diags.size()) d = diags[k];
+                else {
+                    d.status = Status::RuntimeError;
+                    d.message = "the evaluator returned no diagnosis for this child";
+                }
+                done_.emplace_back(batch[k], d);
+            }
+        }
+        if (done_.empty()) return std::nullopt;
+        auto r = done_.front();
+        done_.pop_front();
+        return r;
+    }
+    std::vector<Child> cancel_waiting() override {
+        std::vector<Child> out(waiting_.begin(), waiting_.end());
+        waiting_.clear();
+        return out;
+    }
+
+private:
+    std::function<std::vector<Diagnosis>(const std::vector<Child>&)> evaluate_;
+    int capacity_;
+    std::deque<Child> waiting_;
+    std::deque<std::pair<Child, Diagnosis>> done_;
+};
+
+}  // namespace
+
+/** A proposal being written by a blocking expert on its own thread, with the context it reads. */
+struct Search::AsyncProposal {
+    Expert* expert = nullptr;
+    int island = 0;
+    int generation = 0;
+    RouteDecision route;
+    double parent_fitness = 0;
+    Member parent, other;
+    bool has_other = false;
+    nlohmann::json parent_diagnosis, other_diagnosis;
+    std::vector<Member> inspirations;
+    std::vector<std::string> notes;
+    std::string refusal;
+    std::future<std::optional<Proposal>> result;
+};
+
+Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& ready) {
+    const Member* chosen = islands_.select(i, rng_);
+    if (!chosen) return ProposeOutcome::Nothing;
+    // The tournament's winner first; when no expert can do anything more with it, the
+    // island's other members, fittest first, so that the space is only called exhausted
+    // when it really is.
+    std::vector<const Member*> parents = {chosen};
+    for (const auto& m : islands_.members(i))
+        if (&m != chosen) parents.push_back(&m);
+    std::stable_sort(parents.begin() + 1, parents.end(),
+                     [](const Member* a, const Member* b) { return a->fitness > b->fitness; });
+    const auto& favoured = cfg_.island_experts.empty()
+                               ? std::vector<std::string>{}
+                               : cfg_.island_experts[static_cast<std::size_t>(i) % cfg_.island_experts.size()];
+    for (const Member* parent : parents) {
+        std::string dclass = diagnosis_class(*parent);
+        std::vector<std::string> allowed = router_.experts();
+        // Ask the router; an expert that refuses (or is busy) is taken out for this parent.
+        while (!allowed.empty()) {
+            RouteDecision route = router_.choose(dclass, favoured, allowed);
+            Expert* expert = nullptr;
+            for (auto& e : experts_)
+                if (e->name() == route.expert) expert = e.get();
+            const Member* other = nullptr;
+            if (route.expert == "crossover") {
+                if (auto pair = islands_.select_pair(i, rng_)) {
+                    parent = pair->first;
+                    other = pair->second;
+                }
+            }
+            if (expert && expert->blocking()) {
+                // One call at a time per blocking expert; the others keep the queue fed meanwhile.
+                bool busy = std::any_of(async_.begin(), async_.end(), [&](const auto& a) { return a->expert == expert; });
+                if (!busy) {
+                    auto a = std::make_unique<AsyncProposal>();
+                    a->expert = expert;
+                    a->island = i;
+                    a->generation = islands_.generation(i) + 1;
+                    a->route = route;
+                    a->parent = *parent;
+                    a->parent_fitness = parent->fitness;
+                    if (other) {
+                        a->other = *other;
+                        a->has_other = true;
+                    }
+                    if (hooks_.diagnosis_of) {
+                        a->parent_diagnosis = hooks_.diagnosis_of(parent->id);
+                        if (other) a->other_diagnosis = hooks_.diagnosis_of(other->id);
+                    }
+                    for (int j = 0; j < islands_.islands(); ++j)
+                        if (j != i)
+                            if (const Member* b = islands_.best(j); b && b->fitness > 0) a->inspirations.push_back(*b);
+                    if (hooks_.library_notes) a->notes = hooks_.library_notes(dclass);
+                    AsyncProposal* raw = a.get();
+                    const Task* task = cfg_.task;
+                    Backend backend = cfg_.backend;
+                    const std::vector<PatternSource>* patterns = &patterns_;
+                    raw->result = std::async(std::launch::async, [raw, task, backend, patterns, dclass]() -> std::optional<Proposal> {
+                        ProposalContext ctx;
+                        ctx.task = task;
+                        ctx.backend = backend;
+                        ctx.parent = &raw->parent;
+                        ctx.other = raw->has_other ? &raw->other : nullptr;
+                        ctx.diagnosis_class = dclass;
+                        ctx.patterns = patterns;
+                        ctx.parent_diagnosis = raw->parent_diagnosis.is_null() ? nullptr : &raw->parent_diagnosis;
+                        ctx.other_diagnosis = raw->other_diagnosis.is_null() ? nullptr : &raw->other_diagnosis;
+                        for (const auto& m : raw->inspirations) ctx.inspirations.push_back(&m);
+                        ctx.library_notes = &raw->notes;
+                        try {
+                            auto p = raw->expert->propose(ctx);
+                            if (!p) raw->refusal = raw->expert->refusal();
+                            return p;
+                        } catch (const std::exception& e) {
+                            raw->refusal = std::string("failed: ") + e.what();
+                            return std::nullopt;
+                        }
+                    });
+                    async_.push_back(std::move(a));
+                    return ProposeOutcome::Started;
+                }
+            } else if (expert) {
                 ProposalContext ctx;
+                ctx.task = cfg_.task;
+                ctx.backend = cfg_.backend;
                 ctx.parent = parent;
+                ctx.other = other;
                 ctx.diagnosis_class = dclass;
                 ctx.patterns = &patterns_;
                 ctx.tried = &tried_;
                 ctx.rng = &rng_;
-                if (route.expert == "crossover") {
-                    auto pair = islands_.select_pair(i, rng_);
-                    if (pair) {
-                        ctx.parent = pair->first;
-                        ctx.other = pair->second;
-                    }
-                }
-                std::optional<Proposal> p = expert ? expert->propose(ctx) : std::nullopt;
+                std::optional<Proposal> p = expert->propose(ctx);
                 if (p) {
                     tried_.insert(proposal_key(p->source, p->tunables));
                     Child c;
@@ -135,112 +255,206 @@ std::vector<Child> Search::propose_round() {
                     c.island = i;
                     c.generation = islands_.generation(i) + 1;
                     c.route = route;
-                    batch.push_back(std::move(c));
-                    proposed = true;
-                    break;
+                    c.parent_fitness = parent->fitness;
+                    ready.push_back(std::move(c));
+                    return ProposeOutcome::Proposed;
                 }
-                if (parent == chosen)
-                    notify({"refused", i, parent->id, route.expert + ": " + (expert ? expert->refusal() : "unknown expert"), {}});
-                allowed.erase(std::remove(allowed.begin(), allowed.end(), route.expert), allowed.end());
+                if (parent == chosen) notify({"refused", i, parent->id, route.expert + ": " + expert->refusal(), {}});
             }
-            if (proposed) break;
+            allowed.erase(std::remove(allowed.begin(), allowed.end(), route.expert), allowed.end());
         }
     }
-    return batch;
+    return ProposeOutcome::Nothing;
+}
+
+Search::ProposeOutcome Search::propose_one(std::deque<Child>& ready) {
+    // Islands take turns; an island with nothing to propose passes its turn on.
+    for (int k = 0; k < islands_.islands(); ++k) {
+        int i = (next_island_ + k) % islands_.islands();
+        ProposeOutcome o = propose_for_island(i, ready);
+        if (o != ProposeOutcome::Nothing) {
+            next_island_ = (i + 1) % islands_.islands();
+            return o;
+        }
+    }
+    return ProposeOutcome::Nothing;
+}
+
+void Search::collect_async(std::deque<Child>& ready, bool wait) {
+    for (auto it = async_.begin(); it != async_.end();) {
+        AsyncProposal& a = **it;
+        if (!wait && a.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+            ++it;
+            continue;
+        }
+        std::optional<Proposal> p = a.result.get();
+        if (p) {
+            std::string key = proposal_key(p->source, p->tunables);
+            if (tried_.count(key)) {
+                notify({"refused", a.island, a.parent.id, a.expert->name() + ": proposed a kernel already evaluated", {}});
+            } else {
+                tried_.insert(key);
+                Child c;
+                c.proposal = std::move(*p);
+                c.island = a.island;
+                c.generation = a.generation;
+                c.route = a.route;
+                c.parent_fitness = a.parent_fitness;
+                ready.push_back(std::move(c));
+            }
+        } else {
+            notify({"refused", a.island, a.parent.id, a.expert->name() + ": " + a.refusal, {}});
+            // A refusal is a failed try for the router, so that it learns to ask someone else.
+            router_.reward(a.route.diagnosis_class, a.expert->name(), 0.0);
+        }
+        it = async_.erase(it);
+    }
+}
+
+void Search::process_result(const Child& c, const Diagnosis& d) {
+    if (hooks_.on_result) hooks_.on_result(c, d);
+    Member m = evaluate_into_member(c, d);
+    ++evaluations_;
+    ++outcomes_[m.status];
+    if (c.proposal.expert == "seed") {
+        islands_.add(m);
+        if (m.fitness > best_fitness_) best_fitness_ = m.fitness;
+        notify({"seeded", m.island, m.id, m.family + ": " + d.message, {{"fitness", m.fitness}, {"status", m.status}}});
+        return;
+    }
+    double gain = c.parent_fitness > 0 ? m.fitness / c.parent_fitness : (m.fitness > 0 ? 2.0 : 0.0);
+    bool has_parent = !c.proposal.parents.empty();
+    if (has_parent && !c.route.expert.empty()) router_.reward(c.route.diagnosis_class, c.proposal.expert, gain);
+    bool island_best = islands_.add(m);
+    notify({"evaluated", c.island, m.id, m.status + (m.fitness > 0 ? " " + std::to_string(m.fitness) + "x" : std::string()),
+            {{"fitness", m.fitness},
+             {"status", m.status},
+             {"gain", gain},
+             {"expert", c.proposal.expert},
+             {"family", c.proposal.family},
+             {"parent_class", c.route.diagnosis_class},
+             {"rationale", c.proposal.rationale},
+             {"has_parent", has_parent}}});
+    if (island_best) notify({"improved", c.island, m.id, "new island best " + std::to_string(m.fitness) + "x", {{"fitness", m.fitness}}});
+    if (m.fitness > best_fitness_) {
+        best_fitness_ = m.fitness;
+        evals_since_best_ = 0;
+    } else {
+        ++evals_since_best_;
+    }
+    islands_.end_generation(c.island);
+    if (islands_.migration_due())
+        for (const auto& mig : islands_.migrate())
+            notify({"migrated", mig.to, mig.member.id, "island " + std::to_string(mig.from) + " -> " + std::to_string(mig.to),
+                    {{"fitness", mig.member.fitness}}});
 }
 
 SearchResult Search::run() {
     SearchResult result;
-    std::string why;
-    // Seeds first, in batches as large as the budget allows.
-    if (!pending_seeds_.empty()) {
-        std::vector<Child> batch;
-        for (std::size_t k = 0; k < pending_seeds_.size(); ++k) {
-            if (cfg_.budget > 0 && evaluations_ + static_cast<int>(batch.size()) >= cfg_.budget) break;
-            Proposal& s = pending_seeds_[k];
-            std::string key = proposal_key(s.source, s.tunables);
-            if (tried_.count(key)) continue;
-            tried_.insert(key);
-            Child c;
-            c.proposal = s;
-            c.island = static_cast<int>(k % static_cast<std::size_t>(islands_.islands()));
-            batch.push_back(std::move(c));
-        }
-        pending_seeds_.clear();
-        for (auto& c : batch) {
-            if (hooks_.on_child) hooks_.on_child(c);
-            if (c.id == 0) c.id = next_id_++;
-            else next_id_ = std::max(next_id_, c.id + 1);
-        }
-        auto diags = hooks_.evaluate(batch);
-        for (std::size_t k = 0; k < batch.size() && k < diags.size(); ++k) {
-            Member m = evaluate_into_member(batch[k], diags[k]);
-            ++evaluations_;
-            ++outcomes_[m.status];
-            islands_.add(m);
-            if (m.fitness > best_fitness_) best_fitness_ = m.fitness;
-            notify({"seeded", m.island, m.id, m.family + ": " + diags[k].message, {{"fitness", m.fitness}, {"status", m.status}}});
-        }
-        if (hooks_.on_batch_done) hooks_.on_batch_done();
+    std::shared_ptr<EvaluationQueue> queue = hooks_.queue;
+    if (!queue) queue = std::make_shared<BatchQueue>(hooks_.evaluate, islands_.islands());
+    std::deque<Child> ready;  // children to submit before any new proposal
+    // Children lost in flight by a killed run first, then the seeds, spread over the islands.
+    for (auto& c : pending_children_) ready.push_back(std::move(c));
+    pending_children_.clear();
+    for (std::size_t k = 0; k < pending_seeds_.size(); ++k) {
+        Proposal& s = pending_seeds_[k];
+        std::string key = proposal_key(s.source, s.tunables);
+        if (tried_.count(key)) continue;
+        tried_.insert(key);
+        Child c;
+        c.proposal = s;
+        c.island = static_cast<int>(k % static_cast<std::size_t>(islands_.islands()));
+        ready.push_back(std::move(c));
     }
+    pending_seeds_.clear();
 
-    while (!out_of_budget(why)) {
-        std::vector<Child> batch;
-        if (!pending_children_.empty()) batch.swap(pending_children_);
-        else batch = propose_round();
-        if (batch.empty()) {
-            why = "search space exhausted: no expert can propose a new child on any island";
-            break;
-        }
-        if (cfg_.budget > 0 && evaluations_ + static_cast<int>(batch.size()) > cfg_.budget)
-            batch.resize(static_cast<std::size_t>(cfg_.budget - evaluations_));
-        for (auto& c : batch) {
-            if (c.id == 0 && hooks_.on_child) hooks_.on_child(c);
-            if (c.id == 0) c.id = next_id_++;
-            else next_id_ = std::max(next_id_, c.id + 1);
+    auto submit = [&](Child c) {
+        if (c.id == 0 && hooks_.on_child) hooks_.on_child(c);
+        if (c.id == 0) c.id = next_id_++;
+        else next_id_ = std::max(next_id_, c.id + 1);
+        if (c.proposal.expert != "seed")
             notify({"proposed", c.island, c.id, c.route.reason + " -> " + c.proposal.rationale,
-                  {{"expert", c.proposal.expert}, {"route", c.route.reason}}});
+                    {{"expert", c.proposal.expert}, {"route", c.route.reason}}});
+        in_flight_[c.id] = c;
+        queue->submit(c);
+    };
+
+    std::string why;
+    bool stopping = false, exhausted = false, was_paused = false;
+    while (true) {
+        if (!stopping && must_stop(why)) {
+            stopping = true;
+            // What waits is dropped: it stays in the store unevaluated and is resumed later.
+            for (const Child& c : queue->cancel_waiting()) in_flight_.erase(c.id);
+            for (auto& a : async_) a->result.wait();
+            async_.clear();
         }
-        auto diags = hooks_.evaluate(batch);
-        bool global_improved = false;
-        for (std::size_t k = 0; k < batch.size() && k < diags.size(); ++k) {
-            const Child& c = batch[k];
-            Member m = evaluate_into_member(c, diags[k]);
-            ++evaluations_;
-            ++outcomes_[m.status];
-            double parent_fitness = 0;
-            for (const auto& pm : islands_.members(c.island))
-                if (!c.proposal.parents.empty() && pm.id == c.proposal.parents.front()) parent_fitness = pm.fitness;
-            double gain = parent_fitness > 0 ? m.fitness / parent_fitness : (m.fitness > 0 ? 2.0 : 0.0);
-            router_.reward(c.route.diagnosis_class, c.proposal.expert, gain);
-            bool island_best = islands_.add(m);
-            notify({"evaluated", c.island, m.id, m.status + (m.fitness > 0 ? " " + std::to_string(m.fitness) + "x" : std::string()),
-                  {{"fitness", m.fitness},
-                   {"status", m.status},
-                   {"gain", gain},
-                   {"expert", c.proposal.expert},
-                   {"parent_class", c.route.diagnosis_class},
-                   {"rationale", c.proposal.rationale},
-                   {"has_parent", !c.proposal.parents.empty()}}});
-            if (island_best) notify({"improved", c.island, m.id, "new island best " + std::to_string(m.fitness) + "x", {{"fitness", m.fitness}}});
-            if (m.fitness > best_fitness_) {
-                best_fitness_ = m.fitness;
-                global_improved = true;
+        bool paused = !stopping && hooks_.control && hooks_.control->paused();
+        if (paused != was_paused) {
+            notify({paused ? "paused" : "resumed", -1, 0, paused ? "paused" : "resumed", {}});
+            was_paused = paused;
+        }
+        if (!stopping) {
+            if (hooks_.control)
+                for (auto& inj : hooks_.control->take_injections()) {
+                    Child c;
+                    c.proposal = std::move(inj.proposal);
+                    if (c.proposal.expert.empty()) c.proposal.expert = "user";
+                    c.island = std::clamp(inj.island, 0, islands_.islands() - 1);
+                    c.generation = islands_.generation(c.island) + 1;
+                    c.route.reason = "written by the user";
+                    tried_.insert(proposal_key(c.proposal.source, c.proposal.tunables));
+                    submit(std::move(c));  // the user's own kernels skip the budget and the queue
+                }
+            collect_async(ready, false);
+            exhausted = false;
+            while (!paused && static_cast<int>(in_flight_.size() + async_.size()) < queue->capacity() && budget_allows(1)) {
+                if (!ready.empty()) {
+                    Child c = std::move(ready.front());
+                    ready.pop_front();
+                    submit(std::move(c));
+                    continue;
+                }
+                if (propose_one(ready) == ProposeOutcome::Nothing) {
+                    exhausted = true;
+                    break;
+                }
             }
         }
-        for (int i = 0; i < islands_.islands(); ++i) islands_.end_generation(i);
-        rounds_since_best_ = global_improved ? 0 : rounds_since_best_ + 1;
-        if (islands_.migration_due())
-            for (const auto& mig : islands_.migrate())
-                notify({"migrated", mig.to, mig.member.id,
-                      "island " + std::to_string(mig.from) + " -> " + std::to_string(mig.to), {{"fitness", mig.member.fitness}}});
+        if (in_flight_.empty() && async_.empty()) {
+            if (stopping) break;
+            if (paused) {
+                hooks_.control->wait_while_paused();
+                continue;
+            }
+            if (!ready.empty() && budget_allows(1)) continue;
+            if (!budget_allows(1)) {
+                why = "evaluation budget of " + std::to_string(cfg_.budget) + " spent";
+                break;
+            }
+            if (exhausted) {
+                why = "search space exhausted: no expert can propose a new child on any island";
+                break;
+            }
+            continue;
+        }
+        if (in_flight_.empty()) {
+            // Only blocking experts are at work: wait for one of them.
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            continue;
+        }
+        auto res = queue->next(std::chrono::milliseconds(200));
+        if (!res) continue;
+        in_flight_.erase(res->first.id);
+        process_result(res->first, res->second);
         if (hooks_.on_batch_done) hooks_.on_batch_done();
     }
     result.stop_reason = why;
     result.evaluations = evaluations_;
     result.outcomes = outcomes_;
     if (const Member* b = islands_.best()) result.best = *b;
-    notify({"stopped", -1, 0, why, {{"evaluations", evaluations_}}});
+    notify({"stopped", -1, 0, why, {{"evaluations", evaluations_}, {"pipeline", queue->stats()}}});
     return result;
 }
 
@@ -252,7 +466,12 @@ json Search::state() const {
             {"rng", rng.str()},
             {"next_id", next_id_},
             {"evaluations", evaluations_},
-            {"rounds_since_best", rounds_since_best_},
+            {"evals_since_best", evals_since_best_},
+            {"in_flight", [this] {
+                 json ids = json::array();
+                 for (const auto& [id, c] : in_flight_) ids.push_back(id);
+                 return ids;
+             }()},
             {"best_fitness", best_fitness_},
             {"outcomes", outcomes_},
             {"tried", tried_}};
@@ -265,7 +484,7 @@ void Search::restore(const json& s) {
     rng >> rng_;
     next_id_ = s.value("next_id", std::int64_t{1});
     evaluations_ = s.value("evaluations", 0);
-    rounds_since_best_ = s.value("rounds_since_best", 0);
+    evals_since_best_ = s.value("evals_since_best", 0);
     best_fitness_ = s.value("best_fitness", 0.0);
     outcomes_ = s.value("outcomes", std::map<std::string, int>{});
     tried_ = s.value("tried", std::set<std::string>{});

@@ -1,0 +1,46 @@
+#pragma once
+/**
+ * The asynchronous evaluation queue of a search: children compile on a pool of threads (all
+ * cores by default) while one thread owns the device's worker and evaluates compiled
+ * children as soon as they are ready, so the device is never idle while work waits. On the
+ * host backend compiles and evaluations share the same cores, so a timed evaluation runs
+ * alone (compiles pause meanwhile) to keep timings honest.
+ */
+#include <memory>
+
+#include "kf/evaluator.h"
+#include "kf/search.h"
+
+namespace kf {
+
+struct PipelineConfig {
+    unsigned compile_threads = 0;  ///< 0: all cores
+    /** Children kept in flight beyond the compile threads (ready for the device); default 2. */
+    int device_queue = 2;
+    /** Evaluations run alone, compiles paused (default: on for the host backend). */
+    bool exclusive_evaluation = false;
+};
+
+class PipelinedEvaluator : public EvaluationQueue {
+public:
+    /** `evaluator`, `task` and `opt` must outlive the queue. prepare(task) is called here. */
+    PipelinedEvaluator(Evaluator& evaluator, const Task& task, const EvalOptions& opt, PipelineConfig cfg = {});
+    ~PipelinedEvaluator() override;
+
+    int capacity() const override;
+    void submit(const Child& c) override;
+    std::optional<std::pair<Child, Diagnosis>> next(std::chrono::milliseconds wait) override;
+    std::vector<Child> cancel_waiting() override;
+    /**
+     * device_busy_s (evaluating), device_starved_s (idle while children were compiling),
+     * device_idle_s (idle for any reason, e.g. nothing proposed yet),
+     * compile_busy_s (summed over threads), wall_s, evaluations, compiles.
+     */
+    nlohmann::json stats() const override;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kf

@@ -1,0 +1,196 @@
+#include "kf/pipeline.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "kf/error.h"
+
+namespace kf {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+}  // namespace
+
+struct PipelinedEvaluator::Impl {
+    Evaluator& evaluator;
+    const Task& task;
+    const EvalOptions& opt;
+    PipelineConfig cfg;
+    unsigned threads = 1;
+
+    mutable std::mutex mu;
+    std::condition_variable cv;
+    std::deque<Child> to_compile;
+    struct Compiled {
+        Child child;
+        CompileResult result;
+        Diagnosis diagnosis;
+    };
+    std::deque<Compiled> to_evaluate;
+    std::deque<std::pair<Child, Diagnosis>> done;
+    int compiling = 0;
+    bool evaluating = false;
+    bool intake_closed = false;  ///< cancel_waiting() in progress: compile threads take nothing new
+    bool quit = false;
+    bool device_waiting = false;  ///< exclusive evaluation: a compiled child waits for the compiles to end
+
+    Clock::time_point started = Clock::now();
+    double device_busy = 0, device_starved = 0, compile_busy = 0;
+    int evaluations = 0, compiles = 0;
+
+    std::vector<std::thread> compilers;
+    std::thread runner;
+
+    Impl(Evaluator& e, const Task& t, const EvalOptions& o, PipelineConfig c) : evaluator(e), task(t), opt(o), cfg(c) {
+        threads = cfg.compile_threads ? cfg.compile_threads : std::max(1u, std::thread::hardware_concurrency());
+    }
+
+    void compile_loop() {
+        while (true) {
+            Child c;
+            {
+                std::unique_lock<std::mutex> lock(mu);
+                // With exclusive evaluation no compile starts while the device waits or works.
+                cv.wait(lock, [&] {
+                    return quit || (!intake_closed && !to_compile.empty() &&
+                                    !(cfg.exclusive_evaluation && (evaluating || device_waiting)));
+                });
+                if (quit) return;
+                c = std::move(to_compile.front());
+                to_compile.pop_front();
+                ++compiling;
+            }
+            Compiled item;
+            item.child = c;
+            auto t0 = Clock::now();
+            try {
+                Candidate cand;
+                cand.source = apply_tunables(c.proposal.source, c.proposal.tunables);
+                cand.name = "candidate_" + std::to_string(c.id);
+                item.result = evaluator.compile_stage(task, cand, opt, item.diagnosis);
+            } catch (const std::exception& e) {
+                item.result.ok = false;
+                item.diagnosis.status = Status::CompileError;
+                item.diagnosis.stage = Stage::Compile;
+                item.diagnosis.message = std::string("not compiled: ") + e.what();
+            }
+            std::lock_guard<std::mutex> lock(mu);
+            compile_busy += seconds_since(t0);
+            ++compiles;
+            --compiling;
+            if (item.result.ok) {
+                // The user's own kernels go to the device first.
+                if (item.child.proposal.expert == "user") to_evaluate.push_front(std::move(item));
+                else to_evaluate.push_back(std::move(item));
+            } else {
+                evaluator.finish(item.diagnosis);
+                done.emplace_back(std::move(item.child), std::move(item.diagnosis));
+            }
+            cv.notify_all();
+        }
+    }
+
+    void run_loop() {
+        while (true) {
+            Compiled item;
+            {
+                std::unique_lock<std::mutex> lock(mu);
+                auto wait_start = Clock::now();
+                bool starving = compiling > 0 || !to_compile.empty();
+                cv.wait(lock, [&] { return quit || (!intake_closed && !to_evaluate.empty()); });
+                if (starving) device_starved += seconds_since(wait_start);
+                if (quit) return;
+                item = std::move(to_evaluate.front());
+                to_evaluate.pop_front();
+                if (cfg.exclusive_evaluation) {
+                    device_waiting = true;
+                    cv.wait(lock, [&] { return quit || compiling == 0; });
+                    device_waiting = false;
+                    if (quit) return;
+                }
+                evaluating = true;
+            }
+            auto t0 = Clock::now();
+            try {
+                evaluator.evaluate_stage(task, item.result, opt, item.diagnosis);
+            } catch (const std::exception& e) {
+                item.diagnosis.status = Status::RuntimeError;
+                item.diagnosis.message = std::string("not evaluated: ") + e.what();
+            }
+            evaluator.finish(item.diagnosis);
+            std::lock_guard<std::mutex> lock(mu);
+            device_busy += seconds_since(t0);
+            ++evaluations;
+            evaluating = false;
+            done.emplace_back(std::move(item.child), std::move(item.diagnosis));
+            cv.notify_all();
+        }
+    }
+};
+
+PipelinedEvaluator::PipelinedEvaluator(Evaluator& evaluator, const Task& task, const EvalOptions& opt, PipelineConfig cfg)
+    : impl_(std::make_unique<Impl>(evaluator, task, opt, cfg)) {
+    evaluator.prepare(task);
+    for (unsigned i = 0; i < impl_->threads; ++i) impl_->compilers.emplace_back([this] { impl_->compile_loop(); });
+    impl_->runner = std::thread([this] { impl_->run_loop(); });
+}
+
+PipelinedEvaluator::~PipelinedEvaluator() {
+    {
+        std::lock_guard<std::mutex> lock(impl_->mu);
+        impl_->quit = true;
+    }
+    impl_->cv.notify_all();
+    for (auto& t : impl_->compilers) t.join();
+    impl_->runner.join();
+}
+
+int PipelinedEvaluator::capacity() const { return static_cast<int>(impl_->threads) + std::max(1, impl_->cfg.device_queue); }
+
+void PipelinedEvaluator::submit(const Child& c) {
+    {
+        std::lock_guard<std::mutex> lock(impl_->mu);
+        if (c.proposal.expert == "user") impl_->to_compile.push_front(c);
+        else impl_->to_compile.push_back(c);
+    }
+    impl_->cv.notify_all();
+}
+
+std::optional<std::pair<Child, Diagnosis>> PipelinedEvaluator::next(std::chrono::milliseconds wait) {
+    std::unique_lock<std::mutex> lock(impl_->mu);
+    if (!impl_->cv.wait_for(lock, wait, [&] { return !impl_->done.empty(); })) return std::nullopt;
+    auto r = std::move(impl_->done.front());
+    impl_->done.pop_front();
+    return r;
+}
+
+std::vector<Child> PipelinedEvaluator::cancel_waiting() {
+    std::unique_lock<std::mutex> lock(impl_->mu);
+    impl_->intake_closed = true;
+    impl_->cv.wait(lock, [&] { return impl_->compiling == 0; });
+    std::vector<Child> out;
+    for (auto& c : impl_->to_compile) out.push_back(std::move(c));
+    for (auto& c : impl_->to_evaluate) out.push_back(std::move(c.child));
+    impl_->to_compile.clear();
+    impl_->to_evaluate.clear();
+    impl_->intake_closed = false;
+    return out;
+}
+
+nlohmann::json PipelinedEvaluator::stats() const {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    return {{"wall_s", seconds_since(impl_->started)},
+            {"device_busy_s", impl_->device_busy},
+            {"device_starved_s", impl_->device_starved},
+            {"device_idle_s", std::max(0.0, seconds_since(impl_->started) - impl_->device_busy)},
+            {"compile_busy_s", impl_->compile_busy},
+            {"compile_threads", impl_->threads},
+            {"evaluations", impl_->evaluations},
+            {"compiles", impl_->compiles},
+            {"exclusive_evaluation", impl_->cfg.exclusive_evaluation}};
+}
+
+}  // namespace kf
