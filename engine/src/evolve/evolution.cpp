@@ -1,6 +1,7 @@
 #include "kf/evolution.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -11,6 +12,8 @@
 #include "kf/library.h"
 #include "kf/pipeline.h"
 #include "kf/process.h"
+#include "kf/retrieval.h"
+#include "kf/paths.h"
 
 namespace kf {
 
@@ -130,7 +133,25 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     const Backend b = evaluator.backend();
     EvolveOutcome outcome;
     std::filesystem::path seed_file = opt.seed_library.empty() ? resources_dir() / "library" / "seed.json" : opt.seed_library;
-    std::vector<PatternSource> patterns = load_seed_patterns(seed_file, task, b);
+    // Patterns come from the experience library, ranked by their evidence, when there is one;
+    // the bundled seed file fills it on first use. Without a library: the seed file alone.
+    std::optional<ExperienceLibrary> library;
+    if (!opt.experience_library.empty()) library.emplace(ExperienceLibrary::open(opt.experience_library));
+    std::vector<PatternSource> patterns;
+    std::map<std::string, std::int64_t> pattern_ids;
+    std::string retrieval_summary;
+    if (library) {
+        sync_seed_patterns(*library, seed_file, bundled_tasks_dir());
+        Retrieval r = retrieve_patterns(*library, task, b);
+        patterns = std::move(r.patterns);
+        pattern_ids = std::move(r.ids);
+        retrieval_summary = r.summary;
+    } else {
+        patterns = load_seed_patterns(seed_file, task, b);
+        retrieval_summary = patterns.empty()
+                                ? "no seed pattern matches task " + task.name + ": starting from the task's own seeds"
+                                : std::to_string(patterns.size()) + " seed pattern(s) for " + task.name + " (no experience library)";
+    }
 
     std::optional<RunRecord> previous;
     if (opt.resume) {
@@ -162,8 +183,8 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     }
     outcome.run_id = run;
 
-    std::optional<ExperienceLibrary> library;
-    if (!opt.experience_library.empty()) library.emplace(ExperienceLibrary::open(opt.experience_library));
+    store.add_event(run, "retrieval", {{"message", retrieval_summary}, {"patterns", patterns.size()}});
+    if (on_event) on_event({"log", -1, 0, retrieval_summary, {{"patterns", patterns.size()}}});
 
     std::optional<Search> search;
     SearchHooks hooks;
@@ -217,12 +238,55 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     pipe.compile_threads = opt.compile_threads;
     pipe.exclusive_evaluation = b == Backend::Host;
     hooks.queue = std::make_shared<PipelinedEvaluator>(evaluator, task, opt.eval, pipe);
-    hooks.on_result = [&](const Child& c, const Diagnosis& d) { store.add_evaluation(c.id, d); };
+    hooks.on_result = [&](const Child& c, const Diagnosis& d) {
+        store.add_evaluation(c.id, d);
+        // Evidence for the library pattern the child was built from (as a seed or by the
+        // pattern expert): a use, a success when it beats the reference, broken when the
+        // template no longer compiles while the task's reference does.
+        auto id = pattern_ids.find(c.proposal.source);
+        if (!library || id == pattern_ids.end()) return;
+        try {
+            if (d.status == Status::CompileError && c.proposal.tunables.empty()) {
+                library->mark_pattern_broken(id->second, d.message.substr(0, 300));
+                if (on_event) on_event({"log", c.island, c.id, "library pattern marked broken: " + d.message.substr(0, 200), {}});
+            } else {
+                library->record_pattern_use(id->second, d.fitness() > 1.0);
+            }
+        } catch (const Error&) {
+            // The library is an aid: failing to record evidence never stops the search.
+        }
+    };
     hooks.diagnosis_of = [&](std::int64_t id) {
         auto e = store.evaluation_of(id);
         return e ? e->diagnosis : json();
     };
     hooks.control = opt.control;
+    if (library)
+        hooks.library_notes = [&](const std::string& dclass) {
+            // What the library knows for this op class and bottleneck, for experts that read it.
+            std::vector<std::string> notes;
+            InsightQuery q;
+            q.op_class = task.op_class;
+            bool bound = dclass == "memory" || dclass == "compute" || dclass == "latency" || dclass == "occupancy" ||
+                         dclass == "spills";
+            q.limit = 6;
+            try {
+                for (const Insight& in : library->insights(q)) {
+                    if (in.status == "rejected") continue;
+                    if (bound && !in.condition.bound.empty() && in.condition.bound != dclass) continue;
+                    if (!bound && !in.condition.status.empty() && in.condition.status != dclass) continue;
+                    char gain[32];
+                    std::snprintf(gain, sizeof gain, "%.2f", in.evidence.median_gain());
+                    notes.push_back("insight (" + in.status + ", " + std::to_string(in.evidence.successes) + "/" +
+                                    std::to_string(in.evidence.applications) + " successes, median gain " + gain +
+                                    "x): " + in.action);
+                }
+            } catch (const Error&) {
+            }
+            for (std::size_t k = 0; k < patterns.size() && k < 3; ++k)
+                notes.push_back("pattern " + patterns[k].name + ": " + patterns[k].description);
+            return notes;
+        };
     // The search state is saved after every result: a kill loses at most the children in
     // flight, whose committed candidates (and evaluations, if any) are picked up on resume.
     hooks.on_batch_done = [&] { store.put_state(run, "search", search->state()); };

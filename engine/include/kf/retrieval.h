@@ -1,0 +1,40 @@
+#pragma once
+/**
+ * Retrieval-augmented initialisation: the experience library's patterns that fit a task
+ * (same op class, backend and entry signature), best evidence first, and the feedback that
+ * keeps that evidence honest (uses, successes, templates that no longer compile).
+ */
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kf/experts.h"
+#include "kf/library.h"
+#include "kf/task.h"
+
+namespace kf {
+
+/** The `extern "C" void kf_solve(...);` declaration of a task's entry point, on one line. */
+std::string entry_signature(const Task& task, Backend backend);
+
+/**
+ * Adds the bundled seed patterns (resources/library/seed.json) to a library: a pattern
+ * missing by name is added with provenance "seed"; one whose source changed is updated with
+ * its evidence kept. Tasks named by the seed file are looked up under tasks_dir. Returns how
+ * many patterns were added or updated.
+ */
+int sync_seed_patterns(ExperienceLibrary& library, const std::filesystem::path& seed_json,
+                       const std::filesystem::path& tasks_dir);
+
+struct Retrieval {
+    std::vector<PatternSource> patterns;          ///< best evidence first
+    std::map<std::string, std::int64_t> ids;      ///< pattern source -> library id
+    std::string summary;                          ///< one line for the log, e.g. "3 patterns (...)"
+};
+
+/** The active patterns that fit the task, ranked by (successes+1)/(applications+2). */
+Retrieval retrieve_patterns(const ExperienceLibrary& library, const Task& task, Backend backend, int limit = 12);
+
+}  // namespace kf
