@@ -61,8 +61,9 @@ if recs:
 
 evolve = os.path.join(out, "evolve")
 if os.path.isdir(evolve):
-    print("\n| task (evolve) | evaluations | best speedup | best expert | failures by status | wall |")
-    print("|---|---|---|---|---|---|")
+    import sqlite3
+    print("\n| task (evolve) | evaluations | best speedup | best family (expert) | % of copy BW / TFLOP/s | evals to 90% of best | evals/min | device busy | failures by status | wall |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     walls = {}
     try:
         for line in open(os.path.join(evolve, "summary.txt")):
@@ -70,16 +71,52 @@ if os.path.isdir(evolve):
             walls[parts[0]] = " ".join(parts[1:])
     except OSError:
         pass
-    for name in sorted(n[:-10] for n in os.listdir(evolve) if n.endswith(".runs.json")):
-        runs, err = records(os.path.join(evolve, name + ".runs.json"))
-        best, _ = records(os.path.join(evolve, name + ".best.json"))
-        evals = sum(r.get("evaluations", 0) for r in runs) if runs else 0
-        b = best[0] if best else {}
-        fails = "-"
+    for name in sorted(n[:-3] for n in os.listdir(evolve) if n.endswith(".db")):
         try:
-            con = __import__("sqlite3").connect(os.path.join("/tmp/kf-gpu-cache/projects", name, "project.db"))
-            rows = con.execute("select status, count(*) from evaluations group by status").fetchall()
-            fails = ", ".join(f"{s} {c}" for s, c in rows if s != "ok") or "none"
-        except Exception:
-            pass
-        print(f"| {name} | {evals} | {f(b.get('fitness'))} | {b.get('expert', '-')} | {fails} | {walls.get(name, '-')} |")
+            con = sqlite3.connect(os.path.join(evolve, name + ".db"))
+            rows = con.execute("select e.status, e.fitness, e.diagnosis, c.family, c.expert from evaluations e "
+                               "join candidates c on c.id = e.candidate_id order by e.id").fetchall()
+            stopped = con.execute("select payload from events where kind = 'stopped' order by id desc limit 1").fetchone()
+        except Exception as e:
+            print(f"| {name} | unreadable: {e} |")
+            continue
+        if not rows:
+            print(f"| {name} | 0 | - | - | - | - | - | - | - | {walls.get(name, '-')} |")
+            continue
+        best_i = max(range(len(rows)), key=lambda i: rows[i][1])
+        best = rows[best_i][1]
+        running, to90 = 0.0, None
+        for i, r in enumerate(rows):
+            running = max(running, r[1])
+            if to90 is None and best > 0 and running >= 0.9 * best:
+                to90 = i + 1
+        d = json.loads(rows[best_i][2]) if rows[best_i][2] else {}
+        roof = d.get("roofline") or {}
+        if roof.get("bound") == "compute" or name in ("matmul", "gemm_bias_relu"):
+            where = f"{roof.get('achieved_gflops', 0) / 1000:.1f} TFLOP/s"
+        else:
+            where = f"{100 * roof.get('bandwidth_fraction', 0):.0f}%"
+        pipe = {}
+        if stopped:
+            try:
+                pipe = json.loads(stopped[0]).get("data", {}).get("pipeline", {}) or {}
+            except Exception:
+                pipe = {}
+        wall = pipe.get("wall_s") or 0
+        rate = f"{60 * len(rows) / wall:.0f}" if wall else "-"
+        busy = f"{100 * pipe.get('device_busy_s', 0) / wall:.0f}% (starved {pipe.get('device_starved_s', 0):.1f} s)" if wall else "-"
+        fails = {}
+        for r in rows:
+            if r[0] != "ok":
+                fails[r[0]] = fails.get(r[0], 0) + 1
+        failtxt = ", ".join(f"{k} {v}" for k, v in sorted(fails.items())) or "none"
+        print(f"| {name} | {len(rows)} | {best:.2f}x | {rows[best_i][3] or '-'} ({rows[best_i][4]}) | {where} | {to90} | {rate} | {busy} | {failtxt} | {walls.get(name, '-')} |")
+    cb, _ = records(os.path.join(evolve, "cublas.json")) if os.path.exists(os.path.join(evolve, "cublas.json")) else (None, None)
+    if cb and len(cb) == 2:
+        c, b = cb
+        ct, bt = (c.get("timing") or {}), (b.get("timing") or {})
+        if ct.get("median_ms") and bt.get("median_ms"):
+            print(f"\nmatmul, side by side in one worker: cuBLAS SGEMM (FP32) {ct['median_ms']:.3f} ms ({c['status']}), "
+                  f"search's best {bt['median_ms']:.3f} ms ({b['status']}): best/cuBLAS throughput = {ct['median_ms'] / bt['median_ms']:.2f}x")
+        else:
+            print(f"\ncuBLAS comparison incomplete: statuses {c.get('status')} / {b.get('status')}: {c.get('message', '')} {b.get('message', '')}")
