@@ -31,9 +31,9 @@ build: configure
 run: build
 	@if [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
 	  echo "No display: starting the app under Xvfb (set DISPLAY to use your own)."; \
-	  xvfb-run -a -s "-screen 0 1600x1000x24" $(BUILD_DIR)/bin/kernel-foundry --project tasks; \
+	  xvfb-run -a -s "-screen 0 1600x1000x24" $(BUILD_DIR)/bin/kernel-foundry --demo; \
 	else \
-	  $(BUILD_DIR)/bin/kernel-foundry --project tasks; \
+	  $(BUILD_DIR)/bin/kernel-foundry --demo; \
 	fi
 
 test: build

@@ -26,7 +26,10 @@ LaunchOptions parseLaunchOptions(const QStringList& arguments) {
         QStringLiteral("screenshot"),
         QCoreApplication::translate("LaunchOptions", "Save an image of the window to <file> and quit."),
         QCoreApplication::translate("LaunchOptions", "file"));
-    parser.addOptions({tasks, project, screenshot});
+    const QCommandLineOption demo(
+        QStringLiteral("demo"),
+        QCoreApplication::translate("LaunchOptions", "Open the demo project in the user's data folder, creating it if missing."));
+    parser.addOptions({tasks, project, screenshot, demo});
 
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "%s\n", qPrintable(parser.errorText()));
@@ -47,6 +50,7 @@ LaunchOptions parseLaunchOptions(const QStringList& arguments) {
     o.tasksDir = absolute(parser.isSet(tasks) ? parser.value(tasks) : qEnvironmentVariable("KF_TASKS_DIR"));
     o.projectDir = absolute(parser.value(project));
     o.screenshot = absolute(parser.value(screenshot));
+    o.demo = parser.isSet(demo);
     return o;
 }
 

@@ -9,6 +9,7 @@ struct LaunchOptions {
     QString tasksDir;    ///< --tasks DIR, else $KF_TASKS_DIR
     QString projectDir;  ///< --project DIR
     QString screenshot;  ///< --screenshot FILE: save an image of the window and quit
+    bool demo = false;   ///< --demo: open (creating it if missing) the demo project
 };
 
 /**

@@ -7,16 +7,21 @@
 
 #include "launchoptions.h"
 #include "mainwindow.h"
+#include "preferences.h"
 
 namespace {
 
 void installTranslations(QApplication& app) {
+    // Settings › Interface › Language; empty follows the system locale.
+    const QString language = kfgui::prefs::language.get();
+    const QLocale locale = language.isEmpty() ? QLocale() : QLocale(language);
+    if (!language.isEmpty()) QLocale::setDefault(locale);
     auto* qt = new QTranslator(&app);
-    if (qt->load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
+    if (qt->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
                  QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
         QApplication::installTranslator(qt);
     auto* ours = new QTranslator(&app);
-    if (ours->load(QLocale(), QStringLiteral("kernel-foundry"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+    if (ours->load(locale, QStringLiteral("kernel-foundry"), QStringLiteral("_"), QStringLiteral(":/i18n")))
         QApplication::installTranslator(ours);
 }
 

@@ -3,56 +3,361 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
+#include <QTabWidget>
 
+#include "candidate/candidateview.h"
+#include "compare/compareview.h"
+#include "kf/experts.h"
+#include "kf/library.h"
+#include "kf/store.h"
+#include "library/libraryview.h"
+#include "paths.h"
 #include "preferences.h"
+#include "project/projectsession.h"
+#include "runs/deviceprobe.h"
+#include "runs/lineageview.h"
+#include "runs/populationview.h"
+#include "runs/runconfigwidget.h"
+#include "runs/runcontroller.h"
+#include "runs/runpanel.h"
+#include "runs/searchview.h"
+#include "settings/settingsdialog.h"
 #include "taskbrowser.h"
 #include "tasklistmodel.h"
 
 namespace kfgui {
 
 MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
-    : QMainWindow(parent), projectDir_(options.projectDir), browser_(new TaskBrowser(this)) {
+    : QMainWindow(parent),
+      session_(new ProjectSession(this)),
+      runs_(new RunController(this)),
+      probe_(new DeviceProbe(this)),
+      browser_(new TaskBrowser),
+      searchView_(new SearchView),
+      candidateView_(new CandidateView),
+      compareView_(new CompareView),
+      libraryView_(new LibraryView),
+      tabs_(new QTabWidget(this)),
+      runPanel_(new RunPanel) {
     setObjectName(QStringLiteral("mainWindow"));
-    setCentralWidget(browser_);
-    if (projectDir_.isEmpty())
-        setWindowTitle(tr("Kernel Foundry"));
-    else
-        setWindowTitle(tr("%1 — Kernel Foundry").arg(QDir::toNativeSeparators(projectDir_)));
+    tabs_->setObjectName(QStringLiteral("mainTabs"));
+    candidateView_->setObjectName(QStringLiteral("candidateView"));
+    compareView_->setObjectName(QStringLiteral("compareView"));
+    libraryView_->setObjectName(QStringLiteral("libraryView"));
+    tabs_->addTab(browser_, tr("Tasks"));
+    tabs_->addTab(searchView_, tr("Search"));
+    tabs_->addTab(candidateView_, tr("Candidate"));
+    tabs_->addTab(compareView_, tr("Compare"));
+    tabs_->addTab(libraryView_, tr("Library"));
+    setCentralWidget(tabs_);
+    createDocks();
     createMenus();
-    connect(browser_, &TaskBrowser::tasksLoaded, this, &MainWindow::updateStatus);
+    connectViews();
+    runPanel_->configWidget()->setConfig(loadDefaultRunConfig());
+    libraryView_->setLibraryPath(fromPath(kf::ExperienceLibrary::user_library_path()));
 
-    resize(1200, 760);
-    restoreGeometry(prefs::windowGeometry.get());
-    restoreState(prefs::windowState.get());
-    browser_->restoreSplitterState(prefs::browserSplitter.get());
+    resize(1400, 900);
+    restoreLayout();
 
-    setTasksFolder(resolveTasksFolder(options.tasksDir, QCoreApplication::applicationDirPath()));
+    tasksRoot_ = resolveTasksFolder(options.tasksDir, QCoreApplication::applicationDirPath());
+    setTasksFolder(tasksRoot_);
+    if (options.demo) openProject(demoProjectDir(), true);
+    else if (!options.projectDir.isEmpty()) openProject(options.projectDir, true);
+    else updateTitle();
+    probe_->start();
 }
 
-void MainWindow::setTasksFolder(const QString& folder) { browser_->setTasksFolder(folder); }
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createDocks() {
+    runDock_ = new QDockWidget(tr("Run"), this);
+    runDock_->setObjectName(QStringLiteral("runDock"));
+    runDock_->setWidget(runPanel_);
+    runDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                          QDockWidget::DockWidgetClosable);
+    addDockWidget(Qt::LeftDockWidgetArea, runDock_);
+}
 
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open Tasks Folder…"), this, &MainWindow::openTasksFolder);
+    QAction* create = file->addAction(tr("&New Project…"), this, &MainWindow::newProject);
+    create->setShortcut(QKeySequence::New);
+    QAction* open = file->addAction(tr("&Open Project…"), this, &MainWindow::openProjectDialog);
     open->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    recentMenu_->setObjectName(QStringLiteral("recentMenu"));
+    file->addSeparator();
+    addTaskAction_ = file->addAction(tr("&Add Task from Folder…"), this, &MainWindow::addTaskFromFolder);
+    file->addAction(tr("Show &Tasks Folder…"), this, &MainWindow::openTasksFolder);
+    file->addSeparator();
+    QAction* settings = file->addAction(tr("&Settings…"), this, &MainWindow::showSettings);
+    settings->setShortcut(QKeySequence::Preferences);
+    settings->setMenuRole(QAction::PreferencesRole);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     quit->setMenuRole(QAction::QuitRole);
+    updateRecentMenu();
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    QAction* start = run->addAction(tr("&Start Search"), this, &MainWindow::startSearch);
+    start->setShortcut(Qt::CTRL | Qt::Key_R);
+    run->addAction(tr("&Pause"), runs_, &RunController::pause);
+    run->addAction(tr("&Resume"), runs_, &RunController::resume);
+    run->addAction(tr("S&top"), runs_, &RunController::stop);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(runDock_->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* about = help->addAction(tr("&About Kernel Foundry"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
 }
 
+void MainWindow::connectViews() {
+    connect(browser_, &TaskBrowser::tasksLoaded, this, &MainWindow::updateStatus);
+    connect(browser_, &TaskBrowser::currentTaskChanged, this, &MainWindow::updateTaskForRun);
+    connect(session_, &ProjectSession::opened, this, [this] { updateRecentMenu(); });
+
+    connect(runPanel_, &RunPanel::startRequested, this, &MainWindow::startSearch);
+    connect(runPanel_, &RunPanel::pauseRequested, runs_, &RunController::pause);
+    connect(runPanel_, &RunPanel::resumeRequested, runs_, &RunController::resume);
+    connect(runPanel_, &RunPanel::stopRequested, runs_, &RunController::stop);
+    connect(runs_, &RunController::eventsReady, searchView_, &SearchView::appendEvents);
+    connect(runs_, &RunController::runStarted, this, &MainWindow::onRunStarted);
+    connect(runs_, &RunController::stateChanged, this, &MainWindow::onRunStateChanged);
+    connect(runs_, &RunController::finished, this, &MainWindow::onRunFinished);
+    connect(probe_, &DeviceProbe::finished, this, [this](const QString& device) {
+        probed_ = true;
+        cudaDevice_ = device;
+        runPanel_->configWidget()->setCudaDevice(device);
+    });
+
+    PopulationView* population = searchView_->population();
+    connect(population, &PopulationView::candidateSelected, this, &MainWindow::onCandidateSelected);
+    connect(population, &PopulationView::compareRequested, this, [this](qint64 a, qint64 b) {
+        compareView_->compare(session_->dir(), a, b);
+        tabs_->setCurrentWidget(compareView_);
+    });
+    connect(searchView_->lineage(), &LineageView::candidateActivated, population, &PopulationView::selectCandidate);
+    connect(compareView_, &CompareView::candidateActivated, this, [this](qint64 id) {
+        searchView_->population()->selectCandidate(id);
+        candidateView_->showCandidate(session_->dir(), id);
+        tabs_->setCurrentWidget(candidateView_);
+    });
+    connect(candidateView_, &CandidateView::injectRequested, this, &MainWindow::injectCandidate);
+}
+
+void MainWindow::setTasksFolder(const QString& folder) {
+    tasksRoot_ = folder;
+    browser_->setFolders(folder, session_->tasksDir());
+    browser_->selectTask(prefs::lastTask.get());
+}
+
+void MainWindow::setWorkerPath(const QString& path) { workerPath_ = path; }
+
+bool MainWindow::openProject(const QString& dir, bool create) {
+    if (runs_->isActive()) {
+        inform(tr("A search is running"), tr("Stop the running search before opening another project."));
+        return false;
+    }
+    QString error;
+    if (!session_->open(dir, create, &error)) {
+        inform(tr("Cannot open the project"), error);
+        updateTitle();
+        return false;
+    }
+    setTasksFolder(tasksRoot_);
+    updateTitle();
+    showLatestRun();
+    return true;
+}
+
+void MainWindow::showLatestRun() {
+    searchView_->clear();
+    kf::ProjectStore* store = session_->store();
+    if (!store) return;
+    try {
+        const auto latest = store->latest_run();
+        if (!latest) {
+            searchView_->setSummary(tr("No search in this project yet. Pick a task and press Start search."));
+            return;
+        }
+        searchView_->loadRun(*store, latest->id);
+        searchView_->setSummary(tr("Run %1 on %2: %3 %4")
+                                    .arg(latest->id)
+                                    .arg(fromUtf8(latest->task), runStateText(fromUtf8(latest->state)),
+                                         fromUtf8(latest->stop_reason)));
+    } catch (const std::exception& e) {
+        searchView_->setSummary(tr("Cannot read the project's runs: %1").arg(fromUtf8(e.what())));
+    }
+}
+
+void MainWindow::updateTitle() {
+    if (!session_->isOpen()) setWindowTitle(tr("Kernel Foundry"));
+    else setWindowTitle(tr("%1 — Kernel Foundry").arg(QDir::toNativeSeparators(session_->dir())));
+    addTaskAction_->setEnabled(session_->isOpen());
+}
+
+void MainWindow::updateRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = ProjectSession::recentProjects();
+    for (const QString& dir : recent)
+        recentMenu_->addAction(QDir::toNativeSeparators(dir), this, [this, dir] { openProject(dir, false); });
+    if (recent.isEmpty()) recentMenu_->addAction(tr("No recent projects"))->setEnabled(false);
+    recentMenu_->addSeparator();
+    recentMenu_->addAction(tr("Open the &Demo Project"), this, [this] { openProject(demoProjectDir(), true); });
+}
+
+void MainWindow::newProject() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("New Project: choose an empty folder"));
+    if (dir.isEmpty()) return;
+    if (QFileInfo::exists(dir + QStringLiteral("/project.kfproj"))) {
+        inform(tr("New Project"), tr("%1 already holds a project; it is opened instead.").arg(QDir::toNativeSeparators(dir)));
+    }
+    openProject(dir, true);
+}
+
+void MainWindow::openProjectDialog() {
+    const QString file = QFileDialog::getOpenFileName(this, tr("Open Project"), session_->dir(),
+                                                      tr("Kernel Foundry projects (project.kfproj)"));
+    if (!file.isEmpty()) openProject(QFileInfo(file).absolutePath(), false);
+}
+
+void MainWindow::addTaskFromFolder() {
+    if (!session_->isOpen()) return;
+    const QString source = QFileDialog::getExistingDirectory(this, tr("Add Task from Folder"));
+    if (source.isEmpty()) return;
+    QString error;
+    const QString copy = session_->addTask(source, &error);
+    if (copy.isEmpty()) {
+        inform(tr("Cannot add the task"), error);
+        return;
+    }
+    setTasksFolder(tasksRoot_);
+    browser_->selectTask(QDir(session_->tasksDir()).relativeFilePath(copy));
+    statusBar()->showMessage(tr("Task copied into the project: %1").arg(QDir::toNativeSeparators(copy)), 5000);
+}
+
 void MainWindow::openTasksFolder() {
-    const QString folder =
-        QFileDialog::getExistingDirectory(this, tr("Open Tasks Folder"), browser_->tasksFolder());
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Show Tasks Folder"), browser_->tasksFolder());
     if (!folder.isEmpty()) setTasksFolder(folder);
+}
+
+void MainWindow::showSettings() {
+    SettingsDialog dialog(this);
+    if (probed_) dialog.runDefaults()->setCudaDevice(cudaDevice_);
+    dialog.runDefaults()->setConfig(loadDefaultRunConfig());
+    if (dialog.exec() != QDialog::Accepted) return;
+    if (!runs_->isActive()) runPanel_->configWidget()->setConfig(loadDefaultRunConfig());
+}
+
+void MainWindow::updateTaskForRun() {
+    const TaskEntry* entry = browser_->currentEntry();
+    if (!entry) runPanel_->setTask({});
+    else if (entry->failed()) runPanel_->setTask(entry->relativePath, tr("does not load"));
+    else runPanel_->setTask(entry->relativePath);
+}
+
+bool MainWindow::startSearch() {
+    if (runs_->isActive()) return false;
+    if (!session_->isOpen()) {
+        inform(tr("No project"), tr("Create or open a project first (File › New Project…); runs are kept in it."));
+        return false;
+    }
+    const TaskEntry* entry = browser_->currentEntry();
+    if (!entry || entry->failed()) {
+        inform(tr("No task"), tr("Select a task that loads in the Tasks tab."));
+        return false;
+    }
+    RunRequest request;
+    request.projectDir = session_->dir();
+    request.taskDir = entry->folder;
+    request.config = runPanel_->configWidget()->config();
+    request.workerPath = workerPath_;
+    request.libraryPath = fromPath(kf::ExperienceLibrary::user_library_path());
+    const auto backend = kf::backend_from_string(request.config.backend.toStdString());
+    if (!backend || !entry->task->supports(*backend)) {
+        inform(tr("Backend not supported"),
+               tr("Task %1 has no reference for the %2 backend.").arg(entry->relativePath, request.config.backend));
+        return false;
+    }
+    prefs::lastTask.set(entry->relativePath);
+    runTask_ = entry->relativePath;
+    searchView_->clear();
+    searchView_->setSummary(tr("Starting a search on %1…").arg(entry->relativePath));
+    if (!runs_->start(request)) return false;
+    tabs_->setCurrentWidget(searchView_);
+    return true;
+}
+
+void MainWindow::onRunStarted(qint64 runId) {
+    searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(runTask_, runStateText(runs_->state())));
+}
+
+void MainWindow::onRunStateChanged(const QString& state) {
+    runPanel_->setState(state);
+    if (runs_->runId() > 0)
+        searchView_->setSummary(tr("Run %1 on %2: %3").arg(runs_->runId()).arg(runTask_, runStateText(state)));
+}
+
+void MainWindow::onRunFinished(const RunOutcome& outcome) {
+    searchView_->applyPending();
+    runPanel_->setState(outcome.state, outcome.reason);
+    QString text = tr("Run %1: %2 — %3; %n evaluation(s)", nullptr, outcome.evaluations)
+                       .arg(outcome.runId)
+                       .arg(runStateText(outcome.state), outcome.reason);
+    if (outcome.bestCandidate > 0)
+        text += tr("; best: candidate %1 at %2× the reference").arg(outcome.bestCandidate).arg(outcome.bestFitness, 0, 'f', 2);
+    searchView_->setSummary(text);
+    statusBar()->showMessage(text);
+    if (outcome.runId > 0 && session_->isOpen()) compareView_->showRun(session_->dir(), outcome.runId);
+}
+
+void MainWindow::onCandidateSelected(qint64 id) {
+    if (!session_->isOpen()) return;
+    candidateView_->showCandidate(session_->dir(), id);
+    try {
+        searchView_->lineage()->showLineage(*session_->store(), id);
+    } catch (const std::exception& e) {
+        statusBar()->showMessage(tr("Cannot read the lineage: %1").arg(fromUtf8(e.what())));
+    }
+}
+
+void MainWindow::injectCandidate(const QString& source, int island, qint64 parentId) {
+    if (!runs_->isActive()) {
+        inform(tr("No search is running"),
+               tr("Start a search first: an edited candidate goes into an island of the running search."));
+        return;
+    }
+    kf::Proposal proposal;
+    proposal.source = source.toStdString();
+    proposal.expert = "user";
+    proposal.rationale = "edited by the user";
+    proposal.parents = {parentId};
+    try {
+        if (kf::ProjectStore* store = session_->store())
+            if (auto parent = store->candidate(parentId)) proposal.family = parent->family;
+    } catch (const std::exception&) {
+        // Without the parent's family the candidate still runs; it just starts a family of its own.
+    }
+    runs_->inject(proposal, island);
+    statusBar()->showMessage(tr("Edited candidate sent to island %1 of the running search").arg(island), 5000);
+}
+
+void MainWindow::inform(const QString& title, const QString& text) {
+    // Not modal: the window (and a test driving it) keeps running.
+    auto* box = new QMessageBox(QMessageBox::Information, title, text, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("informationBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    statusBar()->showMessage(text, 8000);
 }
 
 void MainWindow::showAbout() {
@@ -66,7 +371,7 @@ void MainWindow::showAbout() {
 void MainWindow::updateStatus(int count, int failed) {
     const QString root = QDir::toNativeSeparators(browser_->tasksFolder());
     if (root.isEmpty()) {
-        statusBar()->showMessage(tr("No tasks folder found. Use File › Open Tasks Folder… or start with --tasks DIR."));
+        statusBar()->showMessage(tr("No tasks folder found. Use File › Show Tasks Folder… or start with --tasks DIR."));
     } else if (!browser_->model()->rootError().isEmpty()) {
         statusBar()->showMessage(browser_->model()->rootError());
     } else if (failed == 0) {
@@ -76,10 +381,33 @@ void MainWindow::updateStatus(int count, int failed) {
     }
 }
 
-void MainWindow::closeEvent(QCloseEvent* event) {
+void MainWindow::restoreLayout() {
+    restoreGeometry(prefs::windowGeometry.get());
+    restoreState(prefs::windowState.get());
+    browser_->restoreSplitterState(prefs::browserSplitter.get());
+    searchView_->restoreSplitters(
+        {prefs::searchSplitter.get(), prefs::chartsSplitter.get(), prefs::tableSplitter.get()});
+    tabs_->setCurrentIndex(qBound(0, prefs::currentTab.get(), tabs_->count() - 1));
+}
+
+void MainWindow::saveLayout() {
     prefs::windowGeometry.set(saveGeometry());
     prefs::windowState.set(saveState());
     prefs::browserSplitter.set(browser_->saveSplitterState());
+    const QList<QByteArray> splitters = searchView_->saveSplitters();
+    prefs::searchSplitter.set(splitters.value(0));
+    prefs::chartsSplitter.set(splitters.value(1));
+    prefs::tableSplitter.set(splitters.value(2));
+    prefs::currentTab.set(tabs_->currentIndex());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveLayout();
+    if (runs_->isActive()) {
+        // The engine finishes the batch in flight; the thread is joined, never left behind.
+        statusBar()->showMessage(tr("Stopping the search…"));
+        runs_->stop();
+    }
     event->accept();
 }
 

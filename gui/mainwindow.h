@@ -2,33 +2,97 @@
 #include <QMainWindow>
 
 #include "launchoptions.h"
+#include "runs/engineevent.h"
+
+class QDockWidget;
+class QMenu;
+class QTabWidget;
 
 namespace kfgui {
 
+class CandidateView;
+class CompareView;
+class DeviceProbe;
+class LibraryView;
+class ProjectSession;
+class RunController;
+class RunPanel;
+class SearchView;
 class TaskBrowser;
 
-/** The application window: for now the task browser, a menu and a status bar. */
+/**
+ * The workbench: a project (File menu), the task browser, the run dock (configuration and
+ * Start / Pause / Resume / Stop) and the views of the search, the candidate, the comparison
+ * and the experience library as tabs.
+ */
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
     explicit MainWindow(const LaunchOptions& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
 
-    /** Shows the tasks under `folder` (empty: none found). */
+    /** Shows the tasks under `folder` (empty: none found) beside the project's own tasks. */
     void setTasksFolder(const QString& folder);
+    /** Opens (or, with `create`, creates) the project in `dir`; false with a message on failure. */
+    bool openProject(const QString& dir, bool create);
+    /** Starts a search on the selected task with the run panel's configuration. */
+    bool startSearch();
+    /** The kfoundry-worker the searches use (empty: next to the executable). */
+    void setWorkerPath(const QString& path);
+
     TaskBrowser* taskBrowser() const { return browser_; }
+    ProjectSession* session() const { return session_; }
+    RunController* runController() const { return runs_; }
+    RunPanel* runPanel() const { return runPanel_; }
+    SearchView* searchView() const { return searchView_; }
+    QTabWidget* tabs() const { return tabs_; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
     void createMenus();
+    void createDocks();
+    void connectViews();
+    void restoreLayout();
+    void saveLayout();
+    void updateTitle();
+    void updateRecentMenu();
+    void newProject();
+    void openProjectDialog();
+    void addTaskFromFolder();
     void openTasksFolder();
+    void showSettings();
     void showAbout();
     void updateStatus(int count, int failed);
+    void updateTaskForRun();
+    void onRunStarted(qint64 runId);
+    void onRunStateChanged(const QString& state);
+    void onRunFinished(const RunOutcome& outcome);
+    void onCandidateSelected(qint64 id);
+    void injectCandidate(const QString& source, int island, qint64 parentId);
+    void showLatestRun();
+    void inform(const QString& title, const QString& text);
 
-    QString projectDir_;
+    QString tasksRoot_;
+    QString workerPath_;
+    QString runTask_;
+    ProjectSession* session_;
+    RunController* runs_;
+    DeviceProbe* probe_;
+    QString cudaDevice_;
+    bool probed_ = false;
     TaskBrowser* browser_;
+    SearchView* searchView_;
+    CandidateView* candidateView_;
+    CompareView* compareView_;
+    LibraryView* libraryView_;
+    QTabWidget* tabs_;
+    RunPanel* runPanel_;
+    QDockWidget* runDock_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QAction* addTaskAction_ = nullptr;
 };
 
 }  // namespace kfgui

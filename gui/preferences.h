@@ -3,6 +3,7 @@
 #include <QByteArray>
 #include <QSettings>
 #include <QString>
+#include <QStringList>
 #include <QVariant>
 
 namespace kfgui {
@@ -27,6 +28,27 @@ namespace prefs {
 inline const Preference<QByteArray> windowGeometry{"mainwindow/geometry", {}};
 inline const Preference<QByteArray> windowState{"mainwindow/state", {}};
 inline const Preference<QByteArray> browserSplitter{"taskbrowser/splitter", {}};
+// Projects.
+inline const Preference<QStringList> recentProjects{"projects/recent", {}};
+inline const Preference<QString> lastTask{"projects/lastTask", QStringLiteral("level1/softmax")};
+// Default run configuration (the run panel starts from these; Settings edits them).
+inline const Preference<int> runIslands{"run/islands", 4};
+inline const Preference<int> runPopulation{"run/population", 12};
+inline const Preference<int> runBudget{"run/budget", 60};
+inline const Preference<double> runTimeLimit{"run/timeLimitS", 0.0};
+inline const Preference<qint64> runSeed{"run/seed", 1};
+inline const Preference<double> runMinTimeMs{"run/minTimeMs", 100.0};
+// Backend and device.
+inline const Preference<QString> backend{"engine/backend", QStringLiteral("host")};
+inline const Preference<int> device{"engine/device", 0};
+inline const Preference<int> compileThreads{"engine/compileThreads", 0};
+// Interface: "" follows the system locale, else "en" or "zh_CN" (applied on restart).
+inline const Preference<QString> language{"ui/language", {}};
+// Window layout beyond geometry and dock state.
+inline const Preference<QByteArray> searchSplitter{"search/splitter", {}};
+inline const Preference<QByteArray> chartsSplitter{"search/chartsSplitter", {}};
+inline const Preference<QByteArray> tableSplitter{"search/tableSplitter", {}};
+inline const Preference<int> currentTab{"mainwindow/currentTab", 0};
 }  // namespace prefs
 
 }  // namespace kfgui

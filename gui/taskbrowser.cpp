@@ -38,8 +38,10 @@ TaskBrowser::TaskBrowser(QWidget* parent)
             [this](const QModelIndex& current) { showCurrent(current); });
 }
 
-void TaskBrowser::setTasksFolder(const QString& folder) {
-    model_->load(folder);
+void TaskBrowser::setTasksFolder(const QString& folder) { setFolders(folder, model_->projectTasks()); }
+
+void TaskBrowser::setFolders(const QString& folder, const QString& projectTasks) {
+    model_->load(folder, projectTasks);
     details_->clear();
     // Start on the first task that loaded, so the window never opens on an empty pane.
     for (int row = 0; row < model_->rowCount(); ++row) {
@@ -50,9 +52,19 @@ void TaskBrowser::setTasksFolder(const QString& folder) {
         }
     }
     emit tasksLoaded(model_->rowCount(), model_->failedCount());
+    emit currentTaskChanged();
 }
 
 QString TaskBrowser::tasksFolder() const { return model_->root(); }
+
+bool TaskBrowser::selectTask(const QString& relativePath) {
+    const int row = model_->rowOf(relativePath);
+    if (row < 0) return false;
+    list_->setCurrentIndex(model_->index(row));
+    return true;
+}
+
+const TaskEntry* TaskBrowser::currentEntry() const { return model_->entry(list_->currentIndex()); }
 
 QByteArray TaskBrowser::saveSplitterState() const { return splitter_->saveState(); }
 
@@ -65,6 +77,7 @@ void TaskBrowser::showCurrent(const QModelIndex& index) {
     if (!entry) details_->clear();
     else if (entry->failed()) details_->showLoadError(entry->relativePath, entry->error);
     else details_->showTask(*entry->task);
+    emit currentTaskChanged();
 }
 
 }  // namespace kfgui

@@ -9,6 +9,7 @@ namespace kfgui {
 
 class TaskDetailsView;
 class TaskListModel;
+struct TaskEntry;
 
 /** The task list on the left and the selected task's details on the right. */
 class TaskBrowser : public QWidget {
@@ -19,7 +20,13 @@ public:
 
     /** Loads the tasks under `folder` and selects the first one that loaded. */
     void setTasksFolder(const QString& folder);
+    /** Shows the tasks under `folder` and the project's tasks under `projectTasks`. */
+    void setFolders(const QString& folder, const QString& projectTasks);
     QString tasksFolder() const;
+    /** Selects the task at `relativePath` (e.g. "level1/softmax"); false when there is none. */
+    bool selectTask(const QString& relativePath);
+    /** The selected task entry, or null. */
+    const TaskEntry* currentEntry() const;
     TaskListModel* model() const { return model_; }
 
     QByteArray saveSplitterState() const;
@@ -28,6 +35,8 @@ public:
 signals:
     /** The list was (re)loaded: how many folders and how many of them failed. */
     void tasksLoaded(int count, int failed);
+    /** Another task (or none) is selected. */
+    void currentTaskChanged();
 
 private:
     void showCurrent(const QModelIndex& index);

@@ -32,9 +32,12 @@ TaskEntry loadEntry(const std::filesystem::path& dir, const QDir& root) {
 
 TaskListModel::TaskListModel(QObject* parent) : QAbstractListModel(parent) {}
 
-void TaskListModel::load(const QString& root) {
+void TaskListModel::load(const QString& root) { load(root, projectTasks_); }
+
+void TaskListModel::load(const QString& root, const QString& projectTasks) {
     beginResetModel();
     root_ = root;
+    projectTasks_ = projectTasks;
     rootError_.clear();
     entries_.clear();
     if (root.isEmpty()) {
@@ -49,7 +52,25 @@ void TaskListModel::load(const QString& root) {
             rootError_ = fromUtf8(err.what());
         }
     }
+    // The project's own tasks (copied in with "Add Task from Folder…"); none is not an error.
+    if (!projectTasks.isEmpty() && QDir(projectTasks).exists()) {
+        try {
+            const QDir projectDir(projectTasks);
+            for (const auto& dir : kf::find_task_dirs(toPath(projectTasks))) {
+                entries_.push_back(loadEntry(dir, projectDir));
+                entries_.back().inProject = true;
+            }
+        } catch (const std::exception&) {
+            // An unreadable project tasks folder shows no project tasks.
+        }
+    }
     endResetModel();
+}
+
+int TaskListModel::rowOf(const QString& relativePath) const {
+    for (std::size_t i = 0; i < entries_.size(); ++i)
+        if (entries_[i].relativePath == relativePath) return static_cast<int>(i);
+    return -1;
 }
 
 int TaskListModel::failedCount() const {
@@ -73,6 +94,7 @@ QVariant TaskListModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         if (e->failed()) return tr("%1\nFailed to load: %2").arg(e->relativePath, e->shortError);
+        if (e->inProject) return tr("%1 (project)").arg(e->relativePath);
         return e->relativePath;
     case Qt::ToolTipRole:
         if (e->failed()) return e->error;

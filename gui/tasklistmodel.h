@@ -16,6 +16,7 @@ struct TaskEntry {
     std::optional<kf::Task> task;   ///< empty when loading failed
     QString error;                  ///< the loader's full message when it failed
     QString shortError;             ///< the field and reason, without the file name
+    bool inProject = false;         ///< from the project's own tasks folder
     bool failed() const { return !task.has_value(); }
 };
 
@@ -40,8 +41,13 @@ public:
      * runs on the calling thread; a bad root gives an empty list and rootError().
      */
     void load(const QString& root);
+    /** The bundled tasks under `root`, then the project's tasks under `projectTasks` (may be empty). */
+    void load(const QString& root, const QString& projectTasks);
 
     QString root() const { return root_; }
+    QString projectTasks() const { return projectTasks_; }
+    /** The row of the task whose relative path is `relativePath` (bundled first); -1 when none. */
+    int rowOf(const QString& relativePath) const;
     QString rootError() const { return rootError_; }
     int failedCount() const;
     const TaskEntry* entry(const QModelIndex& index) const;
@@ -51,6 +57,7 @@ public:
 
 private:
     QString root_;
+    QString projectTasks_;
     QString rootError_;
     std::vector<TaskEntry> entries_;
 };

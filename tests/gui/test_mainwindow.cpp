@@ -64,10 +64,13 @@ private slots:
     }
 
     void listsValidAndMalformedTasks() {
-        kfgui::MainWindow window(kfgui::LaunchOptions{root_, QStringLiteral("/tmp/my-project"), {}});
+        const QString project = QString::fromStdString((kftest::temp_dir("gui-project") / "my-project").string());
+        kfgui::MainWindow window(kfgui::LaunchOptions{root_, project, {}});
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(window.windowTitle().contains(QStringLiteral("my-project")));
+        // --project creates the project when the folder holds none.
+        QVERIFY(QFileInfo::exists(project + QStringLiteral("/project.kfproj")));
 
         auto* list = window.findChild<QListView*>(QStringLiteral("taskList"));
         QVERIFY(list);

@@ -1,0 +1,81 @@
+#include "project/projectsession.h"
+
+#include <filesystem>
+
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+
+#include "kf/store.h"
+#include "kf/task.h"
+#include "paths.h"
+#include "preferences.h"
+
+namespace kfgui {
+
+ProjectSession::ProjectSession(QObject* parent) : QObject(parent) {}
+
+ProjectSession::~ProjectSession() = default;
+
+bool ProjectSession::open(const QString& dir, bool create, QString* error) {
+    const QString folder = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+    try {
+        const std::filesystem::path path = toPath(folder);
+        auto store = std::make_unique<kf::ProjectStore>(
+            create ? kf::ProjectStore::open_or_create(path, QFileInfo(folder).fileName().toStdString())
+                   : kf::ProjectStore::open(path));
+        close();
+        store_ = std::move(store);
+        dir_ = fromPath(store_->dir());
+    } catch (const std::exception& e) {
+        if (error) *error = fromUtf8(e.what());
+        return false;
+    }
+    addRecent(dir_);
+    Q_EMIT opened(dir_);
+    return true;
+}
+
+void ProjectSession::close() {
+    if (!store_) return;
+    store_.reset();
+    dir_.clear();
+    Q_EMIT closed();
+}
+
+QString ProjectSession::name() const { return store_ ? fromUtf8(store_->name()) : QString(); }
+
+QString ProjectSession::tasksDir() const { return dir_.isEmpty() ? QString() : dir_ + QStringLiteral("/tasks"); }
+
+QString ProjectSession::addTask(const QString& source, QString* error) {
+    try {
+        const kf::Task task = kf::load_task(toPath(source));  // refuse a folder that is not a task
+        const std::filesystem::path target = toPath(tasksDir()) / task.dir.filename();
+        if (std::filesystem::exists(target)) {
+            if (error) *error = tr("The project already has a task folder %1.").arg(fromPath(target));
+            return {};
+        }
+        std::filesystem::create_directories(target.parent_path());
+        std::filesystem::copy(task.dir, target, std::filesystem::copy_options::recursive);
+        return fromPath(target);
+    } catch (const std::exception& e) {
+        if (error) *error = fromUtf8(e.what());
+        return {};
+    }
+}
+
+QStringList ProjectSession::recentProjects() { return prefs::recentProjects.get(); }
+
+void ProjectSession::addRecent(const QString& dir) {
+    QStringList recent = prefs::recentProjects.get();
+    recent.removeAll(dir);
+    recent.prepend(dir);
+    while (recent.size() > kMaxRecent) recent.removeLast();
+    prefs::recentProjects.set(recent);
+}
+
+QString demoProjectDir() {
+    return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/demo-project");
+}
+
+}  // namespace kfgui

@@ -1,0 +1,36 @@
+#include "runs/engineevent.h"
+
+#include "kf/search.h"
+#include "paths.h"
+
+namespace kfgui {
+
+bool EngineEvent::isEvaluation() const {
+    return kind == QLatin1String("evaluated") || kind == QLatin1String("seeded");
+}
+
+EngineEvent toEngineEvent(const kf::SearchEvent& e) {
+    EngineEvent out;
+    out.kind = fromUtf8(e.kind);
+    out.island = e.island;
+    out.member = e.member;
+    out.message = fromUtf8(e.message);
+    if (e.data.is_object()) {
+        auto text = [&](const char* key) {
+            auto it = e.data.find(key);
+            return it != e.data.end() && it->is_string() ? fromUtf8(it->get<std::string>()) : QString();
+        };
+        auto number = [&](const char* key, double fallback) {
+            auto it = e.data.find(key);
+            return it != e.data.end() && it->is_number() ? it->get<double>() : fallback;
+        };
+        out.status = text("status");
+        out.expert = text("expert");
+        out.fitness = number("fitness", 0);
+        out.gain = number("gain", 0);
+    }
+    if (out.kind == QLatin1String("seeded") && out.expert.isEmpty()) out.expert = QStringLiteral("seed");
+    return out;
+}
+
+}  // namespace kfgui

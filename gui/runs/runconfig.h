@@ -1,0 +1,46 @@
+#pragma once
+// What the user sets for one search run, and how it becomes the engine's options.
+#include <QMetaType>
+#include <QString>
+
+namespace kf {
+struct EvolveOptions;
+}
+
+namespace kfgui {
+
+/** The run configuration shown in the run panel and, as defaults, in the settings dialog. */
+struct RunConfig {
+    int islands = 4;
+    int population = 12;
+    int budget = 60;            ///< evaluations, seeds included; 0: unlimited
+    double timeLimitS = 0;      ///< wall time; 0: unlimited
+    qint64 seed = 1;
+    QString backend = QStringLiteral("host");  ///< host | cuda
+    int device = 0;
+    int compileThreads = 0;     ///< 0: all cores
+    double minTimeMs = 100;     ///< timed region per candidate (EvalOptions::min_time_ms)
+
+    bool operator==(const RunConfig&) const = default;
+};
+
+/** The defaults stored in the settings (prefs::run*). */
+RunConfig loadDefaultRunConfig();
+void saveDefaultRunConfig(const RunConfig& config);
+
+/** Fills the search and evaluation parts of the engine's options. */
+void applyRunConfig(const RunConfig& config, kf::EvolveOptions& options);
+
+/** Everything the engine thread needs to run a search. */
+struct RunRequest {
+    QString projectDir;
+    QString taskDir;
+    RunConfig config;
+    QString workerPath;   ///< kfoundry-worker; empty: next to the executable
+    QString libraryPath;  ///< experience library receiving the librarian's evidence; empty: none
+};
+
+}  // namespace kfgui
+
+Q_DECLARE_METATYPE(kfgui::RunConfig)
+Q_DECLARE_METATYPE(kfgui::RunRequest)

@@ -1,0 +1,107 @@
+#include "runs/runpanel.h"
+
+#include <QCoreApplication>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QStyle>
+#include <QVBoxLayout>
+
+#include "runs/runconfigwidget.h"
+
+namespace kfgui {
+
+QString runStateText(const QString& state) {
+    struct Name {
+        const char* key;
+        const char* text;
+    };
+    static const Name names[] = {
+        {"idle", QT_TRANSLATE_NOOP("kfgui::RunPanel", "idle")},
+        {"starting", QT_TRANSLATE_NOOP("kfgui::RunPanel", "starting…")},
+        {"running", QT_TRANSLATE_NOOP("kfgui::RunPanel", "running")},
+        {"pausing", QT_TRANSLATE_NOOP("kfgui::RunPanel", "pausing after the batch in flight…")},
+        {"paused", QT_TRANSLATE_NOOP("kfgui::RunPanel", "paused")},
+        {"stopping", QT_TRANSLATE_NOOP("kfgui::RunPanel", "stopping after the batch in flight…")},
+        {"done", QT_TRANSLATE_NOOP("kfgui::RunPanel", "done")},
+        {"stopped", QT_TRANSLATE_NOOP("kfgui::RunPanel", "stopped")},
+        {"failed", QT_TRANSLATE_NOOP("kfgui::RunPanel", "failed")},
+    };
+    for (const Name& n : names)
+        if (state == QLatin1String(n.key)) return QCoreApplication::translate("kfgui::RunPanel", n.text);
+    return state;
+}
+
+RunPanel::RunPanel(QWidget* parent)
+    : QWidget(parent),
+      task_(new QLabel(this)),
+      config_(new RunConfigWidget(this)),
+      start_(new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start search"), this)),
+      pause_(new QPushButton(style()->standardIcon(QStyle::SP_MediaPause), tr("Pause"), this)),
+      resume_(new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("Resume"), this)),
+      stop_(new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this)),
+      state_(new QLabel(this)) {
+    setObjectName(QStringLiteral("runPanel"));
+    task_->setObjectName(QStringLiteral("runTask"));
+    task_->setWordWrap(true);
+    start_->setObjectName(QStringLiteral("startButton"));
+    pause_->setObjectName(QStringLiteral("pauseButton"));
+    resume_->setObjectName(QStringLiteral("resumeButton"));
+    stop_->setObjectName(QStringLiteral("stopButton"));
+    state_->setObjectName(QStringLiteral("runState"));
+    state_->setWordWrap(true);
+    start_->setDefault(true);
+
+    auto* buttons = new QGridLayout;
+    buttons->addWidget(start_, 0, 0, 1, 3);
+    buttons->addWidget(pause_, 1, 0);
+    buttons->addWidget(resume_, 1, 1);
+    buttons->addWidget(stop_, 1, 2);
+
+    auto* settings = new QGroupBox(tr("Run configuration"), this);
+    auto* settingsLayout = new QVBoxLayout(settings);
+    settingsLayout->addWidget(config_);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(task_);
+    layout->addLayout(buttons);
+    layout->addWidget(state_);
+    layout->addWidget(settings);
+    layout->addStretch(1);
+
+    connect(start_, &QPushButton::clicked, this, &RunPanel::startRequested);
+    connect(pause_, &QPushButton::clicked, this, &RunPanel::pauseRequested);
+    connect(resume_, &QPushButton::clicked, this, &RunPanel::resumeRequested);
+    connect(stop_, &QPushButton::clicked, this, &RunPanel::stopRequested);
+    setTask({});
+    setState(QStringLiteral("idle"));
+}
+
+void RunPanel::setTask(const QString& name, const QString& problem) {
+    taskReady_ = !name.isEmpty() && problem.isEmpty();
+    if (name.isEmpty()) task_->setText(tr("Select a task in the Tasks tab."));
+    else if (!problem.isEmpty()) task_->setText(tr("Task <b>%1</b>: %2").arg(name.toHtmlEscaped(), problem.toHtmlEscaped()));
+    else task_->setText(tr("Task <b>%1</b>").arg(name.toHtmlEscaped()));
+    updateButtons();
+}
+
+void RunPanel::setState(const QString& state, const QString& detail) {
+    stateName_ = state;
+    const QString text = tr("State: %1").arg(runStateText(state));
+    state_->setText(detail.isEmpty() ? text : text + QLatin1Char('\n') + detail);
+    updateButtons();
+}
+
+void RunPanel::updateButtons() {
+    const QString& s = stateName_;
+    const bool active = s == QLatin1String("starting") || s == QLatin1String("running") ||
+                        s == QLatin1String("pausing") || s == QLatin1String("paused") || s == QLatin1String("stopping");
+    start_->setEnabled(!active && taskReady_);
+    pause_->setEnabled(s == QLatin1String("running") || s == QLatin1String("starting"));
+    resume_->setEnabled(s == QLatin1String("paused") || s == QLatin1String("pausing"));
+    stop_->setEnabled(active && s != QLatin1String("stopping"));
+    config_->setEnabled(!active);
+}
+
+}  // namespace kfgui

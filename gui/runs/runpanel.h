@@ -1,0 +1,50 @@
+#pragma once
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+
+namespace kfgui {
+
+class RunConfigWidget;
+
+/**
+ * The run dock: which task a search would run on, its configuration, Start search / Pause /
+ * Resume / Stop, and the state of the run. It only asks; MainWindow does.
+ */
+class RunPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit RunPanel(QWidget* parent = nullptr);
+
+    RunConfigWidget* configWidget() const { return config_; }
+    /** The task a search would run on; empty `name` when none is selected or it is broken. */
+    void setTask(const QString& name, const QString& problem = {});
+    /** Enables the buttons that make sense in `state` (RunController::state()). */
+    void setState(const QString& state, const QString& detail = {});
+
+Q_SIGNALS:
+    void startRequested();
+    void pauseRequested();
+    void resumeRequested();
+    void stopRequested();
+
+private:
+    void updateButtons();
+
+    QLabel* task_;
+    RunConfigWidget* config_;
+    QPushButton* start_;
+    QPushButton* pause_;
+    QPushButton* resume_;
+    QPushButton* stop_;
+    QLabel* state_;
+    QString stateName_ = QStringLiteral("idle");
+    bool taskReady_ = false;
+};
+
+/** A translated word for a run state. */
+QString runStateText(const QString& state);
+
+}  // namespace kfgui

@@ -1,0 +1,127 @@
+#include "runs/searchview.h"
+
+#include <unordered_map>
+#include <vector>
+
+#include <QLabel>
+#include <QSplitter>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "kf/store.h"
+#include "paths.h"
+#include "runs/lineageview.h"
+#include "runs/outcomechart.h"
+#include "runs/populationmodel.h"
+#include "runs/populationview.h"
+#include "runs/searchworker.h"
+#include "runs/speedupchart.h"
+
+namespace kfgui {
+
+SearchView::SearchView(QWidget* parent)
+    : QWidget(parent),
+      timer_(new QTimer(this)),
+      summary_(new QLabel(this)),
+      speedup_(new SpeedupChart),
+      outcomes_(new OutcomeChart),
+      population_(new PopulationView),
+      lineage_(new LineageView),
+      vertical_(new QSplitter(Qt::Vertical, this)),
+      charts_(new QSplitter(Qt::Horizontal)),
+      table_(new QSplitter(Qt::Horizontal)) {
+    setObjectName(QStringLiteral("searchView"));
+    summary_->setObjectName(QStringLiteral("searchSummary"));
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    vertical_->setObjectName(QStringLiteral("searchSplitter"));
+    charts_->addWidget(speedup_);
+    charts_->addWidget(outcomes_);
+    table_->addWidget(population_);
+    table_->addWidget(lineage_);
+    table_->setStretchFactor(0, 3);
+    table_->setStretchFactor(1, 1);
+    vertical_->addWidget(charts_);
+    vertical_->addWidget(table_);
+    vertical_->setStretchFactor(0, 2);
+    vertical_->setStretchFactor(1, 3);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(summary_);
+    layout->addWidget(vertical_, 1);
+
+    timer_->setInterval(kRefreshMs);
+    connect(timer_, &QTimer::timeout, this, &SearchView::applyPending);
+    timer_->start();
+    setSummary(tr("No search yet. Pick a task and press Start search."));
+}
+
+void SearchView::clear() {
+    pending_.clear();
+    speedup_->clear();
+    outcomes_->clear();
+    population_->model()->clear();
+    lineage_->clear();
+}
+
+void SearchView::appendEvents(const EngineEventList& events) { pending_.append(events); }
+
+void SearchView::applyPending() {
+    if (pending_.isEmpty()) return;
+    EngineEventList events;
+    if (pending_.size() <= kMaxEventsPerTick) {
+        events.swap(pending_);
+    } else {
+        // A backlog (a flood of events, a long run loaded at once): a slice now, the rest
+        // right after the event loop has had its turn, so that it never stalls for long.
+        events = pending_.mid(0, kMaxEventsPerTick);
+        pending_.remove(0, kMaxEventsPerTick);
+        QTimer::singleShot(0, this, &SearchView::applyPending);
+    }
+    std::vector<PopulationRow> rows;
+    rows.reserve(static_cast<std::size_t>(events.size()));
+    for (const EngineEvent& e : events)
+        if (e.isEvaluation()) rows.push_back(PopulationModel::rowFromEvent(e));
+    population_->model()->append(rows);
+    speedup_->add(events);
+    outcomes_->add(events);
+    speedup_->refresh();
+    outcomes_->refresh();
+}
+
+void SearchView::loadRun(kf::ProjectStore& store, qint64 runId) {
+    clear();
+    EngineEventList events;
+    const auto candidates = store.candidates(runId);
+    std::unordered_map<std::int64_t, const kf::CandidateRecord*> byId;
+    for (const auto& c : candidates) byId[c.id] = &c;
+    // Evaluations in the order they were made: the same sequence the live views saw.
+    for (const kf::EvaluationRecord& ev : store.evaluations(runId)) {
+        auto it = byId.find(ev.candidate_id);
+        if (it == byId.end()) continue;
+        EngineEvent e;
+        e.kind = QStringLiteral("evaluated");
+        e.member = ev.candidate_id;
+        e.island = it->second->island;
+        e.status = fromUtf8(ev.status);
+        e.fitness = ev.fitness;
+        e.expert = fromUtf8(it->second->expert);
+        addStoredDetails(e, store);
+        events.append(e);
+    }
+    appendEvents(events);
+    applyPending();
+}
+
+void SearchView::setSummary(const QString& text) { summary_->setText(text); }
+
+QList<QByteArray> SearchView::saveSplitters() const {
+    return {vertical_->saveState(), charts_->saveState(), table_->saveState()};
+}
+
+void SearchView::restoreSplitters(const QList<QByteArray>& states) {
+    QSplitter* splitters[] = {vertical_, charts_, table_};
+    for (int i = 0; i < states.size() && i < 3; ++i)
+        if (!states[i].isEmpty()) splitters[i]->restoreState(states[i]);
+}
+
+}  // namespace kfgui

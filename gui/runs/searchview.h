@@ -1,0 +1,70 @@
+#pragma once
+#include <QWidget>
+
+#include "runs/engineevent.h"
+
+class QLabel;
+class QSplitter;
+class QTimer;
+
+namespace kf {
+class ProjectStore;
+}
+
+namespace kfgui {
+
+class LineageView;
+class OutcomeChart;
+class PopulationView;
+class SpeedupChart;
+
+/**
+ * The live views of a search: best speedup per island, outcomes over time, the population
+ * table and the lineage of the selected candidate. Events are buffered as they arrive and
+ * applied to every view together on a 150 ms timer, so that a flood of events costs one
+ * model insertion and one chart update per tick.
+ */
+class SearchView : public QWidget {
+    Q_OBJECT
+
+public:
+    static constexpr int kRefreshMs = 150;
+    /** At most this many events reach the views in one go (see applyPending). */
+    static constexpr int kMaxEventsPerTick = 1000;
+
+    explicit SearchView(QWidget* parent = nullptr);
+
+    /** Empties every view (a new run starts). */
+    void clear();
+    /** Buffers events; they reach the views on the next tick. */
+    void appendEvents(const kfgui::EngineEventList& events);
+    /** Applies the buffered events now (a large backlog in slices, between event-loop turns). */
+    void applyPending();
+    /** Events received but not yet shown. */
+    int pendingCount() const { return static_cast<int>(pending_.size()); }
+    /** Shows a finished or earlier run from the store (the GUI's own connection). */
+    void loadRun(kf::ProjectStore& store, qint64 runId);
+    void setSummary(const QString& text);
+
+    SpeedupChart* speedupChart() const { return speedup_; }
+    OutcomeChart* outcomeChart() const { return outcomes_; }
+    PopulationView* population() const { return population_; }
+    LineageView* lineage() const { return lineage_; }
+
+    QList<QByteArray> saveSplitters() const;
+    void restoreSplitters(const QList<QByteArray>& states);
+
+private:
+    EngineEventList pending_;
+    QTimer* timer_;
+    QLabel* summary_;
+    SpeedupChart* speedup_;
+    OutcomeChart* outcomes_;
+    PopulationView* population_;
+    LineageView* lineage_;
+    QSplitter* vertical_;
+    QSplitter* charts_;
+    QSplitter* table_;
+};
+
+}  // namespace kfgui

@@ -1,0 +1,149 @@
+#include "runs/searchworker.h"
+
+#include <algorithm>
+#include <exception>
+#include <optional>
+
+#include "kf/evaluator.h"
+#include "kf/evolution.h"
+#include "kf/run_control.h"
+#include "kf/store.h"
+#include "kf/task.h"
+#include "paths.h"
+
+namespace kfgui {
+
+namespace {
+
+constexpr int kBatchEvents = 256;
+constexpr auto kBatchInterval = std::chrono::milliseconds(30);
+
+}  // namespace
+
+void addStoredDetails(EngineEvent& event, kf::ProjectStore& store) {
+    if (event.member <= 0) return;
+    if (auto c = store.candidate(event.member)) {
+        event.generation = c->generation;
+        if (event.expert.isEmpty()) event.expert = fromUtf8(c->expert);
+    }
+    auto e = store.evaluation_of(event.member);
+    if (!e || !e->diagnosis.is_object()) return;
+    const nlohmann::json& d = e->diagnosis;
+    if (auto t = d.find("timing"); t != d.end() && t->is_object())
+        event.medianMs = t->value("median_ms", -1.0);
+    if (auto r = d.find("roofline"); r != d.end() && r->is_object()) {
+        event.gbps = r->value("achieved_gbps", -1.0);
+        event.bound = fromUtf8(r->value("bound", std::string()));
+    }
+}
+
+SearchWorker::SearchWorker(std::shared_ptr<kf::RunControl> control, QObject* parent)
+    : QObject(parent), control_(std::move(control)), lastFlush_(std::chrono::steady_clock::now()) {}
+
+SearchWorker::~SearchWorker() = default;
+
+void SearchWorker::publish(const EngineEvent& event) {
+    pending_.append(event);
+    const auto now = std::chrono::steady_clock::now();
+    if (pending_.size() >= kBatchEvents || now - lastFlush_ >= kBatchInterval) flush();
+}
+
+void SearchWorker::flush() {
+    lastFlush_ = std::chrono::steady_clock::now();
+    if (pending_.isEmpty()) return;
+    EngineEventList batch;
+    batch.swap(pending_);
+    Q_EMIT eventsReady(batch);
+}
+
+void SearchWorker::onEngineEvent(const kf::SearchEvent& e, kf::ProjectStore& store, const QString& task) {
+    if (runId_ == 0) {
+        // evolve() has just created (or resumed) the run: the task's most recent one.
+        if (auto r = store.latest_run(task.toStdString())) {
+            runId_ = r->id;
+            Q_EMIT runStarted(runId_);
+        }
+    }
+    EngineEvent event = toEngineEvent(e);
+    if (event.isEvaluation()) addStoredDetails(event, store);
+    publish(event);
+    // The engine pauses itself (kf::RunControl::set_paused) and says so with these events.
+    if (event.kind == QLatin1String("paused")) Q_EMIT stateChanged(QStringLiteral("paused"));
+    if (event.kind == QLatin1String("resumed")) Q_EMIT stateChanged(QStringLiteral("running"));
+    // The last events of a batch come right before the next (long) evaluation: send the
+    // stop event at once rather than leaving it in the queue.
+    if (event.kind == QLatin1String("stopped")) flush();
+}
+
+bool SearchWorker::pollStop() {
+    // Polled by the search loop between results (at least every 200 ms while it waits): the
+    // moment to send what is queued, so that nothing lingers while a long evaluation runs.
+    flush();
+    return control_->stop_requested();
+}
+
+void SearchWorker::run(const RunRequest& request) {
+    RunOutcome outcome;
+    runId_ = 0;
+    std::optional<kf::ProjectStore> store;
+    try {
+        const kf::Task task = kf::load_task(toPath(request.taskDir));
+        const auto backend = kf::backend_from_string(request.config.backend.toStdString());
+        if (!backend) throw kf::Error("unknown backend " + request.config.backend.toStdString());
+        if (!task.supports(*backend))
+            throw kf::Error("task " + task.name + " has no " + std::string(kf::to_string(*backend)) + " reference");
+        store.emplace(kf::ProjectStore::open(toPath(request.projectDir)));
+
+        kf::EvaluatorConfig cfg;
+        cfg.worker.backend = *backend;
+        cfg.worker.device = request.config.device;
+        if (!request.workerPath.isEmpty()) cfg.worker.worker = toPath(request.workerPath);
+        cfg.compile_threads = static_cast<unsigned>(std::max(0, request.config.compileThreads));
+        kf::Evaluator evaluator(cfg);
+        evaluator.worker().hello();  // a missing device fails here, before anything is stored
+
+        kf::EvolveOptions options;
+        applyRunConfig(request.config, options);
+        options.control = control_.get();
+        if (!request.libraryPath.isEmpty()) options.experience_library = toPath(request.libraryPath);
+
+        const QString taskName = fromUtf8(task.name);
+        Q_EMIT stateChanged(QStringLiteral("running"));
+        kf::EvolveOutcome out = kf::evolve(
+            task, evaluator, *store, options,
+            [&](const kf::SearchEvent& e) { onEngineEvent(e, *store, taskName); },
+            [&] { return pollStop(); });
+        outcome.runId = out.run_id;
+        outcome.reason = fromUtf8(out.result.stop_reason);
+        outcome.evaluations = out.result.evaluations;
+        outcome.state = control_->stop_requested() ? QStringLiteral("stopped") : QStringLiteral("done");
+        if (auto r = store->run(out.run_id)) outcome.state = fromUtf8(r->state);
+        if (out.result.best) {
+            outcome.bestFitness = out.result.best->fitness;
+            outcome.bestCandidate = out.result.best->id;
+        }
+    } catch (const std::exception& e) {
+        outcome.runId = runId_;
+        outcome.state = QStringLiteral("failed");
+        outcome.reason = fromUtf8(e.what());
+        if (store && runId_ > 0) {
+            try {
+                store->set_run_state(runId_, "failed", e.what());
+            } catch (const std::exception&) {
+                // The store itself may be what failed; the GUI still hears about the failure.
+            }
+        }
+    } catch (...) {
+        outcome.runId = runId_;
+        outcome.state = QStringLiteral("failed");
+        outcome.reason = tr("unknown error in the engine thread");
+    }
+    finish(outcome);
+}
+
+void SearchWorker::finish(const RunOutcome& outcome) {
+    flush();
+    Q_EMIT finished(outcome);
+}
+
+}  // namespace kfgui

@@ -1,0 +1,65 @@
+#pragma once
+#include <chrono>
+#include <memory>
+
+#include <QObject>
+
+#include "runs/engineevent.h"
+#include "runs/runconfig.h"
+
+namespace kf {
+class ProjectStore;
+class RunControl;
+struct SearchEvent;
+}  // namespace kf
+
+namespace kfgui {
+
+/**
+ * Runs one search on the thread it lives on (moved to a QThread by RunController). It opens
+ * its own connection to the project store, calls kf::evolve, and turns engine events into
+ * EngineEvent values sent in batches through a queued signal. Every exception is caught and
+ * reported as a failed run; finished() is always emitted, exactly once per run().
+ */
+class SearchWorker : public QObject {
+    Q_OBJECT
+
+public:
+    explicit SearchWorker(std::shared_ptr<kf::RunControl> control, QObject* parent = nullptr);
+    ~SearchWorker() override;
+
+    /** Runs the search to its end (call it on the worker's thread). */
+    void run(const kfgui::RunRequest& request);
+
+    /**
+     * Queues one event for the GUI. A batch goes out when it holds 256 events or 30 ms have
+     * passed since the last one went out; flush() sends the rest. Called on the engine thread.
+     */
+    void publish(const EngineEvent& event);
+    void flush();
+    /** Sends what is queued, then finished(outcome). run() ends with it. */
+    void finish(const RunOutcome& outcome);
+    /** The run's controls (stop, pause, injections), shared with the GUI thread. */
+    kf::RunControl& control() { return *control_; }
+
+Q_SIGNALS:
+    void runStarted(qint64 runId);
+    void eventsReady(const kfgui::EngineEventList& events);
+    /** running | paused, as the engine reports it ("paused" / "resumed" events). */
+    void stateChanged(const QString& state);
+    void finished(const kfgui::RunOutcome& outcome);
+
+private:
+    void onEngineEvent(const kf::SearchEvent& e, kf::ProjectStore& store, const QString& task);
+    bool pollStop();
+
+    std::shared_ptr<kf::RunControl> control_;
+    EngineEventList pending_;
+    std::chrono::steady_clock::time_point lastFlush_;
+    qint64 runId_ = 0;
+};
+
+/** Adds what the store knows about an evaluated candidate: generation, timing, roofline. */
+void addStoredDetails(EngineEvent& event, kf::ProjectStore& store);
+
+}  // namespace kfgui
