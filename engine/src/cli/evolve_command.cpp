@@ -40,7 +40,8 @@ public:
             if (e.island >= 0 && static_cast<std::size_t>(e.island) < best_.size())
                 best_[static_cast<std::size_t>(e.island)] = std::max(best_[static_cast<std::size_t>(e.island)], fit);
         }
-        if (e.kind == "improved" || e.kind == "migrated" || e.kind == "stopped") line(e.kind + ": " + e.message);
+        if (e.kind == "log") line(e.message);
+        else if (e.kind == "improved" || e.kind == "migrated" || e.kind == "stopped") line(e.kind + ": " + e.message);
         if (tty_) redraw();
         else if (evaluations_ % 10 == 0 && (e.kind == "seeded" || e.kind == "evaluated")) std::cout << status() << "\n" << std::flush;
     }
