@@ -224,8 +224,10 @@ json profile_to_json(const ProfileData& p, const BoundVerdict& v, const std::vec
         for (const auto& s : k.stalls) stalls.push_back({{"reason", s.reason}, {"ratio", s.ratio}, {"share", s.share}});
         json limits = json::object();
         for (const auto& [name, val] : k.occupancy_limits) limits[name] = number_or_null(val);
+        // The metrics asked for (ncu adds many device and launch attributes of its own).
         json metrics = json::object();
-        for (const auto& [name, val] : k.metrics) metrics[name] = number_or_null(val);
+        for (const auto& name : profile_metrics())
+            if (auto it = k.metrics.find(name); it != k.metrics.end()) metrics[name] = number_or_null(it->second);
         const StallShare* ts = top_stall(k);
         kernels.push_back({{"name", k.name},
                            {"grid", k.grid},

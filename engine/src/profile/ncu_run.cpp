@@ -243,8 +243,11 @@ json profile_library(const ProfileRequest& req) {
     if (result.is_object()) {
         j["case"] = result.value("case", "");
         if (!result.value("ok", false) && code != "permission" && code != "no_profiler") {
-            json u = profile_unavailable("the candidate failed under the profiler: " + result.value("error", std::string("?")),
-                                         result.value("status", "") == "error" ? "failed" : "candidate");
+            const bool candidate = result.value("status", "") != "error";
+            json u = profile_unavailable((candidate ? "the candidate failed under the profiler: "
+                                                    : "the profiled worker failed: ") +
+                                             result.value("error", std::string("?")),
+                                         candidate ? "candidate" : "failed");
             for (const char* k : {"tool", "command", "seconds", "exit_code", "raw_output", "case"})
                 if (j.contains(k)) u[k] = j[k];
             j = u;
