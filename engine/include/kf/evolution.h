@@ -30,6 +30,8 @@ struct EvolveOptions {
     std::filesystem::path experience_library;
     /** Experts beside the built-in ones (e.g. LLM roles). */
     std::vector<std::shared_ptr<Expert>> experts;
+    /** Profile new bests and every 10th correct child with Nsight Compute (CUDA, where available). */
+    bool profile = true;
     /** Compile threads of the evaluation pipeline; 0: all cores. */
     unsigned compile_threads = 0;
     /** Stop / pause / inject from another thread; may be null. */

@@ -19,6 +19,17 @@ struct PipelineConfig {
     int device_queue = 2;
     /** Evaluations run alone, compiles paused (default: on for the host backend). */
     bool exclusive_evaluation = false;
+    /**
+     * Profiling policy (Nsight Compute, CUDA backend, where available): a correct child that
+     * is the fastest so far, and every `profile_every`-th correct child (0: never), while the
+     * time spent profiling stays under `profile_max_share` of the run's wall time. Profiles run
+     * on the device's thread, between evaluations, so they never overlap a timed run.
+     */
+    bool profile = false;
+    bool profile_new_best = true;
+    int profile_every = 10;
+    double profile_max_share = 0.15;
+    ProfileOptions profile_options;
 };
 
 class PipelinedEvaluator : public EvaluationQueue {
@@ -34,7 +45,8 @@ public:
     /**
      * device_busy_s (evaluating), device_starved_s (idle while children were compiling),
      * device_idle_s (idle for any reason, e.g. nothing proposed yet),
-     * compile_busy_s (summed over threads), wall_s, evaluations, compiles.
+     * compile_busy_s (summed over threads), wall_s, evaluations, compiles, profiles,
+     * profile_s (time spent profiling), profile_skipped (due but over the time share).
      */
     nlohmann::json stats() const override;
 

@@ -235,6 +235,8 @@ int main(int argc, char** argv) {
     evolve->add_flag("--resume", ev.options.resume, "Continue the task's latest unfinished run in the project");
     bool no_library = false;
     evolve->add_flag("--no-library", no_library, "Do not record evidence in the user's experience library");
+    bool no_profile = false;
+    evolve->add_flag("--no-profile", no_profile, "Do not profile new bests with Nsight Compute during the run");
     evolve->add_option("--trials", ev.options.eval.trials, "Correctness trials per case")->capture_default_str()->check(CLI::Range(1, 100));
     evolve->add_option("--timeout", ev.options.eval.timeout_s, "Seconds allowed per evaluation")->capture_default_str()->check(CLI::PositiveNumber);
     evolve->add_option("--min-time", ev.options.eval.min_time_ms, "Minimum timed milliseconds per evaluation")->capture_default_str();
@@ -310,6 +312,7 @@ int main(int argc, char** argv) {
             ev.worker = worker_path;
             ev.options.search.time_limit_s = time_limit;
             if (!no_library) ev.options.experience_library = ExperienceLibrary::user_library_path();
+            ev.options.profile = !no_profile;
             return cli::run_evolve(ev);
         }
         if (runs->parsed()) return cli::list_runs(project_s, json_out);

@@ -40,6 +40,35 @@ struct PipelinedEvaluator::Impl {
     Clock::time_point started = Clock::now();
     double device_busy = 0, device_starved = 0, compile_busy = 0;
     int evaluations = 0, compiles = 0;
+    int correct = 0, profiles = 0, profile_skipped = 0;
+    double profile_time = 0, best_fitness = 0;
+    bool profiler_ok = false;
+
+    /** Profiles d's candidate when the policy says so (device thread only). */
+    void maybe_profile(const Child& c, Diagnosis& d) {
+        if (!profiler_ok || d.status != Status::Ok) return;
+        double fit = d.fitness();
+        ++correct;
+        bool new_best = cfg.profile_new_best && fit > best_fitness;
+        best_fitness = std::max(best_fitness, fit);
+        bool kth = cfg.profile_every > 0 && correct % cfg.profile_every == 0;
+        if (!new_best && !kth) return;
+        if (profile_time > cfg.profile_max_share * std::max(1.0, seconds_since(started))) {
+            ++profile_skipped;
+            return;
+        }
+        auto t0 = Clock::now();
+        try {
+            Candidate cand;
+            cand.source = apply_tunables(c.proposal.source, c.proposal.tunables);
+            cand.name = "candidate_" + std::to_string(c.id);
+            evaluator.profile_into(d, task, cand, cfg.profile_options);
+        } catch (const std::exception& e) {
+            d.profile = {{"available", false}, {"reason", std::string("profiling failed: ") + e.what()}};
+        }
+        profile_time += seconds_since(t0);
+        ++profiles;
+    }
 
     std::vector<std::thread> compilers;
     std::thread runner;
@@ -114,15 +143,18 @@ struct PipelinedEvaluator::Impl {
                 evaluating = true;
             }
             auto t0 = Clock::now();
+            double device_busy_add = 0;
             try {
                 evaluator.evaluate_stage(task, item.result, opt, item.diagnosis);
             } catch (const std::exception& e) {
                 item.diagnosis.status = Status::RuntimeError;
                 item.diagnosis.message = std::string("not evaluated: ") + e.what();
             }
+            device_busy_add = seconds_since(t0);
+            maybe_profile(item.child, item.diagnosis);
             evaluator.finish(item.diagnosis);
             std::lock_guard<std::mutex> lock(mu);
-            device_busy += seconds_since(t0);
+            device_busy += device_busy_add;
             ++evaluations;
             evaluating = false;
             done.emplace_back(std::move(item.child), std::move(item.diagnosis));
@@ -134,6 +166,7 @@ struct PipelinedEvaluator::Impl {
 PipelinedEvaluator::PipelinedEvaluator(Evaluator& evaluator, const Task& task, const EvalOptions& opt, PipelineConfig cfg)
     : impl_(std::make_unique<Impl>(evaluator, task, opt, cfg)) {
     evaluator.prepare(task);
+    impl_->profiler_ok = cfg.profile && evaluator.profiler_available();
     for (unsigned i = 0; i < impl_->threads; ++i) impl_->compilers.emplace_back([this] { impl_->compile_loop(); });
     impl_->runner = std::thread([this] { impl_->run_loop(); });
 }
@@ -190,7 +223,10 @@ nlohmann::json PipelinedEvaluator::stats() const {
             {"compile_threads", impl_->threads},
             {"evaluations", impl_->evaluations},
             {"compiles", impl_->compiles},
-            {"exclusive_evaluation", impl_->cfg.exclusive_evaluation}};
+            {"exclusive_evaluation", impl_->cfg.exclusive_evaluation},
+            {"profiles", impl_->profiles},
+            {"profile_s", impl_->profile_time},
+            {"profile_skipped", impl_->profile_skipped}};
 }
 
 }  // namespace kf
