@@ -105,6 +105,8 @@ if os.path.isdir(evolve):
         wall = pipe.get("wall_s") or 0
         rate = f"{60 * len(rows) / wall:.0f}" if wall else "-"
         busy = f"{100 * pipe.get('device_busy_s', 0) / wall:.0f}% (starved {pipe.get('device_starved_s', 0):.1f} s)" if wall else "-"
+        if wall and pipe.get("profiles"):
+            busy += f"; {pipe['profiles']} profiled, {pipe.get('profile_s', 0):.1f} s = {100 * pipe.get('profile_s', 0) / wall:.0f}% of the run"
         fails = {}
         for r in rows:
             if r[0] != "ok":
