@@ -75,8 +75,11 @@ LibraryView::LibraryView(QWidget* parent)
     search_->setClearButtonEnabled(true);
     kind_->addItem(tr("Patterns"), QStringLiteral("pattern"));
     kind_->addItem(tr("Insights"), QStringLiteral("insight"));
-    for (const char* s : {"active", "broken", "proposed", "approved", "rejected"})
-        status_->addItem(QString::fromLatin1(s), QString::fromLatin1(s));
+    status_->addItem(tr("Active patterns"), QStringLiteral("active"));
+    status_->addItem(tr("Broken patterns"), QStringLiteral("broken"));
+    status_->addItem(tr("Proposed insights"), QStringLiteral("proposed"));
+    status_->addItem(tr("Approved insights"), QStringLiteral("approved"));
+    status_->addItem(tr("Rejected insights"), QStringLiteral("rejected"));
     proxy_->setSourceModel(model_);
     proxy_->setSortCaseSensitivity(Qt::CaseInsensitive);
     table_->setObjectName(QStringLiteral("libraryTable"));
@@ -375,7 +378,10 @@ bool LibraryView::importFrom(const QString& path) {
         QStringList skipped;
         for (const auto& s : report.skipped) skipped << QString::fromStdString(s);
         text += QLatin1Char('\n') + tr("Skipped:") + QLatin1Char('\n') + skipped.join(QLatin1Char('\n'));
-        QMessageBox::information(this, tr("Import"), text);
+        // Not modal: the entries that were imported are already in the list behind it.
+        auto* box = new QMessageBox(QMessageBox::Information, tr("Import"), text, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
     }
     count_->setToolTip(text);
     return true;

@@ -132,7 +132,15 @@ inline Project makeProject() {
     b.parents = {p.a};
     p.b = store.add_candidate(b);
     kf::Diagnosis db = okDiagnosis(1.0, 2.0, 2.1);
-    db.profile = {{"achieved_occupancy", 0.5}, {"stalls", {{"stall_memory", 0.4}, {"stall_sync", 0.1}}}};
+    // A profile in the shape the profiler writes (docs/diagnosis.md, "Profile").
+    db.profile = nlohmann::json::parse(R"({
+      "available": true, "tool": "ncu", "runs": 1, "case": "primary",
+      "kernels": [{"name": "blocked_kernel", "launches": 1, "duration_us": 950.0, "share": 1.0,
+                   "achieved_occupancy_pct": 50.0, "registers_per_thread": 32,
+                   "stalls": [{"reason": "long_scoreboard", "ratio": 8.3, "share": 0.42},
+                              {"reason": "barrier", "ratio": 0.9, "share": 0.05}]}],
+      "summary": {"kernels": 1, "launches": 1, "dram_throughput_pct": 71.5},
+      "bound": "memory", "bound_source": "profile", "evidence": ["dram 72% of peak"]})");
     store.add_evaluation(p.b, db);
 
     kf::CandidateRecord broken = a;

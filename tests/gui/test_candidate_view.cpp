@@ -61,8 +61,8 @@ private slots:
             QVERIFY2(sections.contains(QLatin1String(s)), s);
         QCOMPARE(view.storedDiagnosis()->value(QStringLiteral("Timing"), QStringLiteral("speedup")), QStringLiteral("2"));
         QCOMPARE(view.storedDiagnosis()->value(QStringLiteral("Roofline"), QStringLiteral("bound")), QStringLiteral("memory"));
-        QCOMPARE(view.storedDiagnosis()->value(QStringLiteral("Profile"), QStringLiteral("achieved_occupancy")),
-                 QStringLiteral("0.5"));
+        QCOMPARE(view.storedDiagnosis()->value(QStringLiteral("Profile"), QStringLiteral("available")), QStringLiteral("yes"));
+        QCOMPARE(view.storedDiagnosis()->value(QStringLiteral("Profile"), QStringLiteral("bound")), QStringLiteral("memory"));
         QVERIFY(view.editor()->markedLines(kf::Severity::Error).isEmpty());
         QCOMPARE(view.provenance()->field(QStringLiteral("Island")), QStringLiteral("1"));
         QTRY_COMPARE(view.editor()->tunableAnnotationCount(), 1);

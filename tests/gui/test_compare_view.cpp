@@ -80,8 +80,8 @@ private slots:
         QCOMPARE(minus, 1);
 
         const QStringList categories = view.metrics()->categories();
-        for (const char* c : {"Time (ms)", "GB/s", "GFLOP/s", "Speedup", "Registers", "Occupancy", "Stall: stall_memory",
-                              "Stall: stall_sync"})
+        for (const char* c : {"Time (ms)", "GB/s", "GFLOP/s", "Speedup", "Registers", "Occupancy (%)",
+                              "Stall: long_scoreboard", "Stall: barrier"})
             QVERIFY2(categories.contains(QLatin1String(c)), c);
         QAbstractItemModel* table = view.metrics()->model();
         auto row = [&](const QString& name) {
@@ -94,10 +94,11 @@ private slots:
         QCOMPARE(table->index(row(QStringLiteral("Time (ms)")), 3).data().toString(), QStringLiteral("0.5"));
         // Not measured is "—", never zero: no ptxas on the host, no profile for the seed.
         QCOMPARE(table->index(row(QStringLiteral("Registers")), 1).data().toString(), QStringLiteral("—"));
-        QCOMPARE(table->index(row(QStringLiteral("Occupancy")), 1).data().toString(), QStringLiteral("—"));
-        QCOMPARE(table->index(row(QStringLiteral("Occupancy")), 2).data().toString(), QStringLiteral("0.5"));
-        QCOMPARE(table->index(row(QStringLiteral("Stall: stall_memory")), 1).data().toString(), QStringLiteral("—"));
-        QCOMPARE(table->index(row(QStringLiteral("Stall: stall_memory")), 2).data().toString(), QStringLiteral("0.4"));
+        QCOMPARE(table->index(row(QStringLiteral("Registers")), 2).data().toString(), QStringLiteral("32"));
+        QCOMPARE(table->index(row(QStringLiteral("Occupancy (%)")), 1).data().toString(), QStringLiteral("—"));
+        QCOMPARE(table->index(row(QStringLiteral("Occupancy (%)")), 2).data().toString(), QStringLiteral("50"));
+        QCOMPARE(table->index(row(QStringLiteral("Stall: long_scoreboard")), 1).data().toString(), QStringLiteral("—"));
+        QCOMPARE(table->index(row(QStringLiteral("Stall: long_scoreboard")), 2).data().toString(), QStringLiteral("0.42"));
         QCOMPARE(view.metrics()->chart()->series().size(), 1);
 
         view.show();
