@@ -183,12 +183,26 @@ struct Transfer {
     bool was_cancelled = false;
     std::string* body = nullptr;
     std::string* retry_after = nullptr;
+    double stall_s = 0;
+    bool stalled = false;
+    curl_off_t last_bytes = 0;
+    std::chrono::steady_clock::time_point last_change = std::chrono::steady_clock::now();
 };
 
-int on_progress(void* p, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+int on_progress(void* p, curl_off_t, curl_off_t dlnow, curl_off_t, curl_off_t) {
     auto* t = static_cast<Transfer*>(p);
     if (t->cancelled && *t->cancelled && (*t->cancelled)()) {
         t->was_cancelled = true;
+        return 1;
+    }
+    // CURLOPT_LOW_SPEED_* averages over several seconds; once the answer has started, a
+    // pause longer than the stall limit ends the attempt precisely.
+    auto now = std::chrono::steady_clock::now();
+    if (dlnow != t->last_bytes) {
+        t->last_bytes = dlnow;
+        t->last_change = now;
+    } else if (dlnow > 0 && t->stall_s > 0 && std::chrono::duration<double>(now - t->last_change).count() > t->stall_s) {
+        t->stalled = true;
         return 1;
     }
     return 0;
@@ -270,6 +284,7 @@ HttpProvider::Attempt HttpProvider::attempt(const std::string& url, const std::s
     t.cancelled = &cancelled;
     t.body = &a.body;
     t.retry_after = &a.retry_after;
+    t.stall_s = cfg_.stall_timeout_s;
     char errbuf[CURL_ERROR_SIZE] = {0};
     curl_slist* headers = nullptr;
     headers = curl_slist_append(headers, "Content-Type: application/json");
@@ -305,7 +320,8 @@ HttpProvider::Attempt HttpProvider::attempt(const std::string& url, const std::s
     a.code = curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &a.status);
     a.curl_error = errbuf;
-    a.cancelled = t.was_cancelled || a.code == CURLE_ABORTED_BY_CALLBACK;
+    a.cancelled = t.was_cancelled;
+    if (t.stalled) a.code = CURLE_OPERATION_TIMEDOUT;
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
     // Wipe the copy of the key in the header text.

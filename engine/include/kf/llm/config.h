@@ -46,9 +46,9 @@ struct ProviderConfig {
     std::string base_url;
     std::string api_key_env;  ///< environment variable holding the key; empty: no key (local servers)
     int concurrency = 4;      ///< requests in flight at once
-    double timeout_s = 180;   ///< whole request
+    double timeout_s = 300;   ///< whole request
     double connect_timeout_s = 10;
-    double stall_timeout_s = 60;  ///< no byte received for this long ends the attempt
+    double stall_timeout_s = 120;  ///< no byte received for this long ends the attempt (answers are not streamed)
     int retries = 3;              ///< further attempts after a 429, 5xx, timeout or connection error
     double backoff_s = 1.0;       ///< first back-off; doubled per attempt, with jitter
     double max_backoff_s = 30;
