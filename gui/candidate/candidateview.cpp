@@ -28,6 +28,7 @@ CandidateView::CandidateView(QWidget* parent)
       stored_(new DiagnosisPanel(this)),
       edited_(new DiagnosisPanel(this)),
       provenance_(new ProvenancePanel(this)),
+      diagnoses_(new QSplitter(Qt::Horizontal, this)),
       worker_(new EvaluationWorker) {
     qRegisterMetaType<kfgui::EvaluationResult>();
     title_->setObjectName(QStringLiteral("candidateTitle"));
@@ -52,12 +53,11 @@ CandidateView::CandidateView(QWidget* parent)
     buttons->addWidget(inject_);
 
     // Editor on the left; on the right the diagnoses (stored beside edited) over provenance.
-    auto* diagnoses = new QSplitter(Qt::Horizontal, this);
-    diagnoses->addWidget(stored_);
-    diagnoses->addWidget(edited_);
+    diagnoses_->addWidget(stored_);
+    diagnoses_->addWidget(edited_);
     auto* side = new QTabWidget(this);
     side->setObjectName(QStringLiteral("candidateTabs"));
-    side->addTab(diagnoses, tr("Diagnosis"));
+    side->addTab(diagnoses_, tr("Diagnosis"));
     side->addTab(provenance_, tr("Provenance and rationale"));
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->setObjectName(QStringLiteral("candidateSplitter"));
@@ -160,7 +160,11 @@ void CandidateView::onEvaluated(const EvaluationResult& result) {
     }
     setEvaluating(false);
     lastStoredId_ = result.candidateId;
-    edited_->show();
+    if (edited_->isHidden()) {
+        edited_->show();
+        // Old and new side by side, half each (a widget shown late gets no room by itself).
+        diagnoses_->setSizes({1, 1});
+    }
     if (result.diagnosis) {
         edited_->setDiagnosis(*result.diagnosis);
         editor_->setDiagnostics(result.diagnosis->compile.diagnostics);

@@ -83,6 +83,7 @@ private:
     DiagnosisPanel* stored_;
     DiagnosisPanel* edited_;
     ProvenancePanel* provenance_;
+    QSplitter* diagnoses_;
     QThread thread_;
     EvaluationWorker* worker_;
 };

@@ -51,6 +51,9 @@ private slots:
         QCOMPARE(view.provenance()->field(QStringLiteral("Author")), QStringLiteral("engine"));
         QCOMPARE(view.provenance()->rationale(), QStringLiteral("Unrolled by hand."));
         QVERIFY(view.editedDiagnosis()->isHidden());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        guitest::screenshot(&view, QStringLiteral("candidate-view.png"));
     }
 
     void showsDiagnosisSections() {
@@ -113,7 +116,8 @@ private slots:
         QCOMPARE(view.storedDiagnosis()->value(QStringLiteral("Summary"), QStringLiteral("status")),
                  QStringLiteral("compile_error"));
         QVERIFY(view.editor()->markedLines(kf::Severity::Error).isEmpty());
-        guitest::screenshot(&view, QStringLiteral("candidate-view.png"));
+        QVERIFY(view.editedDiagnosis()->width() > 100);
+        guitest::screenshot(&view, QStringLiteral("candidate-view-evaluated.png"));
 
         kf::ProjectStore store = kf::ProjectStore::open(project_.dir.toStdString());
         const auto c = store.candidate(stored);

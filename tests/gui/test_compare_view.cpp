@@ -105,6 +105,10 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         mode->setCurrentIndex(mode->findData(int(kfgui::DiffModel::Mode::SideBySide)));
         guitest::screenshot(&view, QStringLiteral("compare-view.png"));
+        auto* tabs = view.findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        QVERIFY(tabs);
+        tabs->setCurrentIndex(1);
+        guitest::screenshot(&view, QStringLiteral("compare-metrics.png"));
 
         // A failed candidate has no time: "—", not a number left over from somewhere.
         view.compare(project_.dir, project_.b, project_.broken);
