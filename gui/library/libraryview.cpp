@@ -153,8 +153,14 @@ void LibraryView::setLibraryPath(const QString& path) {
     try {
         library_.emplace(kf::ExperienceLibrary::open(path.toStdString()));
     } catch (const std::exception& e) {
-        QMessageBox::warning(this, tr("Experience library"),
-                             tr("Cannot open the library %1:\n%2").arg(path, QString::fromUtf8(e.what())));
+        // Not blocking: this runs while the main window starts, and the list says it too.
+        const QString text = tr("Cannot open the library %1:\n%2").arg(path, QString::fromUtf8(e.what()));
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Experience library"), text, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        reload();
+        count_->setText(text);
+        return;
     }
     reload();
 }

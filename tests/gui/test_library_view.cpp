@@ -192,6 +192,19 @@ private slots:
         QVERIFY(lib.pattern_by_name("warp-softmax"));
     }
 
+    void foreignFileIsRefusedWithoutBlocking() {
+        // A file that is not a library: the view says so and stays usable (no modal loop).
+        const auto bad = kftest::temp_dir("gui-bad-library") / "notes.db";
+        kftest::write_file(bad, "just some text, not SQLite\n");
+        kfgui::LibraryView view;
+        view.setLibraryPath(QString::fromStdString(bad.string()));
+        QCOMPARE(view.model()->rowCount(), 0);
+        QVERIFY(view.libraryPath().isEmpty());
+        auto* count = view.findChild<QLabel*>(QStringLiteral("libraryCount"));
+        QVERIFY(count && count->text().contains(QStringLiteral("not a Kernel Foundry library")));
+        QCOMPARE(kftest::read_file(bad), std::string("just some text, not SQLite\n"));
+    }
+
 private:
     QString path_;
     std::int64_t proposed_ = 0, other_ = 0;
