@@ -8,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "candidate/candidateview.h"
 #include "kf/experts.h"
 #include "kf/store.h"
 #include "mainwindow.h"
@@ -276,10 +277,9 @@ private slots:
         auto window = makeWindow(qs(kftest::temp_dir("gui-inject") / "project"), 8);
         QVERIFY(!window->runController()->isActive());
         QVERIFY(!window->runController()->inject(kf::Proposal{}, 0));
-        auto* candidate = window->findChild<QWidget*>(QStringLiteral("candidateView"));
+        auto* candidate = window->findChild<kfgui::CandidateView*>(QStringLiteral("candidateView"));
         QVERIFY(candidate);
-        QMetaObject::invokeMethod(candidate, "injectRequested", Q_ARG(QString, QStringLiteral("int x;")), Q_ARG(int, 0),
-                                  Q_ARG(qint64, 1));
+        Q_EMIT candidate->injectRequested(QStringLiteral("int x;"), 0, 1);
         auto* box = window->findChild<QMessageBox*>(QStringLiteral("informationBox"));
         QVERIFY(box);
         QVERIFY(box->text().contains(QStringLiteral("Start a search")));
