@@ -30,7 +30,7 @@ class SearchView : public QWidget {
 public:
     static constexpr int kRefreshMs = 150;
     /** At most this many events reach the views in one go (see applyPending). */
-    static constexpr int kMaxEventsPerTick = 1000;
+    static constexpr int kMaxEventsPerTick = 250;
 
     explicit SearchView(QWidget* parent = nullptr);
 
