@@ -34,6 +34,8 @@ struct EvolveOptions {
     bool profile = true;
     /** Compile threads of the evaluation pipeline; 0: all cores. */
     unsigned compile_threads = 0;
+    /** Why a stop was asked for, when it was not the user (e.g. an LLM budget); may be empty. */
+    std::function<std::string()> stop_reason;
     /** Stop / pause / inject from another thread; may be null. */
     RunControl* control = nullptr;
 };

@@ -93,6 +93,8 @@ struct SearchHooks {
     std::function<void()> on_batch_done;
     /** Polled between results; true stops the run cleanly (in-flight evaluations finish). */
     std::function<bool()> should_stop;
+    /** Why should_stop() said so (e.g. "LLM budget spent: ..."); empty: "stopped on request". */
+    std::function<std::string()> stop_reason;
     /** The full diagnosis (kf::Diagnosis JSON) of a member, for experts that read it; may be empty. */
     std::function<nlohmann::json(std::int64_t member)> diagnosis_of;
     /** Library entries for the task and a diagnosis class, as short text (for experts' contexts). */

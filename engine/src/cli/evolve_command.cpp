@@ -195,6 +195,10 @@ int run_evolve(const EvolveArgs& args) {
             for (auto& x : ensemble->experts()) options.experts.push_back(x);
             ensemble->bind(&task, *backend);
             ensemble->watch([] { return g_stop.load(); });
+            options.stop_reason = [&ensemble] {
+                std::string why;
+                return ensemble->budget_spent(&why) ? why : std::string();
+            };
             if (!options.experience_library.empty()) {
                 try {
                     library.emplace(ExperienceLibrary::open(options.experience_library));

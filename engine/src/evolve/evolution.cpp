@@ -189,6 +189,7 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     std::optional<Search> search;
     SearchHooks hooks;
     hooks.should_stop = should_stop;
+    hooks.stop_reason = opt.stop_reason;
     hooks.on_event = [&](const SearchEvent& e) {
         if (e.kind == "paused" || e.kind == "resumed") store.set_run_state(run, e.kind == "paused" ? "paused" : "running");
         if (e.kind != "proposed")
@@ -339,7 +340,8 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     }
 
     outcome.result = search->run();
-    bool stopped = outcome.result.stop_reason.find("stopped on request") != std::string::npos;
+    bool stopped = outcome.result.stop_reason.find("stopped on request") != std::string::npos ||
+                   (opt.stop_reason && !opt.stop_reason().empty());
     store.set_run_state(run, stopped ? "stopped" : "done", outcome.result.stop_reason);
     return outcome;
 }

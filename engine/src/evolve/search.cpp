@@ -66,7 +66,8 @@ bool Search::must_stop(std::string& why) const {
         return true;
     }
     if ((hooks_.should_stop && hooks_.should_stop()) || (hooks_.control && hooks_.control->stop_requested())) {
-        why = "stopped on request";
+        std::string reason = hooks_.stop_reason ? hooks_.stop_reason() : std::string();
+        why = reason.empty() ? "stopped on request" : reason;
         return true;
     }
     return false;
@@ -433,6 +434,7 @@ SearchResult Search::run() {
                 why = "evaluation budget of " + std::to_string(cfg_.budget) + " spent";
                 break;
             }
+            if (must_stop(why)) break;  // e.g. experts that refused because a budget ran out
             if (exhausted) {
                 why = "search space exhausted: no expert can propose a new child on any island";
                 break;
