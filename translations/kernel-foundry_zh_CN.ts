@@ -35,40 +35,1123 @@
         <translation>文件</translation>
     </message>
     <message>
+        <location line="+3"/>
+        <source>Open the demo project in the user&apos;s data folder, creating it if missing.</source>
+        <translation>打开用户数据文件夹中的演示项目；如不存在则创建。</translation>
+    </message>
+    <message>
         <location line="+11"/>
         <source>Unexpected argument: %1</source>
         <translation>意外的参数：%1</translation>
     </message>
 </context>
 <context>
+    <name>kfgui::CandidateMetrics</name>
+    <message>
+        <location filename="../gui/compare/candidatemetrics.cpp" line="+33"/>
+        <source>Time (ms)</source>
+        <translation>时间 (ms)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GB/s</source>
+        <translation>GB/s</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GFLOP/s</source>
+        <translation>GFLOP/s</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Speedup</source>
+        <translation>加速比</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Registers</source>
+        <translation>寄存器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Occupancy (%)</source>
+        <translation>占用率 (%)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Stall: %1</source>
+        <translation>停顿：%1</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::CandidateView</name>
+    <message>
+        <location filename="../gui/candidate/candidateview.cpp" line="+24"/>
+        <source>Evaluate</source>
+        <translation>评估</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Revert</source>
+        <translation>还原</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Inject into search…</source>
+        <translation>注入到搜索…</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Compile and evaluate the edited source; the result is stored as your candidate</source>
+        <translation>编译并评估编辑后的源代码；结果将保存为您的候选</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Add the edited source to an island of the running search</source>
+        <translation>将编辑后的源代码加入正在运行的搜索中的一个岛</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Stored diagnosis</source>
+        <translation>已保存的诊断</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+129"/>
+        <source>Edited source</source>
+        <translation>编辑后的源代码</translation>
+    </message>
+    <message>
+        <location line="-114"/>
+        <source>Diagnosis</source>
+        <translation>诊断</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Provenance and rationale</source>
+        <translation>来源与依据</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <source>Candidate %1 not found</source>
+        <translation>未找到候选 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The project has no candidate %1.</source>
+        <translation>项目中没有候选 %1。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Candidate %1 — %2, run %3</source>
+        <translation>候选 %1 — %2，运行 %3</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not evaluated yet.</source>
+        <translation>尚未评估。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Candidate %1</source>
+        <translation>候选 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cannot read the candidate: %1</source>
+        <translation>无法读取候选：%1</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Evaluating…</source>
+        <translation>正在评估…</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Edited source (stored as candidate %1)</source>
+        <translation>编辑后的源代码（已保存为候选 %1）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Edited source (not stored)</source>
+        <translation>编辑后的源代码（未保存）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Inject into search</source>
+        <translation>注入到搜索</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Island that receives the edited source:</source>
+        <translation>接收编辑后源代码的岛：</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::CodeEditor</name>
+    <message>
+        <location filename="../gui/editor/codeeditor.cpp" line="+97"/>
+        <source> (column %1)</source>
+        <translation>（第 %1 列）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::CompareView</name>
+    <message>
+        <location filename="../gui/compare/compareview.cpp" line="+32"/>
+        <source>Side by side</source>
+        <translation>并排</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Unified</source>
+        <translation>统一</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>View:</source>
+        <translation>视图：</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Source diff</source>
+        <translation>源代码差异</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Metrics</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Roofline</source>
+        <translation>Roofline 模型</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Candidate %1 is not in the project.</source>
+        <translation>候选 %1 不在项目中。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Candidate %1 → candidate %2: %3 lines added, %4 removed</source>
+        <translation>候选 %1 → 候选 %2：新增 %3 行，删除 %4 行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Candidate %1</source>
+        <translation>候选 %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+11"/>
+        <source>Cannot read the project: %1</source>
+        <translation>无法读取项目：%1</translation>
+    </message>
+    <message>
+        <location line="-2"/>
+        <source>Run %1 — %2</source>
+        <translation>运行 %1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::DiagnosisPanel</name>
+    <message>
+        <location filename="../gui/candidate/diagnosispanel.cpp" line="+17"/>
+        <location line="+79"/>
+        <location line="+1"/>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <location line="-80"/>
+        <location line="+79"/>
+        <location line="+1"/>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <location line="-60"/>
+        <source>Field</source>
+        <translation>字段</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Diagnosis</source>
+        <translation>诊断</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>stage</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>fitness</source>
+        <translation>适应度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>kernel launches</source>
+        <translation>内核启动次数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>eval seconds</source>
+        <translation>评估耗时（秒）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>advice</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Compile</source>
+        <translation>编译</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cached</source>
+        <translation>已缓存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>seconds</source>
+        <translation>耗时（秒）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>compiler</source>
+        <translation>编译器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>diagnostics</source>
+        <translation>诊断信息</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1:%2:%3 %4</source>
+        <translation>%1:%2:%3 %4</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>resources</source>
+        <translation>资源</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Correctness</source>
+        <translation>正确性</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Timing</source>
+        <translation>计时</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Roofline</source>
+        <translation>Roofline 模型</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Integrity</source>
+        <translation>完整性</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Profile</source>
+        <translation>性能剖析</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::DiffModel</name>
+    <message>
+        <location filename="../gui/compare/sourcediff.cpp" line="+100"/>
+        <location line="+3"/>
+        <source>Old</source>
+        <translation>旧</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <location line="+3"/>
+        <source>New</source>
+        <translation>新</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>Source</source>
+        <translation>源代码</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Candidate A</source>
+        <translation>候选 A</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Candidate B</source>
+        <translation>候选 B</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::EvaluationWorker</name>
+    <message>
+        <location filename="../gui/candidate/evaluationworker.cpp" line="+45"/>
+        <source>Evaluation failed: %1</source>
+        <translation>评估失败：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Evaluation failed for an unknown reason.</source>
+        <translation>评估因未知原因失败。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Candidate %1 is not in the project.</source>
+        <translation>候选 %1 不在项目中。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Run %1 is not in the project.</source>
+        <translation>运行 %1 不在项目中。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The task &quot;%1&quot; of run %2 cannot be found.</source>
+        <translation>找不到运行 %2 的任务“%1”。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Run %1 names an unknown backend.</source>
+        <translation>运行 %1 指定了未知的后端。</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Edited by hand from candidate %1.</source>
+        <translation>基于候选 %1 手工编辑。</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::LibraryDetail</name>
+    <message>
+        <location filename="../gui/library/librarydetail.cpp" line="+34"/>
+        <source>any</source>
+        <translation>任意</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Select a pattern or an insight.</source>
+        <translation>请选择一个模式或洞见。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Tunable</source>
+        <translation>可调参数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Values</source>
+        <translation>取值</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Default</source>
+        <translation>默认值</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Line</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>&lt;b&gt;%1&lt;/b&gt; — %2, %3 backend&lt;br&gt;</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; — %2，%3 后端&lt;br&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Family: %1 · bound: %2 · provenance: %3&lt;br&gt;</source>
+        <translation>系列：%1 · 瓶颈：%2 · 来源：%3&lt;br&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Status: %1%2 · used %3 times, kept %4&lt;br&gt;</source>
+        <translation>状态：%1%2 · 已使用 %3 次，保留 %4 次&lt;br&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> (%1)</source>
+        <translation>（%1）</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>constraint</source>
+        <translation>约束</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>&lt;b&gt;When&lt;/b&gt; op class %1, bound %2, status %3, expert %4&lt;br&gt;</source>
+        <translation>&lt;b&gt;当&lt;/b&gt; 算子类别为 %1、瓶颈为 %2、状态为 %3、专家为 %4 时&lt;br&gt;</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;Then&lt;/b&gt; %1&lt;br&gt;</source>
+        <translation>&lt;b&gt;则&lt;/b&gt; %1&lt;br&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Expert: %1 · status: %2 · weight %3&lt;br&gt;</source>
+        <translation>专家：%1 · 状态：%2 · 权重 %3&lt;br&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Evidence: %1 applications, %2 successes, %3 failures, median gain ×%4&lt;br&gt;</source>
+        <translation>证据：应用 %1 次，成功 %2 次，失败 %3 次，增益中位数 ×%4&lt;br&gt;</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>From runs %1; candidates %2</source>
+        <translation>来自运行 %1；候选 %2</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Gain (child / parent fitness)</source>
+        <translation>增益（子代 / 父代适应度）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Gains of the successful applications</source>
+        <translation>成功应用的增益</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>No gains recorded yet</source>
+        <translation>尚无增益记录</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::LibraryEditDialog</name>
+    <message>
+        <location filename="../gui/library/libraryeditdialog.cpp" line="+48"/>
+        <source>Edit pattern %1</source>
+        <translation>编辑模式 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Op class</source>
+        <translation>算子类别</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Family</source>
+        <translation>系列</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bound tags</source>
+        <translation>瓶颈标签</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>memory, compute, latency, occupancy…</source>
+        <translation>memory, compute, latency, occupancy…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Edit insight</source>
+        <translation>编辑洞见</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>When op class</source>
+        <translation>条件：算子类别</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>When bound</source>
+        <translation>条件：瓶颈</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>When diagnosis status</source>
+        <translation>条件：诊断状态</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>When expert</source>
+        <translation>条件：专家</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>any</source>
+        <translation>任意</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Action</source>
+        <translation>动作</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::LibraryTableModel</name>
+    <message>
+        <location filename="../gui/library/librarytablemodel.cpp" line="+19"/>
+        <source>active</source>
+        <translation>有效</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>broken</source>
+        <translation>已失效</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>proposed</source>
+        <translation>待审核</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>approved</source>
+        <translation>已批准</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rejected</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Name / action</source>
+        <translation>名称 / 动作</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Op class</source>
+        <translation>算子类别</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bound</source>
+        <translation>瓶颈</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Evidence</source>
+        <translation>证据</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>pattern</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 of %2 kept</source>
+        <translation>保留 %1/%2</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>insight</source>
+        <translation>洞见</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+1"/>
+        <source>any</source>
+        <translation>任意</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 of %2, median ×%3</source>
+        <translation>成功 %1/%2，中位数 ×%3</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::LibraryView</name>
+    <message>
+        <location filename="../gui/library/libraryview.cpp" line="+59"/>
+        <source>Patterns and insights</source>
+        <translation>模式与洞见</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+187"/>
+        <source>Any op class</source>
+        <translation>任意算子类别</translation>
+    </message>
+    <message>
+        <location line="-186"/>
+        <location line="+187"/>
+        <source>Any bound</source>
+        <translation>任意瓶颈</translation>
+    </message>
+    <message>
+        <location line="-186"/>
+        <source>Any status</source>
+        <translation>任意状态</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Approve</source>
+        <translation>批准</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reject</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tag…</source>
+        <translation>标记…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Search patterns and insights (full text)</source>
+        <translation>搜索模式与洞见（全文）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Patterns</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Insights</source>
+        <translation>洞见</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Active patterns</source>
+        <translation>有效模式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Broken patterns</source>
+        <translation>已失效模式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Proposed insights</source>
+        <translation>待审核洞见</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Approved insights</source>
+        <translation>已批准洞见</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rejected insights</source>
+        <translation>已拒绝洞见</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Approve the selected insight: the search will use it</source>
+        <translation>批准所选洞见：搜索将使用它</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reject the selected insight: the search will ignore it</source>
+        <translation>拒绝所选洞见：搜索将忽略它</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Set the bound tags of the selected pattern</source>
+        <translation>设置所选模式的瓶颈标签</translation>
+    </message>
+    <message>
+        <location line="+56"/>
+        <source>Cannot open the library %1:
+%2</source>
+        <translation>无法打开经验库 %1：
+%2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Experience library</source>
+        <translation>经验库</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>No library is open.</source>
+        <translation>未打开经验库。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>The library reported an unknown error.</source>
+        <translation>经验库报告了未知错误。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+57"/>
+        <source>%n entries shown</source>
+        <translation>
+            <numerusform>显示 %n 个条目</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> of %1</source>
+        <translation>（共 %1 个）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Insight status</source>
+        <translation>洞见状态</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>Tag</source>
+        <translation>标记</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Tag pattern</source>
+        <translation>标记模式</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Bound tags, separated by commas:</source>
+        <translation>瓶颈标签（以逗号分隔）：</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>pattern %1</source>
+        <translation>模式 %1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>insight %1</source>
+        <translation>洞见 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+3"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>Delete %1 from the library? This cannot be undone.</source>
+        <translation>要从经验库中删除%1吗？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Import library entries</source>
+        <translation>导入经验库条目</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Library JSON (*.json);;All files (*)</source>
+        <translation>经验库 JSON (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Export the library</source>
+        <translation>导出经验库</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Library JSON (*.json)</source>
+        <translation>经验库 JSON (*.json)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+5"/>
+        <location line="+15"/>
+        <source>Import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <location line="-20"/>
+        <source>Cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Imported %1 patterns, %2 insights and %3 improvement records.</source>
+        <translation>已导入 %1 个模式、%2 个洞见和 %3 条改进记录。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Skipped:</source>
+        <translation>已跳过：</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <location line="+3"/>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::LineageView</name>
+    <message>
+        <location filename="../gui/runs/lineageview.cpp" line="+19"/>
+        <source>Candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Expert</source>
+        <translation>专家</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Speedup</source>
+        <translation>加速比</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Gain</source>
+        <translation>增益</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Lineage: select a candidate</source>
+        <translation>谱系：请选择一个候选</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>not evaluated</source>
+        <translation>未评估</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+2"/>
+        <source>%1×</source>
+        <translation>%1×</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+4"/>
+        <source>Lineage of candidate %1 (%n step(s))</source>
+        <translation>
+            <numerusform>候选 %1 的谱系（%n 步）</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>kfgui::MainWindow</name>
     <message>
-        <location filename="../gui/mainwindow.cpp" line="+22"/>
+        <location filename="../gui/mainwindow.cpp" line="+203"/>
         <source>Kernel Foundry</source>
         <translation>Kernel Foundry</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>%1 — Kernel Foundry</source>
         <translation>%1 — Kernel Foundry</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="-116"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
+        <location line="-35"/>
+        <source>Tasks</source>
+        <translation>任务</translation>
+    </message>
+    <message>
         <location line="+1"/>
-        <source>&amp;Open Tasks Folder…</source>
-        <translation>打开任务文件夹(&amp;O)…</translation>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Library</source>
+        <translation>经验库</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>&amp;New Project…</source>
+        <translation>新建项目(&amp;N)…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Open Project…</source>
+        <translation>打开项目(&amp;O)…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
         <location line="+3"/>
+        <source>&amp;Add Task from Folder…</source>
+        <translation>从文件夹添加任务(&amp;A)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Show &amp;Tasks Folder…</source>
+        <translation>显示任务文件夹(&amp;T)…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Start Search</source>
+        <translation>开始搜索(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Pause</source>
+        <translation>暂停(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Resume</source>
+        <translation>继续(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>S&amp;top</source>
+        <translation>停止(&amp;T)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -78,12 +1161,180 @@
         <translation>关于 Kernel Foundry(&amp;A)</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <source>Open Tasks Folder</source>
-        <translation>打开任务文件夹</translation>
+        <location line="+48"/>
+        <source>A search is running</source>
+        <translation>搜索正在运行</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Stop the running search before opening another project.</source>
+        <translation>请先停止正在运行的搜索，再打开其他项目。</translation>
     </message>
     <message>
         <location line="+5"/>
+        <source>Cannot open the project</source>
+        <translation>无法打开项目</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>No search in this project yet. Pick a task and press Start search.</source>
+        <translation>此项目中尚无搜索。请选择一个任务，然后点击“开始搜索”。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Run %1 on %2: %3 %4</source>
+        <translation>运行 %1（%2）：%3 %4</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Cannot read the project&apos;s runs: %1</source>
+        <translation>无法读取项目的运行记录：%1</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>No recent projects</source>
+        <translation>没有最近的项目</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Open the &amp;Demo Project</source>
+        <translation>打开演示项目(&amp;D)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>New Project: choose an empty folder</source>
+        <translation>新建项目：选择一个空文件夹</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>New Project</source>
+        <translation>新建项目</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 already holds a project; it is opened instead.</source>
+        <translation>%1 中已有项目，将改为打开该项目。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Open Project</source>
+        <translation>打开项目</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Kernel Foundry projects (project.kfproj)</source>
+        <translation>Kernel Foundry 项目 (project.kfproj)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Add Task from Folder</source>
+        <translation>从文件夹添加任务</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Cannot add the task</source>
+        <translation>无法添加任务</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Task copied into the project: %1</source>
+        <translation>任务已复制到项目中：%1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Show Tasks Folder</source>
+        <translation>显示任务文件夹</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>does not load</source>
+        <translation>无法加载</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>No project</source>
+        <translation>没有项目</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Create or open a project first (File › New Project…); runs are kept in it.</source>
+        <translation>请先新建或打开一个项目（文件 › 新建项目…）；运行记录保存在项目中。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>No task</source>
+        <translation>没有任务</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Select a task that loads in the Tasks tab.</source>
+        <translation>请在“任务”标签页中选择一个可以加载的任务。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Backend not supported</source>
+        <translation>不支持该后端</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Task %1 has no reference for the %2 backend.</source>
+        <translation>任务 %1 没有 %2 后端的参考实现。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Starting a search on %1…</source>
+        <translation>正在对 %1 启动搜索…</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+6"/>
+        <source>Run %1 on %2: %3</source>
+        <translation>运行 %1（%2）：%3</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+6"/>
+        <source>Run %1: %2 — %3; %n evaluation(s)</source>
+        <translation>
+            <numerusform>运行 %1：%2 — %3；%n 次评估</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>; best: candidate %1 at %2× the reference</source>
+        <translation>；最佳：候选 %1，达到参考实现的 %2×</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Cannot read the lineage: %1</source>
+        <translation>无法读取谱系：%1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>No search is running</source>
+        <translation>没有正在运行的搜索</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Start a search first: an edited candidate goes into an island of the running search.</source>
+        <translation>请先启动搜索：编辑后的候选将加入正在运行的搜索中的一个岛。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Edited candidate sent to island %1 of the running search</source>
+        <translation>编辑后的候选已发送到正在运行的搜索的岛 %1</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>No tasks folder found. Use File › Show Tasks Folder… or start with --tasks DIR.</source>
+        <translation>未找到任务文件夹。请使用“文件 › 显示任务文件夹…”，或以 --tasks DIR 启动。</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>Stopping the search…</source>
+        <translation>正在停止搜索…</translation>
+    </message>
+    <message>
+        <location line="-44"/>
         <source>About Kernel Foundry</source>
         <translation>关于 Kernel Foundry</translation>
     </message>
@@ -92,13 +1343,8 @@
         <source>&lt;h3&gt;Kernel Foundry %1&lt;/h3&gt;&lt;p&gt;Evolves fast GPU kernels and verifies every candidate against the task&apos;s reference.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Kernel Foundry %1&lt;/h3&gt;&lt;p&gt;演化快速的 GPU 内核，并将每个候选内核与任务的参考实现进行对照验证。&lt;/p&gt;</translation>
     </message>
-    <message>
-        <location line="+9"/>
-        <source>No tasks folder found. Use File › Open Tasks Folder… or start with --tasks DIR.</source>
-        <translation>未找到任务文件夹。请使用“文件 › 打开任务文件夹…”，或以 --tasks DIR 启动。</translation>
-    </message>
     <message numerus="yes">
-        <location line="+4"/>
+        <location line="+13"/>
         <source>%n task(s) in %1</source>
         <translation>
             <numerusform>%1 中有 %n 个任务</numerusform>
@@ -110,6 +1356,548 @@
         <translation>
             <numerusform>%1 中有 %n 个任务，其中 %2 个加载失败</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::MetricsComparison</name>
+    <message>
+        <location filename="../gui/compare/metricscomparison.cpp" line="+118"/>
+        <source>Metrics, % of the larger value (values in the table)</source>
+        <translation>指标，以两者中较大值的百分比表示（具体数值见表格）</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::MetricsTableModel</name>
+    <message>
+        <location line="-83"/>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>B / A</source>
+        <translation>B / A</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Lower is better</source>
+        <translation>越低越好</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Higher is better</source>
+        <translation>越高越好</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::OutcomeChart</name>
+    <message>
+        <location filename="../gui/runs/outcomechart.cpp" line="+43"/>
+        <source>Outcomes per evaluation window</source>
+        <translation>各评估窗口的结果</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Evaluations</source>
+        <translation>评估次数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Candidates</source>
+        <translation>候选数</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::PopulationModel</name>
+    <message>
+        <location filename="../gui/runs/populationmodel.cpp" line="+82"/>
+        <source>correct</source>
+        <translation>正确</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>incorrect</source>
+        <translation>不正确</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>compile error</source>
+        <translation>编译错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>load error</source>
+        <translation>加载错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>runtime error</source>
+        <translation>运行时错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>integrity violation</source>
+        <translation>完整性违规</translation>
+    </message>
+    <message>
+        <location line="+47"/>
+        <source>Id</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Island</source>
+        <translation>岛</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Expert</source>
+        <translation>专家</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Generation</source>
+        <translation>代</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Speedup</source>
+        <translation>加速比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time (ms)</source>
+        <translation>时间 (ms)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GB/s</source>
+        <translation>GB/s</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bound</source>
+        <translation>瓶颈</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::PopulationView</name>
+    <message>
+        <location filename="../gui/runs/populationview.cpp" line="+22"/>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Filter: expert, status, bound, id…</source>
+        <translation>筛选：专家、状态、瓶颈、ID…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Compare the two selected candidates side by side</source>
+        <translation>并排比较所选的两个候选</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::ProjectSession</name>
+    <message>
+        <location filename="../gui/project/projectsession.cpp" line="+55"/>
+        <source>The project already has a task folder %1.</source>
+        <translation>项目中已有任务文件夹 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::ProvenancePanel</name>
+    <message>
+        <location filename="../gui/candidate/provenancepanel.cpp" line="+16"/>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Expert</source>
+        <translation>专家</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Island</source>
+        <translation>岛</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Generation</source>
+        <translation>代</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Parents</source>
+        <translation>父代</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Author</source>
+        <translation>作者</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Family</source>
+        <translation>系列</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Tunables</source>
+        <translation>可调参数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>No rationale recorded.</source>
+        <translation>未记录依据。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Rationale</source>
+        <translation>依据</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>%1 (%2, %3)</source>
+        <translation>%1（%2，%3）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>none (seed)</source>
+        <translation>无（种子）</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::RooflineChart</name>
+    <message>
+        <location filename="../gui/compare/rooflinechart.cpp" line="+61"/>
+        <source>Candidates</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Arithmetic intensity (FLOP/byte)</source>
+        <translation>算术强度 (FLOP/byte)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>GFLOP/s</source>
+        <translation>GFLOP/s</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Memory roof (%1 GB/s)</source>
+        <translation>内存带宽上限 (%1 GB/s)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Compute roof (%1 GFLOP/s)</source>
+        <translation>计算性能上限 (%1 GFLOP/s)</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>No correct, timed candidate in this run yet.</source>
+        <translation>此运行中尚无正确且已计时的候选。</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::RunConfigWidget</name>
+    <message>
+        <location filename="../gui/runs/runconfigwidget.cpp" line="+33"/>
+        <source>unlimited</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> evaluations</source>
+        <translation> 次评估</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Host (CPU)</source>
+        <translation>主机 (CPU)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>CUDA appears once a worker has found a device.</source>
+        <translation>工作线程找到设备后，此处将出现 CUDA。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>all cores (%1)</source>
+        <translation>全部核心 (%1)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source> ms</source>
+        <translation> ms</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Timed region per candidate: repetitions adapt until it lasts this long.</source>
+        <translation>每个候选的计时区间：重复次数会自动调整，直到持续达到此时长。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Islands:</source>
+        <translation>岛数量：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Population per island:</source>
+        <translation>每岛种群规模：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Budget:</source>
+        <translation>预算：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time limit:</source>
+        <translation>时间限制：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Seed:</source>
+        <translation>随机种子：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Backend:</source>
+        <translation>后端：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Device:</source>
+        <translation>设备：</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Compile in parallel:</source>
+        <translation>并行编译：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Timing per candidate:</source>
+        <translation>每个候选的计时：</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>No CUDA device found: the host backend runs on the CPU.</source>
+        <translation>未找到 CUDA 设备：主机后端在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>CUDA (GPU)</source>
+        <translation>CUDA (GPU)</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::RunPanel</name>
+    <message>
+        <location filename="../gui/runs/runpanel.cpp" line="+21"/>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pausing after the batch in flight…</source>
+        <translation>将在当前批次完成后暂停…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>stopping after the batch in flight…</source>
+        <translation>将在当前批次完成后停止…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>done</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Start search</source>
+        <translation>开始搜索</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Run configuration</source>
+        <translation>运行配置</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Select a task in the Tasks tab.</source>
+        <translation>请在“任务”标签页中选择一个任务。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Task &lt;b&gt;%1&lt;/b&gt;: %2</source>
+        <translation>任务 &lt;b&gt;%1&lt;/b&gt;：%2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Task &lt;b&gt;%1&lt;/b&gt;</source>
+        <translation>任务 &lt;b&gt;%1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>State: %1</source>
+        <translation>状态：%1</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::SearchView</name>
+    <message>
+        <location filename="../gui/runs/searchview.cpp" line="+55"/>
+        <source>No search yet. Pick a task and press Start search.</source>
+        <translation>尚无搜索。请选择一个任务，然后点击“开始搜索”。</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::SearchWorker</name>
+    <message>
+        <location filename="../gui/runs/searchworker.cpp" line="+139"/>
+        <source>unknown error in the engine thread</source>
+        <translation>引擎线程中发生未知错误</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::SettingsDialog</name>
+    <message>
+        <location filename="../gui/settings/settingsdialog.cpp" line="+20"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>New searches start from these values; the run panel can change them for one run.</source>
+        <translation>新的搜索以这些值为初始配置；可在运行面板中针对单次运行修改。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>System language</source>
+        <translation>系统语言</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Language:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A new language applies the next time Kernel Foundry starts.</source>
+        <translation>新语言将在 Kernel Foundry 下次启动时生效。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Runs and backend</source>
+        <translation>运行与后端</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Interface</source>
+        <translation>界面</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::SpeedupChart</name>
+    <message>
+        <location filename="../gui/runs/speedupchart.cpp" line="+14"/>
+        <source>Best speedup per island</source>
+        <translation>各岛最佳加速比</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Evaluations</source>
+        <translation>评估次数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Speedup over the reference (×)</source>
+        <translation>相对参考实现的加速比 (×)</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Island %1</source>
+        <translation>岛 %1</translation>
     </message>
 </context>
 <context>
@@ -233,7 +2021,7 @@
 <context>
     <name>kfgui::TaskListModel</name>
     <message>
-        <location filename="../gui/tasklistmodel.cpp" line="+41"/>
+        <location filename="../gui/tasklistmodel.cpp" line="+44"/>
         <source>No tasks folder</source>
         <translation>没有任务文件夹</translation>
     </message>
@@ -243,11 +2031,16 @@
         <translation>文件夹 %1 不存在</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+50"/>
         <source>%1
 Failed to load: %2</source>
         <translation>%1
 加载失败：%2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 (project)</source>
+        <translation>%1（项目）</translation>
     </message>
 </context>
 </TS>
