@@ -143,7 +143,7 @@ private slots:
     void geometryIsSaved() {
         {
             kfgui::MainWindow window(kfgui::LaunchOptions{root_, {}, {}});
-            window.resize(900, 600);
+            window.resize(1200, 700);
             window.show();
             QVERIFY(QTest::qWaitForWindowExposed(&window));
             window.close();
@@ -151,7 +151,7 @@ private slots:
         QSettings settings;
         QVERIFY(!settings.value(QStringLiteral("mainwindow/geometry")).toByteArray().isEmpty());
         kfgui::MainWindow again(kfgui::LaunchOptions{root_, {}, {}});
-        QCOMPARE(again.size(), QSize(900, 600));
+        QCOMPARE(again.size(), QSize(1200, 700));
     }
 
 private:
