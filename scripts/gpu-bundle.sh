@@ -6,15 +6,20 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${KF_GPU_BUILD_DIR:-$root/build-gpu}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKF_BUILD_GUI=OFF -DKF_WITH_CUDA=ON >/dev/null
-cmake --build "$build" -j "$(nproc)"
+# Only what the GPU check runs: the CLI, the worker and the GPU-labelled tests.
+targets="kfoundry kfoundry-worker $(cd "$root/tests/gpu" && ls test_*.cpp | sed 's/^/gpu_/; s/\.cpp$//' | paste -sd' ')"
+cmake --build "$build" -j "$(nproc)" --target $targets
 rm -rf "$root/.gpu"
 mkdir -p "$root/.gpu/bin" "$root/.gpu/tests" "$root/.gpu/lib"
 cp "$build/bin/kfoundry" "$build/bin/kfoundry-worker" "$root/.gpu/bin/"
-cp "$build"/tests/gpu_* "$build"/tests/unit_test_worker_host "$root/.gpu/tests/" 2>/dev/null || true
-# Libraries outside glibc, libstdc++ and the CUDA toolkit (those exist on the GPU server).
+cp "$build"/tests/gpu_* "$root/.gpu/tests/" 2>/dev/null || true
+# Qt's libraries and what they need, outside glibc and libstdc++ (the GPU server has the
+# rest: the CUDA toolkit, libcurl and libsqlite3 with their dependencies).
 for f in "$root"/.gpu/bin/* "$root"/.gpu/tests/*; do
-  ldd "$f" | awk '/=> \//{print $3}'
-done | sort -u | grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s|libcuda|libcudart|libcupti|libnvperf[^/]*|libgomp|libz|libutil)\.so' |
+  ldd "$f" | awk '/=> \//{print $3}' | { grep '/libQt6' || true; }
+done | sort -u >"$build/qt-libs.txt"
+{ cat "$build/qt-libs.txt"; xargs -a "$build/qt-libs.txt" -n1 ldd | awk '/=> \//{print $3}'; } | sort -u |
+  grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s|libz)\.so' |
   while read -r lib; do cp -L "$lib" "$root/.gpu/lib/"; done
 strip --strip-unneeded "$root"/.gpu/bin/* "$root"/.gpu/tests/* "$root"/.gpu/lib/* 2>/dev/null || true
 du -sh "$root/.gpu"
