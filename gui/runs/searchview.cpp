@@ -84,8 +84,12 @@ void SearchView::applyPending() {
     population_->model()->append(rows);
     speedup_->add(events);
     outcomes_->add(events);
-    speedup_->refresh();
-    outcomes_->refresh();
+    // Charts are redrawn once the backlog is through (or on the regular tick), not per slice.
+    if (pending_.isEmpty() || !chartClock_.isValid() || chartClock_.elapsed() >= kRefreshMs) {
+        speedup_->refresh();
+        outcomes_->refresh();
+        chartClock_.start();
+    }
 }
 
 void SearchView::loadRun(kf::ProjectStore& store, qint64 runId) {

@@ -1,4 +1,5 @@
 #pragma once
+#include <QElapsedTimer>
 #include <QWidget>
 
 #include "runs/engineevent.h"
@@ -56,6 +57,7 @@ public:
 
 private:
     EngineEventList pending_;
+    QElapsedTimer chartClock_;  ///< since the charts were last redrawn
     QTimer* timer_;
     QLabel* summary_;
     SpeedupChart* speedup_;
