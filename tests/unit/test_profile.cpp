@@ -235,6 +235,27 @@ private slots:
         QVERIFY2(files >= 10, "expected the recorded H200 outputs in tests/data/ncu/h200");
     }
 
+    // Recorded on the H200 by the engine's own ncu command (the NVTX range around the
+    // candidate call): only the candidate's kernels, never the worker's fill/compare/flush.
+    void recordedNvtxFilteredRuns() {
+        int files = 0;
+        for (const auto& e : fs::directory_iterator(kftest::data("ncu/h200-nvtx"))) {
+            if (e.path().extension() != ".csv") continue;
+            ++files;
+            kf::ProfileData p = kf::profile_from_csv(kftest::read_file(e.path()));
+            std::string stem = e.path().stem().string();
+            std::size_t expected = stem.rfind("histogram", 0) == 0 ? 2 : 1;  // zero + count kernels
+            QVERIFY2(p.kernels.size() == expected, e.path().c_str());
+            for (const auto& k : p.kernels)
+                for (const char* worker : {"fill_kernel", "compare_kernel", "checksum_kernel", "copy16_kernel", "fma_kernel"})
+                    QVERIFY2(k.name.find(worker) == std::string::npos, k.name.c_str());
+            kf::BoundVerdict v = kf::classify_bound(p);
+            if (stem.find("__fast") != std::string::npos && stem.rfind("matmul", 0) != 0 && stem.rfind("gemm", 0) != 0)
+                QVERIFY2(v.bound == "memory", (stem + ": " + v.bound).c_str());  // the fast memory kernels run near DRAM peak
+        }
+        QCOMPARE(files, 22);
+    }
+
     void rooflineFallback() {
         kf::Roofline r;
         r.peak_gbps = 3900;

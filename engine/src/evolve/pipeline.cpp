@@ -53,7 +53,10 @@ struct PipelinedEvaluator::Impl {
         best_fitness = std::max(best_fitness, fit);
         bool kth = cfg.profile_every > 0 && correct % cfg.profile_every == 0;
         if (!new_best && !kth) return;
-        if (profile_time > cfg.profile_max_share * std::max(1.0, seconds_since(started))) {
+        // The next profile is expected to cost what the others did on average: it runs only
+        // if the share stays under the cap with it included.
+        double expected = profiles ? profile_time / profiles : 0.0;
+        if (profile_time + expected > cfg.profile_max_share * std::max(1.0, seconds_since(started))) {
             ++profile_skipped;
             return;
         }
