@@ -776,7 +776,7 @@
     <message>
         <location line="+1"/>
         <source>Tag…</source>
-        <translation>标记…</translation>
+        <translation>标签…</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -900,12 +900,12 @@
     <message>
         <location line="+32"/>
         <source>Tag</source>
-        <translation>标记</translation>
+        <translation>标签</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>Tag pattern</source>
-        <translation>标记模式</translation>
+        <translation>设置模式标签</translation>
     </message>
     <message>
         <location line="+0"/>
