@@ -16,4 +16,7 @@ std::filesystem::path bundled_tasks_dir();
  * ("softmax" or "level1/softmax"). nullopt when nothing matches. */
 std::optional<std::filesystem::path> resolve_task(const std::string& arg);
 
+/** A file's whole content; empty when it cannot be read. */
+std::string read_text_file(const std::filesystem::path& p);
+
 }  // namespace kf

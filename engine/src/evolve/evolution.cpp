@@ -31,20 +31,13 @@ std::filesystem::path resources_dir() {
 
 namespace {
 
-std::string read_text(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 std::string extension(Backend b) { return b == Backend::Cuda ? ".cu" : ".cpp"; }
 
 /** The task's own seeds: its reference and its hand-written candidates for the backend. */
 std::vector<Proposal> task_seeds(const Task& task, Backend b) {
     std::vector<Proposal> out;
     Proposal ref;
-    ref.source = read_text(task.references.at(b));
+    ref.source = read_text_file(task.references.at(b));
     ref.family = "reference";
     ref.expert = "seed";
     ref.rationale = "the task's reference";
@@ -56,7 +49,7 @@ std::vector<Proposal> task_seeds(const Task& task, Backend b) {
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
         Proposal p;
-        p.source = read_text(f);
+        p.source = read_text_file(f);
         p.family = task.name + "/" + f.stem().string();
         p.expert = "seed";
         p.rationale = "hand-written candidate " + f.filename().string();
@@ -115,7 +108,7 @@ std::vector<PatternSource> load_seed_patterns(const std::filesystem::path& seed_
         // keeping a copy in the library folder.
         std::filesystem::path file = p.contains("task_file") ? task.dir / p.value("task_file", "")
                                                              : seed_json.parent_path() / p.value("file", "");
-        std::string source = read_text(file);
+        std::string source = read_text_file(file);
         if (source.empty()) continue;
         PatternSource ps;
         ps.name = p.value("name", file.stem().string());

@@ -1,5 +1,7 @@
 #include "kf/retrieval.h"
 
+#include "kf/paths.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -8,13 +10,6 @@
 namespace kf {
 
 namespace {
-
-std::string read_text(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 }  // namespace
 
@@ -26,18 +21,7 @@ std::string entry_signature(const Task& task, Backend backend) {
     if (begin == std::string::npos || header.find('\n', begin) < at - 1) begin = at;
     std::size_t end = header.find(';', at);
     std::string sig = header.substr(begin, end == std::string::npos ? std::string::npos : end - begin + 1);
-    std::string out;
-    bool space = false;
-    for (char c : sig) {
-        if (std::isspace(static_cast<unsigned char>(c))) {
-            space = !out.empty();
-            continue;
-        }
-        if (space) out += ' ';
-        space = false;
-        out += c;
-    }
-    return out;
+    return normalize_signature(sig);
 }
 
 int sync_seed_patterns(ExperienceLibrary& library, const std::filesystem::path& seed_json,
@@ -64,7 +48,7 @@ int sync_seed_patterns(ExperienceLibrary& library, const std::filesystem::path& 
         Backend backend = backend_s == "cuda" ? Backend::Cuda : Backend::Host;
         std::filesystem::path file = e.contains("task_file") ? task.dir / e.value("task_file", "")
                                                              : seed_json.parent_path() / e.value("file", "");
-        std::string source = read_text(file);
+        std::string source = read_text_file(file);
         if (source.empty()) continue;
         Pattern p;
         p.name = e.value("name", file.stem().string());

@@ -16,6 +16,10 @@ std::string now_iso() {
     return buf;
 }
 
+}  // namespace kf::library_detail
+
+namespace kf {
+
 std::string normalize_signature(const std::string& s) {
     std::string out;
     bool space = false;
@@ -30,6 +34,10 @@ std::string normalize_signature(const std::string& s) {
     }
     return out;
 }
+
+}  // namespace kf
+
+namespace kf::library_detail {
 
 std::string to_json_text(const std::vector<std::string>& v) {
     return nlohmann::json(v).dump();

@@ -20,7 +20,6 @@ namespace library_detail {
 /** The current time as ISO 8601 UTC, e.g. "2026-11-29T23:05:11Z". */
 std::string now_iso();
 /** Whitespace runs collapsed to one space, ends trimmed: signatures compare on this. */
-std::string normalize_signature(const std::string& s);
 std::string to_json_text(const std::vector<std::string>& v);
 std::string to_json_text(const std::vector<double>& v);
 std::vector<std::string> strings_from_json_text(const std::string& s);

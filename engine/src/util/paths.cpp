@@ -1,6 +1,8 @@
 #include "kf/paths.h"
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "kf/process.h"
 #include "kf/task.h"
@@ -15,6 +17,13 @@ std::filesystem::path bundled_tasks_dir() {
     for (const fs::path& p : {exe / ".." / ".." / "tasks", exe / ".." / "share" / "kernel-foundry" / "tasks", exe / ".." / "tasks"})
         if (fs::is_directory(p, ec)) return fs::weakly_canonical(p, ec);
     return {};
+}
+
+std::string read_text_file(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
 }
 
 std::optional<std::filesystem::path> resolve_task(const std::string& arg) {
