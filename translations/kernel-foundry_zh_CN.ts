@@ -1834,7 +1834,17 @@
 <context>
     <name>kfgui::SearchWorker</name>
     <message>
-        <location filename="../gui/runs/searchworker.cpp" line="+139"/>
+        <location filename="../gui/runs/searchworker.cpp" line="+92"/>
+        <source>unknown backend %1</source>
+        <translation>未知的后端 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>task %1 has no %2 reference</source>
+        <translation>任务 %1 没有 %2 参考实现</translation>
+    </message>
+    <message>
+        <location line="+47"/>
         <source>unknown error in the engine thread</source>
         <translation>引擎线程中发生未知错误</translation>
     </message>

@@ -89,9 +89,11 @@ void SearchWorker::run(const RunRequest& request) {
     try {
         const kf::Task task = kf::load_task(toPath(request.taskDir));
         const auto backend = kf::backend_from_string(request.config.backend.toStdString());
-        if (!backend) throw kf::Error("unknown backend " + request.config.backend.toStdString());
+        if (!backend) throw kf::Error(tr("unknown backend %1").arg(request.config.backend).toStdString());
         if (!task.supports(*backend))
-            throw kf::Error("task " + task.name + " has no " + std::string(kf::to_string(*backend)) + " reference");
+            throw kf::Error(tr("task %1 has no %2 reference")
+                                .arg(QString::fromStdString(task.name), QString::fromStdString(std::string(kf::to_string(*backend))))
+                                .toStdString());
         store.emplace(kf::ProjectStore::open(toPath(request.projectDir)));
 
         kf::EvaluatorConfig cfg;

@@ -1,17 +1,12 @@
 #include "kf/retrieval.h"
 
-#include "kf/paths.h"
-
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "kf/paths.h"
+
 namespace kf {
-
-namespace {
-
-}  // namespace
 
 std::string entry_signature(const Task& task, Backend backend) {
     std::string header = entry_header(task, backend);
