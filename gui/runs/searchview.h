@@ -31,7 +31,7 @@ class SearchView : public QWidget {
 public:
     static constexpr int kRefreshMs = 150;
     /** At most this many events reach the views in one go (see applyPending). */
-    static constexpr int kMaxEventsPerTick = 250;
+    static constexpr int kMaxEventsPerTick = 100;
 
     explicit SearchView(QWidget* parent = nullptr);
 
