@@ -66,3 +66,24 @@ std::vector<double> doubles_from_json_text(const std::string& s) {
 }
 
 }  // namespace kf::library_detail
+
+namespace kf::library_detail {
+
+void insert_improvement(sql::Database& db, const Improvement& imp) {
+    db.prepare(
+          "INSERT INTO improvements (op_class, bound_before, status_before, expert, change, gain, run_id, "
+          "candidate_id, success, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .bind(1, imp.op_class)
+        .bind(2, imp.bound_before)
+        .bind(3, imp.status_before)
+        .bind(4, imp.expert)
+        .bind(5, imp.change)
+        .bind(6, imp.gain)
+        .bind(7, imp.run_id)
+        .bind(8, imp.candidate_id)
+        .bind(9, imp.success ? 1 : 0)
+        .bind(10, now_iso())
+        .run();
+}
+
+}  // namespace kf::library_detail

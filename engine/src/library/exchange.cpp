@@ -222,20 +222,7 @@ ImportReport ExperienceLibrary::import_json(const json& j) {
     });
     each("improvements", [&](const json& o) {
         Improvement imp = improvement_from_json(o);
-        db.prepare(
-              "INSERT INTO improvements (op_class, bound_before, status_before, expert, change, gain, "
-              "run_id, candidate_id, success, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-            .bind(1, imp.op_class)
-            .bind(2, imp.bound_before)
-            .bind(3, imp.status_before)
-            .bind(4, imp.expert)
-            .bind(5, imp.change)
-            .bind(6, imp.gain)
-            .bind(7, imp.run_id)
-            .bind(8, imp.candidate_id)
-            .bind(9, imp.success ? 1 : 0)
-            .bind(10, now_iso())
-            .run();
+        insert_improvement(db, imp);
         ++report.improvements_imported;
     });
     tx.commit();

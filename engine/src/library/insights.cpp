@@ -147,20 +147,7 @@ std::int64_t store_insight(sql::Database& db, const Insight& in) {
 void ExperienceLibrary::record_improvement(const Improvement& imp) {
     auto& db = *impl_->db;
     sql::Transaction tx(db);
-    db.prepare(
-          "INSERT INTO improvements (op_class, bound_before, status_before, expert, change, gain, run_id, "
-          "candidate_id, success, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .bind(1, imp.op_class)
-        .bind(2, imp.bound_before)
-        .bind(3, imp.status_before)
-        .bind(4, imp.expert)
-        .bind(5, imp.change)
-        .bind(6, imp.gain)
-        .bind(7, imp.run_id)
-        .bind(8, imp.candidate_id)
-        .bind(9, imp.success ? 1 : 0)
-        .bind(10, now_iso())
-        .run();
+    insert_improvement(db, imp);
 
     const Group g = load_group(db, imp);
     const InsightCondition key{imp.op_class, imp.bound_before,

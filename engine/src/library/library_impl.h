@@ -19,6 +19,8 @@ namespace library_detail {
 
 /** The current time as ISO 8601 UTC, e.g. "2026-11-29T23:05:11Z". */
 std::string now_iso();
+/** Stores one librarian record (the improvements table). */
+void insert_improvement(sql::Database& db, const Improvement& imp);
 /** Whitespace runs collapsed to one space, ends trimmed: signatures compare on this. */
 std::string to_json_text(const std::vector<std::string>& v);
 std::string to_json_text(const std::vector<double>& v);
