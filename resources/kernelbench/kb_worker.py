@@ -1788,7 +1788,12 @@ class Evaluation:
                 torch._dynamo.reset()
             except Exception:
                 pass
-            self.guard_harness("torch.compile of the problem's Model")
+            # torch.compile is the harness's own doing: undo any change without blaming a candidate.
+            changed = self.orig.changed()
+            if changed:
+                log("torch.compile changed %s; restored" % ", ".join(changed))
+                self.orig.restore()
+            restore_precision(torch, self.w.precision)
 
     def timing_stage(self):
         torch = self.torch
@@ -1853,7 +1858,7 @@ class Evaluation:
         target = sets[0]
         for (_p, t), (_q, f) in zip(tree_leaves(target), tree_leaves(fresh)):
             if is_tensor(t) and is_tensor(f) and t.shape == f.shape:
-                t.copy_(f)
+                t.data.copy_(f)  # through .data: the tensor's version counter stays as it was
         del fresh
         case = self.new_case("after-timing")
         cmp = self.run_trial(case, 0, "the fresh-values call after timing", inputs=target)
@@ -1944,7 +1949,9 @@ class Worker:
         torch = self.dev.require()
         if self.originals is None:
             _TensorType = torch.Tensor
-            import torch.profiler  # noqa: F401  (imported now so candidates find it loaded)
+            # Imported before the snapshot: torch._dynamo wraps torch.manual_seed when imported.
+            import torch._dynamo  # noqa: F401
+            import torch.profiler  # noqa: F401
             import torch.utils._python_dispatch  # noqa: F401
 
             self.originals = harness_originals(torch)

@@ -1,0 +1,27 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """A linear layer followed by ReLU. The layer's parameters come from the seeded
+    generator, so ModelNew must create its own in the same order to match."""
+
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.linear = nn.Linear(in_features, out_features)
+
+    def forward(self, x):
+        return torch.relu(self.linear(x))
+
+
+batch_size = 64
+in_features = 512
+out_features = 256
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_features)]
+
+
+def get_init_inputs():
+    return [in_features, out_features]
