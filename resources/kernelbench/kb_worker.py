@@ -576,6 +576,15 @@ def reset_extension_versions(torch):
         pass
 
 
+def default_extensions_dir():
+    try:
+        from torch.utils.cpp_extension import get_default_build_root
+
+        return get_default_build_root()
+    except Exception:
+        return None
+
+
 def set_build_dir(build_dir):
     if build_dir:
         os.makedirs(build_dir, exist_ok=True)
@@ -599,7 +608,8 @@ def import_candidate(path, build_dir, watch=None):
     torch = torch_or_none()
     if torch is not None:
         reset_extension_versions(torch)
-    before = so_snapshot(build_dir)
+    watched_dir = build_dir or os.environ.get("TORCH_EXTENSIONS_DIR") or default_extensions_dir()
+    before = so_snapshot(watched_dir)
     box = {}
     module, exc = None, None
     t0 = _perf_counter()
@@ -613,7 +623,7 @@ def import_candidate(path, build_dir, watch=None):
     except BaseException as e:  # SystemExit and KeyboardInterrupt from a candidate too
         exc = e
     seconds = _perf_counter() - t0
-    after = so_snapshot(build_dir)
+    after = so_snapshot(watched_dir)
     built = any(before.get(p) != m for p, m in after.items())
     text = box.get("text", "")
     info = {"ok": exc is None, "cached": not built, "seconds": seconds, "compiler": compiler, "log": tail(text),
@@ -622,6 +632,7 @@ def import_candidate(path, build_dir, watch=None):
         info["diagnostics"] = parse_diagnostics(text, path)
         return module, info, None
     if is_compile_failure(exc):
+        info["cached"] = False
         log_text = (text + "\n" + str(exc)).strip()
         info["log"] = tail(log_text)
         info["diagnostics"] = parse_diagnostics(log_text, path)
@@ -812,6 +823,7 @@ class ThreadWatch:
 
     def __init__(self):
         self.started = []
+        self.internal = []
         self.before = 0
         self.after = 0
         self.max_growth = 0
@@ -824,16 +836,32 @@ class ThreadWatch:
         orig_start, orig_new = self._orig_start, self._orig_new
 
         def start(th, *a, **k):
-            watch.started.append(getattr(th, "name", "thread"))
+            watch.note(getattr(th, "name", "thread"))
             return orig_start(th, *a, **k)
 
         def start_new_thread(fn, *a, **k):
-            watch.started.append(getattr(fn, "__name__", "function"))
+            watch.note(getattr(fn, "__name__", "function"))
             return orig_new(fn, *a, **k)
 
         threading.Thread.start = start
         _thread.start_new_thread = start_new_thread
         return self
+
+    # Compilers that PyTorch or Triton run on a first call may use thread pools of their own.
+    _INTERNAL = ("triton", "torch._inductor", "torch._dynamo", "torch.utils.cpp_extension")
+    _PLUMBING = ("threading", "_thread", "concurrent.futures", __name__)
+
+    def note(self, what):
+        """Records a thread start unless the first caller outside the threading machinery is
+        PyTorch's or Triton's compiler."""
+        f = sys._getframe(2)
+        while f is not None and (f.f_globals.get("__name__") or "").startswith(self._PLUMBING):
+            f = f.f_back
+        mod = (f.f_globals.get("__name__") or "") if f is not None else ""
+        if mod.startswith(self._INTERNAL):
+            self.internal.append("%s (from %s)" % (what, mod))
+        else:
+            self.started.append("%s (from %s)" % (what, mod or "?"))
 
     def __exit__(self, *exc):
         threading.Thread.start = self._orig_start
@@ -1527,7 +1555,7 @@ class Evaluation:
     def threads_verdict(self):
         if self.threads.started:
             self.fail_once("threads", "thread(s) started by the candidate: %s" % ", ".join(self.threads.started[:5]))
-        elif self.threads.max_growth > 0:
+        elif self.threads.max_growth > 0 and not self.threads.internal:
             self.fail_once("threads", "%d more live thread(s) after the candidate's forward" % self.threads.max_growth)
         elif self.checks["threads"][0] != "fail":
             self.check("threads", "pass", "no thread started during import, construction or forward")
@@ -1661,6 +1689,12 @@ class Evaluation:
                 self.fail_once("shape_generality", "hard-coded for the benchmarked shape: with batch_size %d the "
                                "candidate raised %s: %s" % (small, type(ce.exc).__name__, one_line(ce.exc, 200)))
                 return case
+            except Exception as e:  # the problem's own Model does not run at the smaller size
+                if self.device_broken():
+                    raise
+                self.check("shape_generality", "skipped", "the problem's Model fails with batch_size %d: %s: %s"
+                           % (small, type(e).__name__, one_line(e, 200)))
+                return None
         finally:
             mod.batch_size = bs
         case["passed"] = case["trials_passed"] == case["trials"]
@@ -2042,6 +2076,8 @@ class Worker:
         finally:
             ev.model = ev.new = ev.flush_buf = None
             ev.problem = None
+            for name in [m for m in sys.modules if m.startswith(("kb_candidate_", "kb_problem_"))]:
+                sys.modules.pop(name, None)
             gc.collect()
             if not self.dev.cpu and not (result or {}).get("fatal"):
                 try:

@@ -139,7 +139,7 @@ class WorkerProcess:
             self.p.kill()
 
 
-def check_row(row, result):
+def check_row(row, result, cpu):
     """Problems with the result against the row's expectation (empty list: as expected)."""
     bad = []
     status = result.get("status")
@@ -151,6 +151,9 @@ def check_row(row, result):
         corr = result.get("correctness", {})
         if "outputs are small" not in result.get("message", "") and not (corr.get("rel_l2_error") or 0) > 1e-2:
             bad.append("not rejected by the relative L2 rule: %s" % result.get("message", ""))
+    elif check == "fatal":
+        if result.get("fatal") is not True:
+            bad.append("fatal is %s, expected true" % result.get("fatal"))
     elif check not in ("-", ""):
         c = integrity.get(check)
         if c is None or c["outcome"] != "fail":
@@ -164,6 +167,12 @@ def check_row(row, result):
             bad.append("no timing")
         if not result.get("kernelbench_mean_ms", {}).get("candidate"):
             bad.append("no kernelbench_mean_ms")
+        if not cpu and not (result.get("kernel_launches") or 0) >= 1:
+            bad.append("kernel_launches is %s on CUDA" % result.get("kernel_launches"))
+        if not cpu and integrity.get("kernel_launch", {}).get("outcome") != "pass":
+            bad.append("kernel_launch was not checked: %s" % integrity.get("kernel_launch"))
+        if not cpu and integrity.get("side_stream", {}).get("outcome") != "pass":
+            bad.append("side_stream was not checked: %s" % integrity.get("side_stream"))
     if row["status"] == "compile_error":
         comp = result.get("compile", {})
         if comp.get("ok") is not False or not comp.get("log"):
@@ -182,6 +191,9 @@ def main():
                                                     "on CUDA, eager on the CPU)")
     ap.add_argument("--reps", type=int, default=0, help="timed calls (default: 100 on CUDA, 20 on the CPU)")
     ap.add_argument("--only", default="", help="comma-separated candidate files to run (default: all)")
+    ap.add_argument("--shared-build", action="store_true",
+                    help="one build folder for all candidates (identical extension sources build once) instead "
+                         "of one per candidate file content, as the engine does")
     args = ap.parse_args()
 
     cpu = args.device == "cpu"
@@ -204,7 +216,8 @@ def main():
     for r in rows:
         r["path"] = os.path.normpath(os.path.join(cand_dir, r["file"]))
         r["problem_path"] = os.path.join(PROBLEMS, r["problem"])
-        r["build_dir"] = build_dir_for(build_root, r["path"])
+        r["build_dir"] = os.path.join(build_root, "shared") if args.shared_build else build_dir_for(build_root,
+                                                                                                     r["path"])
 
     # 1. One-shot compiles: all extension candidates in parallel into cold build folders,
     #    then the good ones again (they must be cached).
@@ -294,12 +307,21 @@ def main():
             w.p.kill()
             w = WorkerProcess(args.python, args.device, env)
         wall = time.monotonic() - t0
-        bad = check_row(r, result)
+        if result.get("fatal"):
+            # The worker exits after a fatal result; the next candidate gets a new one.
+            try:
+                w.p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                result.setdefault("test_note", "the worker did not exit after a fatal result")
+                w.p.kill()
+            w = WorkerProcess(args.python, args.device, env)
+        bad = check_row(r, result, cpu)
         integrity = {c["name"]: c["outcome"] for c in result.get("integrity", [])}
         t = result.get("timing") or {}
         print("%-34s %-30s %-20s %-20s %-18s %9s %8s  %s" % (
             os.path.basename(r["file"]), r["problem"], r["status"], result.get("status"),
-            "%s=%s" % (r["check"], integrity.get(r["check"], "-")) if r["check"] not in ("-", "rel_l2") else r["check"],
+            "%s=%s" % (r["check"], integrity.get(r["check"], "-")) if r["check"] not in ("-", "rel_l2", "fatal")
+            else r["check"],
             ("%.4f" % t["median_ms"]) if t.get("median_ms") else "-",
             ("%.2f" % t["speedup"]) if t.get("speedup") else "-", "PASS" if not bad else "FAIL"), flush=True)
         if bad:
