@@ -562,6 +562,56 @@ def parse_diagnostics(log_text, candidate_path=None):
     return out
 
 
+# Undefined dynamic symbols a candidate's extension must not use: vendor libraries that
+# would do the work, loading code at run time, threads and processes.
+_FORBIDDEN_SYMBOL = re.compile(r"^(cublas|cudnn|cufft|cusparse|cusolver|nccl)\w*$|"
+                               r"^(fork|vfork|execv\w*|execl\w*|system|popen|posix_spawn\w*)$|^_ZNSt6thread")
+# Also used by a statically linked CUDA runtime, so only screened where the runtime is the
+# shared libcudart (or absent).
+_LOADER_SYMBOL = re.compile(r"^(dlopen|dlmopen|dlsym|dlvsym|pthread_create|cuModuleLoad\w*|cuLibraryLoad\w*)$")
+
+
+def extension_files(module, built):
+    """The shared objects a candidate's import loaded or built: extension modules among its
+    globals, and .so files that appeared under the build folder."""
+    files = set(built)
+    for v in list(vars(module).values()) if module is not None else []:
+        f = getattr(v, "__file__", None) if type(v).__name__ == "module" else None
+        if isinstance(f, str) and f.endswith(".so") and os.path.isfile(f):
+            files.add(os.path.abspath(f))
+    return sorted(files)
+
+
+def screen_symbols(files):
+    """(outcome, detail) of the forbidden-symbol screen over the files' undefined symbols."""
+    if not files:
+        return "skipped", "no compiled extension to screen"
+    bad = {}
+    count = 0
+    for path in files:
+        try:
+            p = subprocess.run(["nm", "-D", "--undefined-only", path], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError) as e:
+            return "skipped", "cannot run nm: %s" % one_line(e, 200)
+        if p.returncode != 0:
+            return "skipped", "nm failed on %s: %s" % (os.path.basename(path), one_line(p.stderr, 200))
+        syms = [ln.split()[-1].split("@", 1)[0] for ln in p.stdout.splitlines() if ln.split()]
+        count += len(syms)
+        static_cudart = False
+        if not any(x.startswith(("cuda", "__cuda")) for x in syms):
+            try:
+                full = subprocess.run(["nm", path], capture_output=True, text=True, timeout=60).stdout
+                static_cudart = "cudart" in full
+            except (OSError, subprocess.SubprocessError):
+                static_cudart = True
+        for sym in syms:
+            if _FORBIDDEN_SYMBOL.search(sym) or (not static_cudart and _LOADER_SYMBOL.search(sym)):
+                bad.setdefault(os.path.basename(path), []).append(sym)
+    if bad:
+        return "fail", "; ".join("%s uses %s" % (f, ", ".join(sorted(set(s))[:6])) for f, s in bad.items())
+    return "pass", "%d undefined symbols of %d extension(s) screened" % (count, len(files))
+
+
 def reset_extension_versions(torch):
     """torch renames a load_inline extension name_v1, name_v2... when one process builds the
     same name from other sources; every candidate here starts from version 0 in its own
@@ -624,12 +674,14 @@ def import_candidate(path, build_dir, watch=None):
         exc = e
     seconds = _perf_counter() - t0
     after = so_snapshot(watched_dir)
-    built = any(before.get(p) != m for p, m in after.items())
+    built_files = [p for p, m in after.items() if before.get(p) != m]
+    built = bool(built_files)
     text = box.get("text", "")
     info = {"ok": exc is None, "cached": not built, "seconds": seconds, "compiler": compiler, "log": tail(text),
             "diagnostics": []}
     if exc is None:
         info["diagnostics"] = parse_diagnostics(text, path)
+        info["_extensions"] = extension_files(module, built_files)
         return module, info, None
     if is_compile_failure(exc):
         info["cached"] = False
@@ -1165,10 +1217,10 @@ def parse_options(raw):
 # Evaluation
 # --------------------------------------------------------------------------------------
 
-CHECK_ORDER = ["framework_compute", "kernel_launch", "side_stream", "threads", "monkey_patch", "precision",
+CHECK_ORDER = ["forbidden_symbols", "framework_compute", "kernel_launch", "side_stream", "threads", "monkey_patch", "precision",
                "inputs_unmodified", "output_type", "shape_generality", "output_reuse", "physical_floor"]
 # Checks whose failure outranks wrong output (docs/diagnosis.md, status precedence).
-EARLY_CHECKS = ["inputs_unmodified", "output_type", "kernel_launch", "side_stream", "threads", "monkey_patch",
+EARLY_CHECKS = ["forbidden_symbols", "inputs_unmodified", "output_type", "kernel_launch", "side_stream", "threads", "monkey_patch",
                 "precision", "framework_compute"]
 
 _STICKY = re.compile(r"illegal memory access|illegal address|device-side assert|unspecified launch failure|"
@@ -1399,6 +1451,7 @@ class Evaluation:
                               "diagnostics": []})
             return
         module, comp, failure = import_candidate(self.candidate_path, self.build_dir, watch=self.threads)
+        extensions = comp.pop("_extensions", [])
         r["compile"] = comp
         if failure is not None:
             r["status"] = failure["status"]
@@ -1406,6 +1459,9 @@ class Evaluation:
             r["message"] = failure["message"]
             return
         r["stage"] = "load"
+        self.check("forbidden_symbols", *screen_symbols(extensions))
+        if self.checks["forbidden_symbols"][0] == "fail":
+            return self.integrity_violation()
         self.progress("load", "building Model and ModelNew")
         self.guard_harness("importing the candidate")
         if self.threads.started:
@@ -2149,6 +2205,7 @@ def compile_one(args):
         send({"ok": False, "status": "load_error", "message": _torch_error, "log": ""})
         os._exit(3)
     _module, info, failure = import_candidate(os.path.abspath(args.compile), build_dir)
+    info.pop("_extensions", None)
     if failure is None:
         send({"ok": True, "seconds": info["seconds"], "cached": info["cached"], "compiler": info["compiler"],
               "diagnostics": info["diagnostics"]})
