@@ -2,6 +2,9 @@
 // diagnosis, and the engine goes on serving the next request.
 #include <QtTest>
 
+#include <filesystem>
+#include <fstream>
+
 #include "kf/evaluator.h"
 #include "testsupport.h"
 
@@ -13,6 +16,7 @@ class TestWorkerHost : public QObject {
 private:
     std::unique_ptr<Evaluator> ev_;
     Task task_;
+    std::filesystem::path cache_root_;
 
     Diagnosis run(const std::string& name, EvalOptions opt = fast()) {
         Candidate c;
@@ -49,7 +53,8 @@ private slots:
         EvaluatorConfig cfg;
         cfg.worker.backend = Backend::Host;
         cfg.worker.worker = kftest::worker_path();
-        cfg.cache_dir = kftest::temp_dir("cache") / "compile";
+        cache_root_ = kftest::temp_dir("cache");
+        cfg.cache_dir = cache_root_ / "compile";
         qputenv("KF_CACHE_DIR", QByteArray::fromStdString(cfg.cache_dir.string()));
         ev_ = std::make_unique<Evaluator>(cfg);
         task_ = load_task(kftest::data("tasks/scale_add"));
@@ -236,6 +241,42 @@ private slots:
         QCOMPARE(ds[0].status, Status::Ok);
         QCOMPARE(ds[1].status, Status::Incorrect);
         QCOMPARE(ds[2].status, Status::Incorrect);
+    }
+
+    void host_floor_not_applied_to_a_cache_resident_working_set() {
+        // A peak bandwidth far too low makes DRAM's floor huge. A working set that fits in
+        // the last-level cache must not be judged by it (CI failed here on a large-cache
+        // machine); one that does not fit is still flagged.
+        nlohmann::json info = ev_->device_info();
+        std::string uuid = info["device"]["uuid"].get<std::string>();
+        auto llc = info["device"]["l2_bytes"].get<std::uint64_t>();
+        auto cache_file = cache_root_ / "devices" / (uuid + ".json");
+        std::filesystem::create_directories(cache_file.parent_path());
+        std::string saved = std::filesystem::exists(cache_file) ? kftest::read_file(cache_file) : std::string();
+        {
+            std::ofstream out(cache_file);
+            out << R"({"bandwidth_gbps": 0.01, "fp32_gflops": 0.01, "method": "test", "device": "test"})";
+        }
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Host;
+        cfg.worker.worker = kftest::worker_path();
+        cfg.cache_dir = cache_root_ / "compile";
+        Evaluator slow_peaks(cfg);
+        Candidate c;
+        c.source = kftest::read_file(kftest::data("candidates/host/correct.cpp"));
+        c.name = "correct";
+        Diagnosis d = slow_peaks.evaluate(task_, c, fast());
+        if (saved.empty()) std::filesystem::remove(cache_file);
+        else std::ofstream(cache_file) << saved;
+        const std::uint64_t working_set = 3ull * 12 * 1048576;  // three rotated sets of x, y, z
+        if (llc >= working_set) {
+            QVERIFY2(d.status == Status::Ok, d.message.c_str());
+            QCOMPARE(outcome(d, "physical_floor"), std::string("skipped"));
+            QVERIFY(check(d, "physical_floor")->detail.find("last-level cache") != std::string::npos);
+        } else {
+            QCOMPARE(d.status, Status::IntegrityViolation);
+            QCOMPARE(outcome(d, "physical_floor"), std::string("fail"));
+        }
     }
 
     void device_info_reports_peaks() {
