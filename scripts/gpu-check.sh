@@ -34,8 +34,8 @@ log "device"
 "$bin/kfoundry" device info --backend cuda --json >"$out/device.json" 2>"$out/device.err"
 cat "$out/device.json"
 
-# KF_GPU_PARTS selects what runs (default: all of "tests bench evolve profile").
-parts=" ${KF_GPU_PARTS:-tests bench evolve profile} "
+# KF_GPU_PARTS selects what runs (default: all of "tests bench evolve profile kernelbench").
+parts=" ${KF_GPU_PARTS:-tests bench evolve profile kernelbench} "
 if [[ $parts == *" tests "* ]]; then
 log "GPU-labelled tests"
 : >"$out/tests.log"
@@ -142,6 +142,26 @@ for task in "$root"/tasks/level*/*/; do
     echo "$name $stem exit $rc wall $((ms / 1000)).$(( (ms % 1000) / 100 )) s" | tee -a "$prof/summary.txt"
   done
 done
+fi
+if [[ $parts == *" kernelbench "* ]]; then
+log "KernelBench: the Python worker on the test problems and cheating ModelNew files, then the fidelity check"
+kbo=$out/kernelbench
+mkdir -p "$kbo"
+export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
+python3 -c "import torch, sys; print(sys.version.split()[0], torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0))" \
+  >"$kbo/python.txt" 2>&1
+cat "$kbo/python.txt"
+start=$SECONDS
+timeout "${KF_GPU_KB_TIMEOUT:-900}" python3 "$root/scripts/kernelbench/kb_gpu_test.py" "$kbo/worker.json" >"$kbo/worker.log" 2>&1
+echo "kb_gpu_test exit $? wall $((SECONDS - start)) s" | tee -a "$kbo/summary.txt"
+tail -40 "$kbo/worker.log"
+if [ -z "${KF_GPU_KB_NO_FIDELITY:-}" ]; then
+  start=$SECONDS
+  timeout "${KF_GPU_KB_FIDELITY_TIMEOUT:-900}" python3 "$root/scripts/kernelbench/kb_fidelity.py" \
+    "$root/tests/data/kernelbench/fidelity" "$kbo/fidelity.json" >"$kbo/fidelity.log" 2>&1
+  echo "kb_fidelity exit $? wall $((SECONDS - start)) s" | tee -a "$kbo/summary.txt"
+  tail -20 "$kbo/fidelity.log"
+fi
 fi
 python3 "$root/scripts/gpu-results.py" "$out" | tee "$out/results.md"
 # (c) the profile table, appended to results.md.

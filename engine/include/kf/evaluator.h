@@ -54,6 +54,9 @@ struct WorkerConfig {
     int device = 0;
     std::filesystem::path worker;  ///< kfoundry-worker; default: next to the running executable
     std::filesystem::path log;     ///< the worker's stderr; default: discarded
+    /** The whole command line of another worker speaking the same protocol (e.g. the
+     *  KernelBench Python worker); when set, `worker`, `backend` and `device` are not used. */
+    std::vector<std::string> command;
 };
 
 /**

@@ -12,6 +12,7 @@
 #include "kf/paths.h"
 #include "kf/task.h"
 #include "evolve_command.h"
+#include "kernelbench_command.h"
 #include "library_command.h"
 #include "profile_command.h"
 #include "report.h"
@@ -283,6 +284,9 @@ int main(int argc, char** argv) {
     auto* lib_import = library->add_subcommand("import", "Import patterns, insights and evidence from JSON");
     lib_import->add_option("FILE", lib.file, "JSON file")->required()->check(CLI::ExistingFile);
 
+    cli::KernelBenchArgs kbargs;
+    auto* kernelbench = cli::add_kernelbench_command(app, kbargs);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -325,6 +329,7 @@ int main(int argc, char** argv) {
             return cli::run_library(lib);
         }
         if (best->parsed()) return cli::show_best(project_s, best_task, json_out);
+        if (kernelbench->parsed()) return cli::run_kernelbench(kbargs);
     } catch (const UsageError& e) {
         std::cerr << "kfoundry: " << e.what() << "\n";
         return kExitUsage;

@@ -30,8 +30,9 @@ bool WorkerClient::ensure_started(std::string& error) {
     if (impl_->proc.pid() > 0 || !impl_->hello.is_null()) ++restarts_;
     impl_->proc.kill();
     impl_->hello = nullptr;
-    std::vector<std::string> argv = {cfg_.worker.string(), "--backend", std::string(to_string(cfg_.backend)), "--device",
-                                     std::to_string(cfg_.device)};
+    std::vector<std::string> argv = cfg_.command;
+    if (argv.empty())
+        argv = {cfg_.worker.string(), "--backend", std::string(to_string(cfg_.backend)), "--device", std::to_string(cfg_.device)};
     if (!impl_->proc.start(argv, cfg_.log.empty() ? std::filesystem::path("/dev/null") : cfg_.log)) {
         error = impl_->proc.error();
         return false;
@@ -60,7 +61,8 @@ bool WorkerClient::ensure_started(std::string& error) {
 
 json WorkerClient::hello() {
     std::string error;
-    if (!ensure_started(error)) throw Error("cannot start " + cfg_.worker.string() + ": " + error);
+    if (!ensure_started(error))
+        throw Error("cannot start " + (cfg_.command.empty() ? cfg_.worker.string() : cfg_.command.front()) + ": " + error);
     return impl_->hello;
 }
 

@@ -1,0 +1,336 @@
+// `kfoundry kernelbench eval|run|report` (docs/kernelbench.md).
+#include "kernelbench_command.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "kf/compile.h"
+#include "kf/evaluator.h"
+#include "kf/kernelbench.h"
+#include "kf/paths.h"
+#include "kf/search.h"
+#include "kf/store.h"
+#include "kf/tunables.h"
+#include "report.h"
+
+namespace kf::cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+CLI::App* add_kernelbench_command(CLI::App& app, KernelBenchArgs& a) {
+    auto* kb = app.add_subcommand("kernelbench", "KernelBench problems, ModelNew candidates and KernelBench's metrics");
+    kb->require_subcommand(1);
+    auto worker_options = [&a](CLI::App* c) {
+        c->add_option("--python", a.python, "Python with PyTorch (default: $KF_PYTHON or python3)");
+        c->add_option("--kb-worker", a.worker_script, "The Python worker (default: resources/kernelbench/kb_worker.py)");
+        c->add_option("--worker-log", a.worker_log, "Where the Python worker's output goes (default: discarded)");
+        c->add_option("--device", a.device, "CUDA device index")->capture_default_str();
+        c->add_option("--trials", a.trials, "Correctness trials, each on fresh inputs")->capture_default_str()->check(CLI::Range(1, 100));
+        c->add_option("--reps", a.reps, "Timed calls per measurement")->capture_default_str()->check(CLI::Range(1, 100000));
+        c->add_option("--seed", a.seed, "Seed of Model/ModelNew construction and of the inputs")->capture_default_str();
+        c->add_option("--timeout", a.timeout_s, "Seconds allowed per evaluation (baselines included)")->capture_default_str()->check(CLI::PositiveNumber);
+        c->add_flag("--no-compile-baseline", a.no_compile_baseline, "Do not time the torch.compile baseline");
+        c->add_option("--kb", a.kb, "KernelBench checkout (the folder holding KernelBench/level1...)")->required();
+        c->add_option("--level", a.level, "KernelBench level")->capture_default_str()->check(CLI::Range(1, 10));
+    };
+    auto* eval = kb->add_subcommand("eval", "Verify, time and diagnose one ModelNew file against one problem");
+    worker_options(eval);
+    eval->add_option("--problem", a.problem, "Problem id within the level")->required()->check(CLI::PositiveNumber);
+    eval->add_option("CANDIDATE", a.candidate, "ModelNew file (.py)")->required()->check(CLI::ExistingFile);
+    eval->add_flag("--json", a.as_json, "Print the diagnosis record and baselines as JSON");
+    eval->callback([&a] { a.action = "eval"; });
+
+    auto* run = kb->add_subcommand("run", "Run problems of a level; results are kept in a project");
+    worker_options(run);
+    run->add_option("--problems", a.problems, "Ids, e.g. 1-20,25 (default: the whole level)");
+    run->add_option("--project", a.project, "Project folder (created when missing)")->required();
+    run->add_option("--candidates", a.candidates_dir,
+                    "Folder of ModelNew files: levelL/ID_*.py, ID_*.py or level_L_problem_ID_sample_S_kernel.py")
+        ->check(CLI::ExistingDirectory);
+    run->add_option("--budget", a.budget, "Evaluations per problem; the tuner varies annotated tunables (0: each candidate once)")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    run->add_option("--jobs", a.jobs, "Parallel compiles (default: the number of cores)")->check(CLI::NonNegativeNumber);
+    run->add_flag("--force", a.force, "Run problems again that are already finished in the project");
+    run->callback([&a] { a.action = "run"; });
+
+    auto* report = kb->add_subcommand("report", "KernelBench's metrics for the problems run in a project");
+    report->add_option("--project", a.project, "Project folder")->required()->check(CLI::ExistingDirectory);
+    report->add_option("--kb", a.kb, "KernelBench checkout: with --level/--problems, problems not run count as failures");
+    report->add_option("--level", a.level, "Level (with --kb)");
+    report->add_option("--problems", a.problems, "Ids (with --kb; default: the whole level)");
+    report->add_flag("--json", a.as_json, "Print the report as JSON");
+    report->add_option("--markdown", a.markdown, "Also write the report as Markdown to this file");
+    report->callback([&a] { a.action = "report"; });
+    return kb;
+}
+
+namespace {
+
+kb::WorkerOptions worker_options(const KernelBenchArgs& a) {
+    kb::WorkerOptions w;
+    w.python = a.python;
+    w.script = a.worker_script;
+    w.device = a.device;
+    w.log = a.worker_log;
+    return w;
+}
+
+kb::EvalOptions eval_options(const KernelBenchArgs& a) {
+    kb::EvalOptions o;
+    o.trials = a.trials;
+    o.reps = a.reps;
+    o.seed = a.seed;
+    o.timeout_s = a.timeout_s;
+    if (a.no_compile_baseline) o.baselines = {"eager"};
+    return o;
+}
+
+std::vector<kb::Problem> selected_problems(const KernelBenchArgs& a) {
+    auto all = kb::list_problems(a.kb, a.level);
+    if (a.problems.empty()) return all;
+    std::vector<kb::Problem> out;
+    for (int id : kb::parse_id_list(a.problems)) {
+        auto it = std::find_if(all.begin(), all.end(), [id](const kb::Problem& p) { return p.id == id; });
+        if (it == all.end())
+            std::fprintf(stderr, "kfoundry: level %d has no problem %d; it counts as a failure\n", a.level, id);
+        else
+            out.push_back(*it);
+    }
+    return out;
+}
+
+/** Starts the worker; false (with the reason on stderr) when Python, PyTorch or CUDA is missing. */
+bool start_worker(kb::Evaluator& ev) {
+    try {
+        json h = ev.hello();
+        std::fprintf(stderr, "KernelBench worker: PyTorch %s on %s\n", h.value("torch", "?").c_str(),
+                     h.contains("device") ? h["device"].value("name", "?").c_str() : "?");
+        return true;
+    } catch (const std::exception& e) {
+        std::cerr << "kfoundry: the KernelBench worker cannot run: " << e.what() << "\n";
+        return false;
+    }
+}
+
+std::string baseline_line(const kb::Result& r) {
+    std::string s = "eager " + (r.eager_ms() > 0 ? std::to_string(r.eager_ms()) + " ms" : std::string("—"));
+    if (r.baselines.contains("compile")) {
+        const json& c = r.baselines["compile"];
+        if (c.contains("error")) s += ", torch.compile failed: " + c.value("error", std::string());
+        else s += ", torch.compile " + std::to_string(r.compile_ms()) + " ms";
+    }
+    return s;
+}
+
+int cmd_eval(KernelBenchArgs& a) {
+    kb::Problem p = kb::find_problem(a.kb, a.level, a.problem);
+    kb::Evaluator ev(worker_options(a));
+    if (!start_worker(ev)) return kExitNoDevice;
+    std::string source = read_text_file(a.candidate);
+    if (!a.as_json) std::fprintf(stderr, "compiling %s...\n", a.candidate.string().c_str());
+    CompileInfo ci = ev.compile_all({a.candidate}, 1, a.timeout_s).front();
+    kb::Result r = ev.evaluate(p, a.candidate, eval_options(a), [&](const json& prog) {
+        if (!a.as_json) std::fprintf(stderr, "  %s\n", prog.dump().c_str());
+    });
+    // The compile step ran in its own process; the worker then loaded the built extension.
+    if (ci.ok && r.diagnosis.compile.seconds <= 0) r.diagnosis.compile.seconds = ci.seconds;
+    if (a.as_json) {
+        json j = r.diagnosis;
+        j["problem"] = p.key();
+        j["candidate"] = fs::absolute(a.candidate).string();
+        j["baselines"] = r.baselines;
+        j["kernelbench_mean_ms"] = r.means;
+        j["compile_step"] = {{"ok", ci.ok}, {"seconds", ci.seconds}, {"cached", ci.cached}};
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::cout << p.key() << "\n" << render_diagnosis(r.diagnosis, source);
+        std::cout << "baselines: " << baseline_line(r) << "\n";
+        std::cout << "compile step: " << (ci.ok ? "ok" : "failed") << ", " << ci.seconds << " s"
+                  << (ci.cached ? " (cached)" : "") << "\n";
+    }
+    return r.diagnosis.ok() ? kExitOk : kExitCandidateFailed;
+}
+
+/** Evaluates a problem's candidates (and the tuner's variants, with a budget) into the store. */
+struct ProblemRun {
+    KernelBenchArgs& a;
+    kb::Evaluator& ev;
+    ProjectStore& store;
+    const kb::Problem& p;
+    std::int64_t run = 0;
+    fs::path files;
+    bool baselines_saved = false;
+
+    void save_baselines(const kb::Result& r) {
+        if (baselines_saved || r.baselines.empty()) return;
+        store.put_state(run, "kernelbench_baselines", r.baselines);
+        baselines_saved = true;
+    }
+
+    std::vector<Diagnosis> evaluate_batch(const std::vector<Child>& batch) {
+        std::vector<fs::path> paths;
+        for (const auto& c : batch) {
+            std::string src = c.proposal.tunables.empty() ? c.proposal.source : apply_tunables(c.proposal.source, c.proposal.tunables);
+            fs::path f = files / ("candidate_" + std::to_string(c.id) + ".py");
+            std::ofstream(f, std::ios::binary) << src;
+            paths.push_back(f);
+        }
+        int jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        auto compiled = ev.compile_all(paths, jobs, a.timeout_s);
+        std::vector<Diagnosis> out;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            kb::Result r = ev.evaluate(p, paths[i], eval_options(a));
+            if (compiled[i].ok && r.diagnosis.compile.seconds <= 0) r.diagnosis.compile.seconds = compiled[i].seconds;
+            save_baselines(r);
+            store.add_evaluation(batch[i].id, r.diagnosis);
+            std::printf("  #%lld %-20s %s\n", static_cast<long long>(batch[i].id),
+                        std::string(to_string(r.diagnosis.status)).c_str(), r.diagnosis.message.c_str());
+            std::fflush(stdout);
+            out.push_back(std::move(r.diagnosis));
+        }
+        return out;
+    }
+
+    void go(const std::vector<fs::path>& candidates) {
+        if (candidates.empty()) {
+            kb::Result r = ev.evaluate(p, std::nullopt, eval_options(a));
+            save_baselines(r);
+            store.set_run_state(run, "done", "no candidate for this problem");
+            std::printf("  no candidate (%s)\n", baseline_line(r).c_str());
+            return;
+        }
+        SearchConfig cfg;
+        cfg.islands.islands = 1;
+        cfg.island_experts = {{"tuner"}};
+        cfg.budget = std::max<int>(a.budget, static_cast<int>(candidates.size()));
+        cfg.seed = a.seed;
+        cfg.backend = Backend::Cuda;
+        SearchHooks hooks;
+        hooks.evaluate = [this](const std::vector<Child>& batch) { return evaluate_batch(batch); };
+        hooks.on_child = [this](Child& c) {
+            CandidateRecord rec;
+            rec.run_id = run;
+            rec.task = p.key();
+            rec.source = c.proposal.source;
+            rec.content_hash = proposal_key(c.proposal.source, c.proposal.tunables);
+            rec.expert = c.proposal.expert;
+            rec.family = c.proposal.family;
+            rec.rationale = c.proposal.rationale;
+            rec.tunables = c.proposal.tunables;
+            rec.parents = c.proposal.parents;
+            rec.author = c.proposal.expert == "user" ? "user" : "engine";
+            c.id = store.add_candidate(rec);
+        };
+        Search search(cfg, {}, hooks);
+        std::vector<Proposal> seeds;
+        for (const auto& f : candidates) {
+            Proposal s;
+            s.source = read_text_file(f);
+            s.expert = "user";
+            s.family = "kernelbench";
+            s.rationale = "ModelNew from " + f.filename().string();
+            seeds.push_back(std::move(s));
+        }
+        search.add_seeds(seeds);
+        SearchResult res = search.run();
+        store.set_run_state(run, "done", res.stop_reason);
+    }
+};
+
+int cmd_run(KernelBenchArgs& a) {
+    auto problems = selected_problems(a);
+    ProjectStore store = ProjectStore::open_or_create(a.project, fs::absolute(a.project).filename().string());
+    kb::WorkerOptions wo = worker_options(a);
+    kb::Evaluator ev(wo);
+    if (!start_worker(ev)) return kExitNoDevice;
+    fs::path files = store.dir() / "kernelbench" / "candidates";
+    fs::create_directories(files);
+    std::map<std::string, std::string> finished;
+    for (const auto& r : store.runs())
+        if (r.config.is_object() && r.config.value("kind", "") == "kernelbench" && r.state == "done") finished[r.task] = r.state;
+    int done = 0;
+    for (const auto& p : problems) {
+        ++done;
+        std::printf("[%d/%zu] %s\n", done, problems.size(), p.key().c_str());
+        std::fflush(stdout);
+        if (!a.force && finished.count(p.key())) {
+            std::printf("  already finished in this project (--force runs it again)\n");
+            continue;
+        }
+        std::vector<fs::path> candidates;
+        if (!a.candidates_dir.empty()) candidates = kb::find_candidates(a.candidates_dir, p);
+        json config = {{"kind", "kernelbench"}, {"level", p.level}, {"id", p.id},
+                       {"name", p.name},        {"file", p.file.string()}, {"kb", fs::absolute(a.kb).string()},
+                       {"budget", a.budget},    {"seed", a.seed},  {"trials", a.trials}, {"reps", a.reps}};
+        ProblemRun pr{a, ev, store, p, store.add_run(p.key(), config), files, false};
+        pr.go(candidates);
+    }
+    auto rep = kb::make_report(kb::outcomes_from_store(store));
+    std::printf("\ncorrect %d of %d problem(s) in the project; fast_1 against eager %.1f%%; `kfoundry kernelbench report "
+                "--project %s` for the full report\n",
+                rep.correct, rep.problems, 100 * rep.fast_eager[3].second, a.project.string().c_str());
+    return kExitOk;
+}
+
+int cmd_report(KernelBenchArgs& a) {
+    ProjectStore store = ProjectStore::open(a.project);
+    auto rows = kb::outcomes_from_store(store);
+    if (!a.kb.empty()) {
+        // The denominator is the selected problems: those not run count as failures.
+        // An id without a problem file counts too: KernelBench scores a missing problem as a failure.
+        auto all = kb::list_problems(a.kb, a.level);
+        std::vector<int> ids;
+        if (a.problems.empty())
+            for (const auto& p : all) ids.push_back(p.id);
+        else
+            ids = kb::parse_id_list(a.problems);
+        std::vector<kb::ProblemOutcome> selected;
+        for (int id : ids) {
+            auto it = std::find_if(rows.begin(), rows.end(),
+                                   [&](const kb::ProblemOutcome& o) { return o.level == a.level && o.id == id; });
+            if (it != rows.end()) {
+                selected.push_back(*it);
+                continue;
+            }
+            kb::ProblemOutcome o;
+            o.level = a.level;
+            o.id = id;
+            auto f = std::find_if(all.begin(), all.end(), [id](const kb::Problem& p) { return p.id == id; });
+            o.name = f != all.end() ? f->name : "(no problem file)";
+            o.message = "not run";
+            selected.push_back(o);
+        }
+        rows = std::move(selected);
+    }
+    if (rows.empty()) {
+        std::cerr << "kfoundry: no KernelBench results in " << a.project.string()
+                  << " (run `kfoundry kernelbench run` first)\n";
+        return kExitError;
+    }
+    kb::Report r = kb::make_report(std::move(rows));
+    std::string md = kb::to_markdown(r);
+    if (!a.markdown.empty()) {
+        std::ofstream out(a.markdown);
+        if (!(out << md)) throw Error("cannot write " + a.markdown.string());
+    }
+    if (a.as_json) std::cout << kb::to_json(r).dump(2) << "\n";
+    else std::cout << md;
+    return kExitOk;
+}
+
+}  // namespace
+
+int run_kernelbench(KernelBenchArgs& a) {
+    if (a.action == "eval") return cmd_eval(a);
+    if (a.action == "run") return cmd_run(a);
+    if (a.action == "report") return cmd_report(a);
+    return kExitUsage;
+}
+
+}  // namespace kf::cli

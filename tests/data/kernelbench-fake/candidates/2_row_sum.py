@@ -1,0 +1,2 @@
+# fake: ms=0.5
+class ModelNew: pass

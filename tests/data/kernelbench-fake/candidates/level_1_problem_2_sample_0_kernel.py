@@ -1,0 +1,2 @@
+# fake: status=incorrect
+class ModelNew: pass
