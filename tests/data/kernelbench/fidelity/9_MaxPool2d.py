@@ -3,7 +3,7 @@ import torch.nn as nn
 
 
 class Model(nn.Module):
-    """2x2 max pooling with stride 2 over 32 x 64 x 512 x 512."""
+    """2x2 max pooling with stride 2 over 64 x 64 x 512 x 512."""
 
     def __init__(self, kernel_size, stride):
         super().__init__()
@@ -13,7 +13,7 @@ class Model(nn.Module):
         return self.pool(x)
 
 
-batch_size = 32
+batch_size = 64
 channels = 64
 height = 512
 width = 512
