@@ -183,6 +183,10 @@ class Device:
                                % (self.spec, torch.__version__, torch.cuda.is_available()))
         if not self.cpu:
             torch.cuda.set_device(self.index)
+        elif torch.get_num_threads() != 1:
+            # Testing mode: one intra-op thread, so that times on a shared machine are not
+            # dominated by waking a thread pool.
+            torch.set_num_threads(1)
         return torch
 
     def info(self):
