@@ -1689,8 +1689,9 @@ class Evaluation:
             if getattr(e, "device_type", None) != cuda_type:
                 continue
             name = e.name or ""
-            if is_transfer_event(name):
-                continue
+            kind = getattr(e, "activity_type", None)
+            if is_transfer_event(name) or (isinstance(kind, str) and kind and kind != "kernel"):
+                continue  # copies, fills, synchronisation records
             stream = getattr(e, "device_resource_id", None)
             if stream is None:
                 stream = getattr(e, "thread", None)
