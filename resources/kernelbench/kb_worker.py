@@ -1444,7 +1444,6 @@ class Evaluation:
     # -- candidate evaluation ------------------------------------------------------------
 
     def evaluate_candidate(self):
-        torch = self.torch
         r = self.result
         self.load_problem()
         self.progress("compile", "importing %s" % os.path.basename(self.candidate_path))
@@ -1552,7 +1551,6 @@ class Evaluation:
     def run_trial(self, case, seed, where, instrument=False, inputs=None):
         """Reference, then candidate on the same fresh inputs; compares and checks the inputs.
         Returns the comparison."""
-        torch = self.torch
         if inputs is None:
             inputs = self.draw_inputs(seed)
         pristine = clone_tree(inputs)
@@ -1901,7 +1899,6 @@ class Evaluation:
             restore_precision(torch, self.w.precision)
 
     def timing_stage(self):
-        torch = self.torch
         r = self.result
         r["stage"] = "timing"
         self.progress("timing", "timing the candidate")

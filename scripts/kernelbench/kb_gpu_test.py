@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import queue
-import re
 import shutil
 import subprocess
 import sys
@@ -191,6 +190,8 @@ def main():
                                                     "on CUDA, eager on the CPU)")
     ap.add_argument("--reps", type=int, default=0, help="timed calls (default: 100 on CUDA, 20 on the CPU)")
     ap.add_argument("--only", default="", help="comma-separated candidate files to run (default: all)")
+    ap.add_argument("--keep-build", action="store_true",
+                    help="keep what --build-root holds (the first compile pass is then not cold)")
     ap.add_argument("--shared-build", action="store_true",
                     help="one build folder for all candidates (identical extension sources build once) instead "
                          "of one per candidate file content, as the engine does")
@@ -205,9 +206,9 @@ def main():
     baselines = [b for b in (args.baselines or ("eager" if cpu else "eager,compile")).split(",") if b]
     reps = args.reps or (20 if cpu else 100)
     build_root = args.build_root or tempfile.mkdtemp(prefix="kb_build_")
-    if os.path.isdir(build_root):
+    if os.path.isdir(build_root) and not args.keep_build:
         shutil.rmtree(build_root)
-    os.makedirs(build_root)
+    os.makedirs(build_root, exist_ok=True)
     env = dict(os.environ)
     env.setdefault("XDG_CACHE_HOME", os.path.join(build_root, "cache"))
     report = {"device": args.device, "python": args.python, "build_root": build_root, "compile": {},
