@@ -81,11 +81,12 @@ def run_compile(python, device_env, cand, build_dir, timeout):
 class WorkerProcess:
     """The worker as a child process; replies read on a thread so a hang can time out."""
 
+    log_path = os.path.join(tempfile.gettempdir(), "kb_worker_test.stderr")
+
     def __init__(self, python, device, env):
-        self.p = subprocess.Popen([python, WORKER, "--device", device], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=open(os.path.join(tempfile.gettempdir(),
-                                                                                   "kb_worker_test.stderr"), "a"),
-                                  text=True, env=env, bufsize=1)
+        with open(WorkerProcess.log_path, "a") as log:
+            self.p = subprocess.Popen([python, WORKER, "--device", device], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=log, text=True, env=env, bufsize=1)
         self.lines = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
@@ -190,6 +191,8 @@ def main():
                                                     "on CUDA, eager on the CPU)")
     ap.add_argument("--reps", type=int, default=0, help="timed calls (default: 100 on CUDA, 20 on the CPU)")
     ap.add_argument("--only", default="", help="comma-separated candidate files to run (default: all)")
+    ap.add_argument("--worker-log", default="", help="where the worker's stderr goes (default: "
+                                                      "kb_worker_test.stderr in the temporary folder)")
     ap.add_argument("--keep-build", action="store_true",
                     help="keep what --build-root holds (the first compile pass is then not cold)")
     ap.add_argument("--shared-build", action="store_true",
@@ -198,6 +201,8 @@ def main():
     args = ap.parse_args()
 
     cpu = args.device == "cpu"
+    if args.worker_log:
+        WorkerProcess.log_path = os.path.abspath(args.worker_log)
     cand_dir = os.path.join(DATA, "cpu_candidates" if cpu else "candidates")
     rows = read_table(os.path.join(cand_dir, "README.md"))
     if args.only:
@@ -340,6 +345,7 @@ def main():
     print()
     for f_ in failures:
         print("FAILED: " + f_)
+    print("worker log: %s" % WorkerProcess.log_path)
     print("%d passed, %d failed" % (n_ok, len(report["results"]) - n_ok))
     print("other expectations (compile, protocol, baselines): %s" %
           ("all held" if len(failures) == len(report["results"]) - n_ok else "some failed (see above)"))
