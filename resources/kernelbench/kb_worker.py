@@ -418,7 +418,11 @@ def load_module_from(path, prefix):
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
     try:
-        spec.loader.exec_module(mod)
+        # Compiled from the source every time, never from a cached .pyc: a candidate rewritten
+        # within the same second at the same size (a tuned constant) would otherwise run stale.
+        with open(path, "rb") as f:
+            code = compile(f.read(), path, "exec", dont_inherit=True)
+        exec(code, mod.__dict__)
     except BaseException:
         sys.modules.pop(name, None)
         raise
@@ -2224,6 +2228,7 @@ def compile_one(args):
 
 
 def main(argv=None):
+    sys.dont_write_bytecode = True  # no __pycache__ beside problems and candidates
     ap = argparse.ArgumentParser(description="Kernel Foundry's KernelBench worker (JSON lines on stdin/stdout; "
                                              "docs/kernelbench-worker.md)")
     ap.add_argument("--device", default="0", help="CUDA device ordinal (default 0)")
