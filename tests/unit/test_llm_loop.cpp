@@ -349,6 +349,108 @@ private slots:
         }
     }
 
+    /**
+     * kf::evolve with EvolveOptions::llm: a run stopped after a few LLM calls and resumed
+     * with a fresh ensemble keeps its call count against the budget and its bandit statistics.
+     */
+    void resumed_run_keeps_llm_usage_and_bandit() {
+        ScriptedModel model;
+        HttpTestServer server([&](const kftest::HttpRequest& r, int i) { return model(r, i); });
+        auto project = kftest::temp_dir("llm-resume-project");
+        ProjectStore store = ProjectStore::create(project, "p");
+        Evaluator ev(host_config());
+        auto options = [&](std::shared_ptr<LlmEnsemble> ens, bool resume) {
+            EvolveOptions opt;
+            opt.search.budget = 40;
+            opt.search.islands.islands = 1;
+            opt.search.seed = 11;
+            opt.search.island_experts = llm_islands();
+            opt.eval = quick_eval();
+            opt.seed_library = kftest::source_dir() / "resources" / "library" / "seed.json";
+            opt.resume = resume;
+            opt.llm = std::move(ens);
+            return opt;
+        };
+
+        // First run: stopped by the user once an LLM child was evaluated.
+        auto first = ensemble(server, 10);
+        std::vector<SearchEvent> usage_events;
+        int llm_evaluated = 0;
+        EvolveOutcome one = evolve(task_, ev, store, options(first, false),
+                                   [&](const SearchEvent& e) {
+                                       if (e.kind == "llm_usage") usage_events.push_back(e);
+                                       if (e.kind == "evaluated" && e.data.value("expert", "").rfind("llm:", 0) == 0) ++llm_evaluated;
+                                   },
+                                   [&] { return llm_evaluated >= 1; });
+        const std::int64_t calls_before = first->accounting().totals().calls;
+        const json bandit_before = first->bandit().to_json();
+        QVERIFY2(calls_before >= 1 && calls_before < 10, std::to_string(calls_before).c_str());
+        QCOMPARE(store.run(one.run_id)->state, std::string("stopped"));
+        QVERIFY2(!bandit_before.empty(), bandit_before.dump().c_str());
+        QVERIFY(!usage_events.empty());
+        QCOMPARE(usage_events.back().data["totals"].value("calls", std::int64_t{0}), calls_before);
+        auto saved = store.get_state(one.run_id, "llm");
+        QVERIFY(saved);
+        QCOMPARE((*saved)["usage"]["totals"].value("calls", std::int64_t{0}), calls_before);
+        QCOMPARE(server.count(), static_cast<int>(calls_before));
+
+        // Resumed with a fresh ensemble (a new process): the budget counts the calls already
+        // made, and the bandit starts from what the first part learnt.
+        auto second = ensemble(server, 10);
+        std::optional<json> bandit_at_start;
+        std::int64_t calls_at_start = -1;
+        EvolveOutcome two = evolve(task_, ev, store, options(second, true), {}, [&] {
+            if (!bandit_at_start) {
+                bandit_at_start = second->bandit().to_json();
+                calls_at_start = second->accounting().totals().calls;
+            }
+            return false;
+        });
+        QVERIFY(two.resumed);
+        QCOMPARE(two.run_id, one.run_id);
+        QVERIFY(bandit_at_start);
+        QVERIFY2(calls_at_start >= calls_before, std::to_string(calls_at_start).c_str());
+        for (auto c = bandit_before.begin(); c != bandit_before.end(); ++c)
+            for (auto m = c->begin(); m != c->end(); ++m)
+                QVERIFY2(second->bandit().stats(m.key(), c.key()).tries >= m->value("tries", 0), second->bandit().to_json().dump().c_str());
+        std::string why;
+        QVERIFY2(second->budget_spent(&why), two.result.stop_reason.c_str());
+        QCOMPARE(why, std::string("LLM budget spent: 10 of 10 calls"));
+        QCOMPARE(second->accounting().totals().calls, std::int64_t(10));
+        QCOMPARE(server.count(), 10);  // 10 calls over both parts of the run, not 10 more
+        QCOMPARE(store.run(two.run_id)->state, std::string("stopped"));
+        auto kept = store.get_state(two.run_id, "llm");
+        QVERIFY(kept);
+        QCOMPARE((*kept)["usage"]["totals"].value("calls", std::int64_t{0}), std::int64_t(10));
+        auto hits = files_containing(project, kKey);
+        QVERIFY2(hits.empty(), hits.empty() ? "" : hits.front().c_str());
+    }
+
+    /** A key given in memory (as the app does from the OS keyring) wins over the environment. */
+    void key_in_memory() {
+        HttpTestServer server([&](const kftest::HttpRequest&, int) { return answer("ok"); });
+        json j = config_json(server, 0);
+        j["providers"][0]["api_key_env"] = "KF_TEST_LLM_KEY_UNSET";
+        qunsetenv("KF_TEST_LLM_KEY_UNSET");
+        QVERIFY_THROWS_EXCEPTION(ConfigError, LlmEnsemble::create(parse_llm_config(j), kftest::source_dir() / "resources" / "prompts"));
+        LlmConfig cfg = parse_llm_config(j);
+        cfg.providers[0].api_key = "sk-in-memory-5678";
+        auto ens = LlmEnsemble::create(cfg, kftest::source_dir() / "resources" / "prompts");
+        ChatRequest req;
+        req.user = "hello";
+        ChatResponse r = ens->call("llm:memory", "m1", req);
+        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY(server.requests().back().raw.find("sk-in-memory-5678") != std::string::npos);
+        // A key never belongs in the file.
+        j["providers"][0]["api_key"] = "sk-in-file";
+        try {
+            parse_llm_config(j);
+            QFAIL("a key in the file was accepted");
+        } catch (const ConfigError& e) {
+            QCOMPARE(e.field(), std::string("providers[0].api_key"));
+        }
+    }
+
     /** kfoundry evolve --llm-config, and without it. */
     void cli_llm_config() {
         ScriptedModel model;

@@ -15,6 +15,10 @@
 
 namespace kf {
 
+namespace llm {
+class LlmEnsemble;
+}
+
 /** Folder of bundled resources: $KF_RESOURCES_DIR, else <exe>/../../resources, else <exe>/../share/kernel-foundry. */
 std::filesystem::path resources_dir();
 
@@ -28,8 +32,20 @@ struct EvolveOptions {
     std::filesystem::path seed_library;  ///< default: resources_dir()/library/seed.json
     /** Experience library that receives the librarian's evidence; empty: none. */
     std::filesystem::path experience_library;
-    /** Experts beside the built-in ones (e.g. LLM roles). */
+    /** Experts beside the built-in ones. */
     std::vector<std::shared_ptr<Expert>> experts;
+    /**
+     * LLM experts (kf::llm::LlmEnsemble::create); null: the built-in experts only, and the
+     * run's log says so. evolve() adds the ensemble's experts to the search, binds it to the
+     * task, cancels its calls when the run stops, feeds its model bandit with every LLM
+     * child's gain, asks it for an insight (into the experience library, as "proposed") when
+     * an LLM child beats its parent, stops the run once an LLM budget is spent, and keeps its
+     * accounting and bandit statistics in the run state ("llm"), restored on resume so that a
+     * resumed run keeps what it has spent. Usage is reported in "llm_usage" events whose
+     * data is kf::llm::Accounting::to_json(). One ensemble may serve several runs in turn;
+     * its budgets then cover them all.
+     */
+    std::shared_ptr<llm::LlmEnsemble> llm;
     /** Profile new bests and every 10th correct child with Nsight Compute (CUDA, where available). */
     bool profile = true;
     /** Compile threads of the evaluation pipeline; 0: all cores. */

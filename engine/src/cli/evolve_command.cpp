@@ -88,20 +88,10 @@ private:
     std::chrono::steady_clock::time_point start_;
 };
 
-/** The LLM experts of a configuration file; null when none is given. Throws ConfigError / Error. */
+/** The LLM experts of a configuration file; null when none is given (the run's log says so). Throws ConfigError / Error. */
 std::shared_ptr<llm::LlmEnsemble> load_llm(const std::string& file) {
-    if (file.empty()) {
-        std::cout << "no LLM experts configured: built-in experts only\n";
-        return nullptr;
-    }
-    llm::LlmConfig cfg = llm::load_llm_config(file);
-    auto ens = llm::LlmEnsemble::create(cfg, resources_dir() / "prompts");
-    auto experts = ens->experts();
-    std::string roles, models;
-    for (const auto& e : experts) roles += (roles.empty() ? "" : ", ") + e->name();
-    for (const auto& m : cfg.models) models += (models.empty() ? "" : ", ") + m.name + " (" + m.provider + ")";
-    std::cout << "LLM experts: " << experts.size() << " roles (" << roles << "), models " << models << "\n";
-    return ens;
+    if (file.empty()) return nullptr;
+    return llm::LlmEnsemble::create(llm::load_llm_config(file), resources_dir() / "prompts");
 }
 
 void print_llm_usage(const llm::LlmEnsemble& ens) {
@@ -113,34 +103,6 @@ void print_llm_usage(const llm::LlmEnsemble& ens) {
                     static_cast<long long>(u.tokens()), u.cost);
     std::string why;
     if (ens.budget_spent(&why)) std::cout << why << "\n";
-}
-
-/**
- * After an LLM child beat its parent: feeds the model bandit and asks for an insight for the
- * experience library (status "proposed"). Runs on the engine thread, which owns the store.
- */
-void on_llm_event(llm::LlmEnsemble& ens, const SearchEvent& e, ProjectStore& store, const Task& task, std::int64_t run,
-                  ExperienceLibrary* library) {
-    ens.observe(e);
-    if (!library || !ens.config().insights || e.kind != "evaluated" || e.data.value("gain", 0.0) <= 1.0 ||
-        e.data.value("expert", "").rfind("llm:", 0) != 0)
-        return;
-    auto child = store.candidate(e.member);
-    if (!child || child->parents.empty()) return;
-    auto parent = store.candidate(child->parents.front());
-    if (!parent) return;
-    llm::InsightRequest req;
-    req.expert = child->expert;
-    req.model = llm::model_of_rationale(child->rationale);
-    req.op_class = task.op_class;
-    req.diagnosis_class = e.data.value("parent_class", "");
-    req.parent_source = parent->source;
-    req.child_source = child->source;
-    req.rationale = child->rationale;
-    req.gain = e.data.value("gain", 0.0);
-    req.run_id = std::to_string(run);
-    req.candidate_id = std::to_string(e.member);
-    ens.request_insight(req, library);
 }
 
 }  // namespace
@@ -190,38 +152,15 @@ int run_evolve(const EvolveArgs& args) {
         std::cout << (args.options.resume ? "resuming " : "evolving ") << task.name << " on the " << args.backend
                   << " backend, project " << args.project.string() << "\n";
         EvolveOptions options = args.options;
-        std::optional<ExperienceLibrary> library;
-        if (ensemble) {
-            for (auto& x : ensemble->experts()) options.experts.push_back(x);
-            ensemble->bind(&task, *backend);
-            ensemble->watch([] { return g_stop.load(); });
-            options.stop_reason = [&ensemble] {
-                std::string why;
-                return ensemble->budget_spent(&why) ? why : std::string();
-            };
-            if (!options.experience_library.empty()) {
-                try {
-                    library.emplace(ExperienceLibrary::open(options.experience_library));
-                } catch (const Error&) {
-                    // Insights are an aid: without the library the search runs all the same.
-                }
-            }
-        }
-        std::int64_t run_id = 0;
-        EvolveOutcome out = evolve(
-            task, evaluator, store, options,
-            [&](const SearchEvent& e) {
-                display.handle(e);
-                if (!ensemble) return;
-                if (run_id == 0) run_id = store.latest_run(task.name) ? store.latest_run(task.name)->id : 0;
-                on_llm_event(*ensemble, e, store, task, run_id, library ? &*library : nullptr);
-            },
-            [&] { return g_stop.load() || (ensemble && ensemble->budget_spent()); });
+        // The engine adds the LLM experts, feeds their bandit, asks for insights, keeps their
+        // accounting in the run state and stops the run when a budget is spent.
+        options.llm = ensemble;
+        EvolveOutcome out = evolve(task, evaluator, store, options, [&](const SearchEvent& e) { display.handle(e); },
+                                   [] { return g_stop.load(); });
         display.finish();
         std::cout << "run " << out.run_id << ": " << out.result.stop_reason << "\n";
         if (ensemble) {
             print_llm_usage(*ensemble);
-            store.put_state(out.run_id, "llm_usage", ensemble->accounting().to_json());
             if (ensemble->budget_spent()) break;
         }
         if (out.result.best) {

@@ -1,6 +1,7 @@
 #include "kf/evolution.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "kf/error.h"
 #include "kf/library.h"
+#include "kf/llm.h"
 #include "kf/pipeline.h"
 #include "kf/process.h"
 #include "kf/retrieval.h"
@@ -91,6 +93,67 @@ Member member_from_records(const CandidateRecord& c, const EvaluationRecord& e) 
         m.bound = e.diagnosis["roofline"].value("bound", "");
     return m;
 }
+
+/** What the run's log says about its LLM experts. */
+std::string llm_summary(llm::LlmEnsemble* ens) {
+    if (!ens) return "no LLM experts configured: built-in experts only";
+    std::string roles, models;
+    auto experts = ens->experts();
+    for (const auto& e : experts) roles += (roles.empty() ? "" : ", ") + e->name();
+    for (const auto& m : ens->config().models) models += (models.empty() ? "" : ", ") + m.name + " (" + m.provider + ")";
+    return "LLM experts: " + std::to_string(experts.size()) + " roles (" + roles + "), models " + models;
+}
+
+/**
+ * After an LLM child beat its parent: asks the ensemble for an insight for the experience
+ * library (status "proposed"). Runs on the engine thread, which owns the store.
+ */
+void request_llm_insight(llm::LlmEnsemble& ens, const SearchEvent& e, ProjectStore& store, const Task& task, std::int64_t run,
+                         ExperienceLibrary* library) {
+    if (!library || !ens.config().insights || e.kind != "evaluated" || e.data.value("gain", 0.0) <= 1.0 ||
+        e.data.value("expert", "").rfind("llm:", 0) != 0)
+        return;
+    auto child = store.candidate(e.member);
+    if (!child || child->parents.empty()) return;
+    auto parent = store.candidate(child->parents.front());
+    if (!parent) return;
+    llm::InsightRequest req;
+    req.expert = child->expert;
+    req.model = llm::model_of_rationale(child->rationale);
+    req.op_class = task.op_class;
+    req.diagnosis_class = e.data.value("parent_class", "");
+    req.parent_source = parent->source;
+    req.child_source = child->source;
+    req.rationale = child->rationale;
+    req.gain = e.data.value("gain", 0.0);
+    req.run_id = std::to_string(run);
+    req.candidate_id = std::to_string(e.member);
+    ens.request_insight(req, library);
+}
+
+/** Ties an ensemble's cancellation to one run, and unties it however the run ends. */
+class LlmRunBinding {
+public:
+    LlmRunBinding(llm::LlmEnsemble* ens, const Task& task, Backend b, RunControl* control) : ens_(ens) {
+        if (!ens_) return;
+        ens_->bind(&task, b);
+        ens_->watch(control);
+        ens_->watch([this] { return stopping_.load(); });
+    }
+    ~LlmRunBinding() {
+        if (!ens_) return;
+        ens_->watch(static_cast<RunControl*>(nullptr));
+        ens_->watch(std::function<bool()>());
+        ens_->bind(nullptr, Backend::Host);
+    }
+    LlmRunBinding(const LlmRunBinding&) = delete;
+    LlmRunBinding& operator=(const LlmRunBinding&) = delete;
+    void stopping() { stopping_ = true; }
+
+private:
+    llm::LlmEnsemble* ens_;
+    std::atomic<bool> stopping_{false};
+};
 
 }  // namespace
 
@@ -179,10 +242,36 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     store.add_event(run, "retrieval", {{"message", retrieval_summary}, {"patterns", patterns.size()}});
     if (on_event) on_event({"log", -1, 0, retrieval_summary, {{"patterns", patterns.size()}}});
 
+    llm::LlmEnsemble* ens = opt.llm.get();
+    const std::string llm_line = llm_summary(ens);
+    store.add_event(run, "log", {{"message", llm_line}});
+    if (on_event) on_event({"log", -1, 0, llm_line, {}});
+    LlmRunBinding llm_binding(ens, task, b, opt.control);
+    std::int64_t llm_calls_reported = -1;
+    // Usage goes out when it changed, and is kept with the search state so that a kill loses
+    // at most the calls of the children in flight.
+    auto report_llm = [&](bool force) {
+        if (!ens) return;
+        json state = ens->state();
+        store.put_state(run, "llm", state);
+        std::int64_t calls = ens->accounting().totals().calls;
+        if ((force || calls != llm_calls_reported) && on_event) on_event({"llm_usage", -1, 0, "", state["usage"]});
+        llm_calls_reported = calls;
+    };
+    auto stop_reason = [&]() -> std::string {
+        std::string why = opt.stop_reason ? opt.stop_reason() : std::string();
+        if (why.empty() && ens) ens->budget_spent(&why);
+        return why;
+    };
+
     std::optional<Search> search;
     SearchHooks hooks;
-    hooks.should_stop = should_stop;
-    hooks.stop_reason = opt.stop_reason;
+    hooks.should_stop = [&] {
+        bool stop = (should_stop && should_stop()) || (ens && ens->budget_spent());
+        if (stop) llm_binding.stopping();
+        return stop;
+    };
+    hooks.stop_reason = stop_reason;
     hooks.on_event = [&](const SearchEvent& e) {
         if (e.kind == "paused" || e.kind == "resumed") store.set_run_state(run, e.kind == "paused" ? "paused" : "running");
         if (e.kind != "proposed")
@@ -209,6 +298,10 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
             }
         }
         if (on_event) on_event(e);
+        if (ens) {
+            ens->observe(e);
+            request_llm_insight(*ens, e, store, task, run, library ? &*library : nullptr);
+        }
     };
     // Every child is committed before it is evaluated, every evaluation as soon as it is done.
     hooks.on_child = [&](Child& c) {
@@ -284,12 +377,23 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
         };
     // The search state is saved after every result: a kill loses at most the children in
     // flight, whose committed candidates (and evaluations, if any) are picked up on resume.
-    hooks.on_batch_done = [&] { store.put_state(run, "search", search->state()); };
+    hooks.on_batch_done = [&] {
+        store.put_state(run, "search", search->state());
+        report_llm(false);
+    };
     cfg.task = &task;
     cfg.backend = b;
     search.emplace(cfg, patterns, hooks);
     for (const auto& e : opt.experts) search->add_expert(e);
+    if (ens)
+        for (const auto& e : ens->experts()) search->add_expert(e);
 
+    if (previous && ens) {
+        // What the run had spent and learnt before it stopped ("llm_usage": the accounting alone,
+        // as the CLI kept it before the engine did).
+        if (auto saved = store.get_state(run, "llm")) ens->restore(*saved);
+        else if (auto usage = store.get_state(run, "llm_usage")) ens->restore({{"usage", *usage}});
+    }
     if (previous) {
         std::optional<json> state = store.get_state(run, "search");
         std::int64_t next = 0;
@@ -333,8 +437,8 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     }
 
     outcome.result = search->run();
-    bool stopped = outcome.result.stop_reason.find("stopped on request") != std::string::npos ||
-                   (opt.stop_reason && !opt.stop_reason().empty());
+    report_llm(true);
+    bool stopped = outcome.result.stop_reason.find("stopped on request") != std::string::npos || !stop_reason().empty();
     store.set_run_state(run, stopped ? "stopped" : "done", outcome.result.stop_reason);
     return outcome;
 }

@@ -77,7 +77,24 @@ namespace {
 json totals_json(const UsageTotals& t) {
     return {{"calls", t.calls}, {"input_tokens", t.input_tokens}, {"output_tokens", t.output_tokens}, {"cost", t.cost}};
 }
+void add_totals(UsageTotals& t, const json& j) {
+    if (!j.is_object()) return;
+    t.calls += j.value("calls", std::int64_t{0});
+    t.input_tokens += j.value("input_tokens", std::int64_t{0});
+    t.output_tokens += j.value("output_tokens", std::int64_t{0});
+    t.cost += j.value("cost", 0.0);
+}
 }  // namespace
+
+void Accounting::restore(const json& saved) {
+    if (!saved.is_object()) return;
+    std::lock_guard lock(mu_);
+    if (auto t = saved.find("totals"); t != saved.end()) add_totals(totals_, *t);
+    if (auto e = saved.find("experts"); e != saved.end() && e->is_object())
+        for (auto it = e->begin(); it != e->end(); ++it) add_totals(per_expert_[it.key()], *it);
+    if (auto m = saved.find("models"); m != saved.end() && m->is_object())
+        for (auto it = m->begin(); it != m->end(); ++it) add_totals(per_model_[it.key()], *it);
+}
 
 json Accounting::to_json() const {
     std::lock_guard lock(mu_);

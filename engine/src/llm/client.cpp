@@ -262,7 +262,9 @@ bool pause_for(double seconds, const CancelCheck& cancelled) {
 
 HttpProvider::HttpProvider(ProviderConfig cfg) : cfg_(std::move(cfg)), slots_(cfg_.concurrency) {
     global_init();
-    if (!cfg_.api_key_env.empty()) {
+    if (!cfg_.api_key.empty()) {
+        key_ = cfg_.api_key;
+    } else if (!cfg_.api_key_env.empty()) {
         const char* v = std::getenv(cfg_.api_key_env.c_str());
         if (!v || !*v)
             throw ConfigError("providers." + cfg_.name + ".api_key_env",

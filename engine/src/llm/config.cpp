@@ -95,6 +95,8 @@ void check_url(const std::string& url, const std::string& at) {
 }
 
 ProviderConfig parse_provider(const json& j, const std::string& at) {
+    if (j.is_object() && j.contains("api_key"))
+        throw ConfigError(field(at, "api_key"), "keys do not belong in the file; name an environment variable in api_key_env");
     only_keys(j, at, {"name", "kind", "base_url", "api_key_env", "concurrency", "timeout_s", "connect_timeout_s",
                       "stall_timeout_s", "retries", "backoff_s", "max_backoff_s", "anthropic_version", "prices"});
     ProviderConfig p;

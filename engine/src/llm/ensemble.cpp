@@ -73,6 +73,21 @@ json ModelBandit::to_json() const {
     return j;
 }
 
+void ModelBandit::restore(const json& saved) {
+    if (!saved.is_object()) return;
+    std::lock_guard lock(mu_);
+    for (auto c = saved.begin(); c != saved.end(); ++c) {
+        if (!c->is_object()) continue;
+        for (auto m = c->begin(); m != c->end(); ++m) {
+            if (!m->is_object()) continue;
+            Stats& s = stats_[c.key()][m.key()];
+            s.tries += m->value("tries", 0);
+            s.improvements += m->value("improvements", 0);
+            s.reward_sum += m->value("reward_sum", 0.0);
+        }
+    }
+}
+
 std::string model_of_rationale(const std::string& rationale) {
     if (rationale.size() < 3 || rationale[0] != '[') return {};
     auto end = rationale.find("] ");
@@ -125,6 +140,14 @@ bool LlmEnsemble::cancelled() const {
 }
 
 bool LlmEnsemble::budget_spent(std::string* why) const { return accounting_.spent(why); }
+
+json LlmEnsemble::state() const { return {{"usage", accounting_.to_json()}, {"bandit", bandit_.to_json()}}; }
+
+void LlmEnsemble::restore(const json& saved) {
+    if (!saved.is_object()) return;
+    if (auto u = saved.find("usage"); u != saved.end()) accounting_.restore(*u);
+    if (auto b = saved.find("bandit"); b != saved.end()) bandit_.restore(*b);
+}
 
 void LlmEnsemble::note_budget() {
     if (!accounting_.spent() || stop_requested_.exchange(true)) return;

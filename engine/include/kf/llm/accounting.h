@@ -58,6 +58,11 @@ public:
     const Budgets& budgets() const { return budgets_; }
     /** Totals, per expert, per model and the budgets, for events and reports. */
     nlohmann::json to_json() const;
+    /**
+     * Adds the totals of a to_json() record (e.g. what a resumed run had spent before it was
+     * stopped) to this accounting, so that the budgets count them. Malformed parts are ignored.
+     */
+    void restore(const nlohmann::json& saved);
 
 private:
     bool spent_locked(std::int64_t calls, std::string* why) const;

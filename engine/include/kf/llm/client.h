@@ -77,7 +77,10 @@ public:
 /** An OpenAI-compatible or Anthropic endpoint. */
 class HttpProvider final : public Provider {
 public:
-    /** Reads the key from cfg.api_key_env; throws ConfigError when that variable is unset or empty. */
+    /**
+     * The key is cfg.api_key when set, else read from cfg.api_key_env; throws ConfigError when
+     * that variable is unset or empty.
+     */
     explicit HttpProvider(ProviderConfig cfg);
     const std::string& name() const override { return cfg_.name; }
     ChatResponse complete(const ChatRequest& req, const CancelCheck& cancelled) override;

@@ -45,6 +45,11 @@ struct ProviderConfig {
     /** OpenAI-compatible: ".../v1" (chat/completions is appended); Anthropic: ".../v1" (messages is appended). */
     std::string base_url;
     std::string api_key_env;  ///< environment variable holding the key; empty: no key (local servers)
+    /**
+     * The key itself, held in memory only (e.g. read from the OS keyring by the app); wins
+     * over api_key_env. Never read from nor written to a configuration file.
+     */
+    std::string api_key;
     int concurrency = 4;      ///< requests in flight at once
     double timeout_s = 300;   ///< whole request
     double connect_timeout_s = 10;

@@ -56,6 +56,8 @@ public:
     };
     Stats stats(const std::string& model, const std::string& dclass) const;
     nlohmann::json to_json() const;
+    /** Adds the statistics of a to_json() record (a resumed run's); malformed parts are ignored. */
+    void restore(const nlohmann::json& saved);
 
 private:
     double exploration_;
@@ -122,6 +124,11 @@ public:
     Accounting& accounting() { return accounting_; }
     const Accounting& accounting() const { return accounting_; }
     ModelBandit& bandit() { return bandit_; }
+    const ModelBandit& bandit() const { return bandit_; }
+    /** Accounting and bandit statistics, as kf::evolve keeps them in the run state ("llm"). */
+    nlohmann::json state() const;
+    /** Adds a state() record to this ensemble's accounting and bandit (a resumed run). */
+    void restore(const nlohmann::json& saved);
     const LlmConfig& config() const { return cfg_; }
     const PromptTemplates& templates() const { return templates_; }
 
