@@ -27,7 +27,10 @@
 #include "runs/runcontroller.h"
 #include "runs/runpanel.h"
 #include "runs/searchview.h"
+#include "settings/llmconfigfile.h"
+#include "settings/llmkeyring.h"
 #include "settings/settingsdialog.h"
+#include "runs/runpicker.h"
 #include "taskbrowser.h"
 #include "tasklistmodel.h"
 
@@ -35,6 +38,7 @@ namespace kfgui {
 
 MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     : QMainWindow(parent),
+      keyring_(new LlmKeyring(this)),
       session_(new ProjectSession(this)),
       runs_(new RunController(this)),
       probe_(new DeviceProbe(this)),
@@ -60,6 +64,7 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     createMenus();
     connectViews();
     runPanel_->configWidget()->setConfig(loadDefaultRunConfig());
+    updateLlmAvailable();
     libraryView_->setLibraryPath(fromPath(kf::ExperienceLibrary::user_library_path()));
 
     resize(1400, 900);
@@ -129,7 +134,24 @@ void MainWindow::connectViews() {
     connect(runPanel_, &RunPanel::pauseRequested, runs_, &RunController::pause);
     connect(runPanel_, &RunPanel::resumeRequested, runs_, &RunController::resume);
     connect(runPanel_, &RunPanel::stopRequested, runs_, &RunController::stop);
-    connect(runs_, &RunController::eventsReady, searchView_, &SearchView::appendEvents);
+    connect(runs_, &RunController::eventsReady, this, [this](const EngineEventList& events) {
+        // Live events reach the view only while it shows the live run.
+        RunPicker* picker = searchView_->runPicker();
+        if (picker->liveRun() == 0 || picker->showsLiveRun()) searchView_->appendEvents(events);
+    });
+    connect(searchView_->runPicker(), &RunPicker::runChosen, this, &MainWindow::showRun);
+    connect(keyring_, &LlmKeyring::keysRead, this, [this](const QMap<QString, QString>& keys, bool available, const QString& problem) {
+        if (!keysPending_) return;
+        keysPending_ = false;
+        RunRequest request = pendingRequest_;
+        pendingRequest_ = RunRequest();
+        request.llmKeys = keys;
+        if (!available)
+            statusBar()->showMessage(
+                tr("No keyring service is available (%1): LLM keys are taken from the providers' environment variables.").arg(problem),
+                8000);
+        launch(request);
+    });
     connect(runs_, &RunController::runStarted, this, &MainWindow::onRunStarted);
     connect(runs_, &RunController::stateChanged, this, &MainWindow::onRunStateChanged);
     connect(runs_, &RunController::finished, this, &MainWindow::onRunFinished);
@@ -181,6 +203,7 @@ bool MainWindow::openProject(const QString& dir, bool create) {
 
 void MainWindow::showLatestRun() {
     searchView_->clear();
+    searchView_->runPicker()->clear();
     kf::ProjectStore* store = session_->store();
     if (!store) return;
     try {
@@ -189,15 +212,44 @@ void MainWindow::showLatestRun() {
             searchView_->setSummary(tr("No search in this project yet. Pick a task and press Start search."));
             return;
         }
-        searchView_->loadRun(*store, latest->id);
-        searchView_->setSummary(tr("Run %1 on %2: %3 %4")
-                                    .arg(latest->id)
-                                    .arg(fromUtf8(latest->task), runStateText(fromUtf8(latest->state)),
-                                         fromUtf8(latest->stop_reason)));
+        refreshRunPicker();
+        searchView_->runPicker()->selectRun(latest->id);
+        showRun(latest->id);
     } catch (const std::exception& e) {
         searchView_->setSummary(tr("Cannot read the project's runs: %1").arg(fromUtf8(e.what())));
     }
 }
+
+void MainWindow::refreshRunPicker() {
+    kf::ProjectStore* store = session_->store();
+    if (!store) return;
+    try {
+        searchView_->runPicker()->refresh(*store, runs_->isActive() ? runs_->runId() : 0);
+    } catch (const std::exception& e) {
+        statusBar()->showMessage(tr("Cannot read the project's runs: %1").arg(fromUtf8(e.what())), 8000);
+    }
+}
+
+void MainWindow::showRun(qint64 runId) {
+    kf::ProjectStore* store = session_->store();
+    if (!store || runId <= 0) return;
+    try {
+        const auto run = store->run(runId);
+        if (!run) return;
+        // The live run is read back from the store too; the events that follow extend it.
+        searchView_->loadRun(*store, runId);
+        const bool live = runs_->isActive() && runId == runs_->runId();
+        searchView_->setSummary(live ? tr("Run %1 on %2: %3").arg(runId).arg(fromUtf8(run->task), runStateText(runs_->state()))
+                                     : tr("Run %1 on %2: %3 %4")
+                                           .arg(runId)
+                                           .arg(fromUtf8(run->task), runStateText(fromUtf8(run->state)),
+                                                stopReasonText(fromUtf8(run->stop_reason))));
+    } catch (const std::exception& e) {
+        searchView_->setSummary(tr("Cannot read run %1: %2").arg(runId).arg(fromUtf8(e.what())));
+    }
+}
+
+void MainWindow::updateLlmAvailable() { runPanel_->setLlmAvailable(llmProvidersConfigured()); }
 
 void MainWindow::updateTitle() {
     if (!session_->isOpen()) setWindowTitle(tr("Kernel Foundry"));
@@ -256,6 +308,7 @@ void MainWindow::showSettings() {
     dialog.runDefaults()->setConfig(loadDefaultRunConfig());
     if (dialog.exec() != QDialog::Accepted) return;
     if (!runs_->isActive()) runPanel_->configWidget()->setConfig(loadDefaultRunConfig());
+    updateLlmAvailable();
 }
 
 void MainWindow::updateTaskForRun() {
@@ -266,7 +319,7 @@ void MainWindow::updateTaskForRun() {
 }
 
 bool MainWindow::startSearch() {
-    if (runs_->isActive()) return false;
+    if (runs_->isActive() || keysPending_) return false;
     if (!session_->isOpen()) {
         inform(tr("No project"), tr("Create or open a project first (File › New Project…); runs are kept in it."));
         return false;
@@ -290,14 +343,39 @@ bool MainWindow::startSearch() {
     }
     prefs::lastTask.set(entry->relativePath);
     runTask_ = entry->relativePath;
+    if (runPanel_->llmExperts()) {
+        QString error;
+        const nlohmann::json config = loadLlmConfig(&error);
+        if (config.is_null() || !validateLlmConfig(config, &error)) {
+            inform(tr("LLM experts"), tr("The LLM providers' configuration cannot be used: %1").arg(error));
+            return false;
+        }
+        request.llmConfig = QByteArray::fromStdString(config.dump());
+        // The keys come from the keyring, which answers asynchronously; the run starts then.
+        keysPending_ = true;
+        pendingRequest_ = request;
+        runPanel_->setState(QStringLiteral("starting"));
+        searchView_->setSummary(tr("Reading the LLM providers' keys…"));
+        keyring_->readKeys(llmProviderNames(config));
+        return true;
+    }
+    launch(request);
+    return runs_->isActive();
+}
+
+void MainWindow::launch(const RunRequest& request) {
     searchView_->clear();
-    searchView_->setSummary(tr("Starting a search on %1…").arg(entry->relativePath));
-    if (!runs_->start(request)) return false;
+    searchView_->setSummary(tr("Starting a search on %1…").arg(runTask_));
+    if (!runs_->start(request)) {
+        runPanel_->setState(runs_->state());
+        return;
+    }
     tabs_->setCurrentWidget(searchView_);
-    return true;
 }
 
 void MainWindow::onRunStarted(qint64 runId) {
+    refreshRunPicker();
+    searchView_->runPicker()->selectRun(runId);
     searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(runTask_, runStateText(runs_->state())));
 }
 
@@ -309,10 +387,11 @@ void MainWindow::onRunStateChanged(const QString& state) {
 
 void MainWindow::onRunFinished(const RunOutcome& outcome) {
     searchView_->applyPending();
-    runPanel_->setState(outcome.state, outcome.reason);
+    runPanel_->setState(outcome.state, stopReasonText(outcome.reason));
+    refreshRunPicker();
     QString text = tr("Run %1: %2 — %3; %n evaluation(s)", nullptr, outcome.evaluations)
                        .arg(outcome.runId)
-                       .arg(runStateText(outcome.state), outcome.reason);
+                       .arg(runStateText(outcome.state), stopReasonText(outcome.reason));
     if (outcome.bestCandidate > 0)
         text += tr("; best: candidate %1 at %2× the reference").arg(outcome.bestCandidate).arg(outcome.bestFitness, 0, 'f', 2);
     searchView_->setSummary(text);

@@ -1,6 +1,8 @@
 #pragma once
 #include <QMainWindow>
 
+#include "runs/runconfig.h"
+
 #include "launchoptions.h"
 #include "runs/engineevent.h"
 
@@ -13,6 +15,7 @@ namespace kfgui {
 class CandidateView;
 class CompareView;
 class DeviceProbe;
+class LlmKeyring;
 class LibraryView;
 class ProjectSession;
 class RunController;
@@ -73,11 +76,19 @@ private:
     void onCandidateSelected(qint64 id);
     void injectCandidate(const QString& source, int island, qint64 parentId);
     void showLatestRun();
+    /** Shows run `runId` from the store: the live run (then live events follow) or an earlier one. */
+    void showRun(qint64 runId);
+    void refreshRunPicker();
+    void launch(const RunRequest& request);
+    void updateLlmAvailable();
     void inform(const QString& title, const QString& text);
 
     QString tasksRoot_;
     QString workerPath_;
     QString runTask_;
+    LlmKeyring* keyring_;
+    bool keysPending_ = false;  ///< a start waits for the keyring
+    RunRequest pendingRequest_;
     ProjectSession* session_;
     RunController* runs_;
     DeviceProbe* probe_;

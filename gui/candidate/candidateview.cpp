@@ -22,6 +22,7 @@ CandidateView::CandidateView(QWidget* parent)
       title_(new QLabel(this)),
       state_(new QLabel(this)),
       evaluate_(new QPushButton(tr("Evaluate"), this)),
+      cancel_(new QPushButton(tr("Cancel"), this)),
       revert_(new QPushButton(tr("Revert"), this)),
       inject_(new QPushButton(tr("Inject into search…"), this)),
       editor_(new CodeEditor(this)),
@@ -35,6 +36,8 @@ CandidateView::CandidateView(QWidget* parent)
     state_->setObjectName(QStringLiteral("evaluationState"));
     evaluate_->setObjectName(QStringLiteral("evaluateButton"));
     evaluate_->setToolTip(tr("Compile and evaluate the edited source; the result is stored as your candidate"));
+    cancel_->setObjectName(QStringLiteral("cancelEvaluationButton"));
+    cancel_->setToolTip(tr("Stop the evaluation in progress; nothing is stored"));
     revert_->setObjectName(QStringLiteral("revertButton"));
     inject_->setObjectName(QStringLiteral("injectButton"));
     inject_->setToolTip(tr("Add the edited source to an island of the running search"));
@@ -50,6 +53,7 @@ CandidateView::CandidateView(QWidget* parent)
     buttons->addWidget(state_);
     buttons->addWidget(revert_);
     buttons->addWidget(evaluate_);
+    buttons->addWidget(cancel_);
     buttons->addWidget(inject_);
 
     // Editor on the left; on the right the diagnoses (stored beside edited) over provenance.
@@ -72,6 +76,7 @@ CandidateView::CandidateView(QWidget* parent)
 
     connect(evaluate_, &QPushButton::clicked, this, &CandidateView::evaluate);
     connect(revert_, &QPushButton::clicked, this, &CandidateView::revert);
+    connect(cancel_, &QPushButton::clicked, this, &CandidateView::cancelEvaluation);
     connect(inject_, &QPushButton::clicked, this, &CandidateView::requestInject);
     worker_->moveToThread(&thread_);
     connect(worker_, &EvaluationWorker::finished, this, &CandidateView::onEvaluated, Qt::QueuedConnection);
@@ -81,8 +86,9 @@ CandidateView::CandidateView(QWidget* parent)
 }
 
 CandidateView::~CandidateView() {
-    // Joins the thread (an evaluation in progress ends within its time limit), then frees the
-    // worker and its evaluator, which no other thread uses any more.
+    // Joins the thread (an evaluation in progress is cancelled, and ends within its time
+    // limit), then frees the worker and its evaluator, which no other thread uses any more.
+    if (cancelFlag_) *cancelFlag_ = true;
     thread_.quit();
     thread_.wait();
     delete worker_;
@@ -92,6 +98,9 @@ void CandidateView::showCandidate(const QString& projectDir, qint64 candidateId)
     projectDir_ = projectDir;
     candidateId_ = candidateId;
     ++serial_;  // a reply for the previous candidate no longer applies
+    // The previous candidate's evaluation keeps running (and is stored) unless cancelled; the
+    // view no longer waits for it.
+    cancelFlag_.reset();
     edited_->hide();
     editor_->clearDiagnostics();
     storedDiagnostics_.clear();
@@ -135,7 +144,17 @@ void CandidateView::setEvaluating(bool on) {
     evaluate_->setEnabled(loaded && !on);
     inject_->setEnabled(loaded);
     revert_->setEnabled(loaded && !on);
+    cancel_->setEnabled(on && cancelFlag_ && !cancelFlag_->load());
     state_->setText(on ? tr("Evaluating…") : QString());
+}
+
+QString CandidateView::stateText() const { return state_->text(); }
+
+void CandidateView::cancelEvaluation() {
+    if (!evaluating_ || !cancelFlag_) return;
+    *cancelFlag_ = true;
+    cancel_->setEnabled(false);
+    state_->setText(tr("Cancelling…"));
 }
 
 void CandidateView::evaluate() {
@@ -147,6 +166,8 @@ void CandidateView::evaluate() {
     request.source = editor_->text();
     request.workerPath = workerPath_;
     request.options = options_;
+    cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
+    request.cancelled = cancelFlag_;
     setEvaluating(true);
     EvaluationWorker* worker = worker_;
     QMetaObject::invokeMethod(worker, [worker, request] { worker->evaluate(request); }, Qt::QueuedConnection);
@@ -158,7 +179,13 @@ void CandidateView::onEvaluated(const EvaluationResult& result) {
         Q_EMIT evaluationFinished(result.candidateId);
         return;
     }
+    cancelFlag_.reset();
     setEvaluating(false);
+    if (result.cancelled) {
+        state_->setText(tr("Cancelled"));
+        Q_EMIT evaluationFinished(0);
+        return;
+    }
     lastStoredId_ = result.candidateId;
     if (edited_->isHidden()) {
         edited_->show();

@@ -2,6 +2,8 @@
 #include <QThread>
 #include <QWidget>
 
+#include <atomic>
+#include <memory>
 #include <optional>
 
 #include "kf/evaluator.h"
@@ -40,6 +42,9 @@ public:
     /** The id of the user candidate the last evaluation stored; 0 when none. */
     qint64 lastStoredId() const { return lastStoredId_; }
     bool isEvaluating() const { return evaluating_; }
+    QPushButton* cancelButton() const { return cancel_; }
+    /** The evaluation state line ("Evaluating…", "Cancelled", an error). */
+    QString stateText() const;
     CodeEditor* editor() const { return editor_; }
     DiagnosisPanel* storedDiagnosis() const { return stored_; }
     DiagnosisPanel* editedDiagnosis() const { return edited_; }
@@ -52,6 +57,8 @@ public Q_SLOTS:
     void requestInject();
     /** Puts the stored source back into the editor. */
     void revert();
+    /** Cancels the evaluation in progress: nothing is stored and the view says "cancelled". */
+    void cancelEvaluation();
 
 Q_SIGNALS:
     /** The user asked to put `source` into island `island` of the running search. */
@@ -73,10 +80,12 @@ private:
     kf::EvalOptions options_;
     quint64 serial_ = 0;
     bool evaluating_ = false;
+    std::shared_ptr<std::atomic<bool>> cancelFlag_;
 
     QLabel* title_;
     QLabel* state_;
     QPushButton* evaluate_;
+    QPushButton* cancel_;
     QPushButton* revert_;
     QPushButton* inject_;
     CodeEditor* editor_;

@@ -1,5 +1,7 @@
 #include "candidate/diagnosispanel.h"
 
+#include "enginewords.h"
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QTreeWidget>
@@ -79,9 +81,9 @@ void DiagnosisPanel::setDiagnosis(const kf::Diagnosis& d) {
         return new QTreeWidgetItem(parent, {key, value});
     };
     QTreeWidgetItem* summary = addSection(tr("Summary"));
-    QTreeWidgetItem* status = row(summary, tr("status"), str(kf::to_string(d.status)));
+    QTreeWidgetItem* status = row(summary, tr("status"), statusText(str(kf::to_string(d.status))));
     status->setForeground(1, statusColor(d.status));
-    row(summary, tr("stage"), str(kf::to_string(d.stage)));
+    row(summary, tr("stage"), stageText(str(kf::to_string(d.stage))));
     row(summary, tr("message"), QString::fromStdString(d.message))->setToolTip(1, QString::fromStdString(d.message));
     row(summary, tr("backend"), QString::fromStdString(d.backend));
     row(summary, tr("device"), QString::fromStdString(d.device));
@@ -100,7 +102,7 @@ void DiagnosisPanel::setDiagnosis(const kf::Diagnosis& d) {
     QTreeWidgetItem* diags = row(compile, tr("diagnostics"), QString::number(d.compile.diagnostics.size()));
     for (const kf::Diagnostic& m : d.compile.diagnostics) {
         auto* item = row(diags, tr("%1:%2:%3 %4").arg(QString::fromStdString(m.file)).arg(m.line).arg(m.column)
-                                     .arg(str(kf::to_string(m.severity))),
+                                     .arg(severityText(str(kf::to_string(m.severity)))),
                          QString::fromStdString(m.message));
         item->setToolTip(1, QString::fromStdString(m.message));
         if (m.severity == kf::Severity::Error) item->setForeground(1, QColor(0xb0, 0x20, 0x20));

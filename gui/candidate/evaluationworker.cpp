@@ -84,7 +84,27 @@ EvaluationResult EvaluationWorker::run(const EvaluationRequest& request) {
     kf::Candidate candidate;
     candidate.source = request.source.toStdString();
     candidate.name = "edited";
-    const kf::Diagnosis d = evaluatorFor(*backend, request.workerPath).evaluate(task, candidate, options);
+    auto cancelled = [&] { return request.cancelled && request.cancelled->load(); };
+    if (cancelled()) {
+        result.cancelled = true;
+        return result;
+    }
+    // The evaluation in its stages, so that a cancel between compiling and running in the
+    // worker process ends it there.
+    kf::Evaluator& evaluator = evaluatorFor(*backend, request.workerPath);
+    kf::Diagnosis d;
+    evaluator.prepare(task);
+    const kf::CompileResult compiled = evaluator.compile_stage(task, candidate, options, d);
+    if (cancelled()) {
+        result.cancelled = true;
+        return result;
+    }
+    if (compiled.ok) evaluator.evaluate_stage(task, compiled, options, d);
+    evaluator.finish(d);
+    if (cancelled()) {
+        result.cancelled = true;
+        return result;
+    }
     result.diagnosis = d;
 
     kf::CandidateRecord child;

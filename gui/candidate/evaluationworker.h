@@ -2,6 +2,7 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -18,6 +19,9 @@ struct EvaluationRequest {
     QString source;
     QString workerPath;  ///< kfoundry-worker; empty: next to the running executable
     kf::EvalOptions options;
+    /** Set by the view to cancel: checked before compiling, before running in the worker
+        process and before storing; a run already in the worker ends within its time limit. */
+    std::shared_ptr<std::atomic<bool>> cancelled;
 };
 
 /** The outcome: the diagnosis and the id of the stored user candidate (0 when not stored). */
@@ -27,6 +31,7 @@ struct EvaluationResult {
     qint64 candidateId = 0;
     std::optional<kf::Diagnosis> diagnosis;
     QString error;  ///< why there is no diagnosis, or why it was not stored
+    bool cancelled = false;  ///< cancelled by the user: nothing was stored
 };
 
 /**

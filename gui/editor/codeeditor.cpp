@@ -1,5 +1,7 @@
 #include "editor/codeeditor.h"
 
+#include "enginewords.h"
+
 #include <Qsci/qscistyle.h>
 
 #include <QFontDatabase>
@@ -93,7 +95,7 @@ void CodeEditor::setDiagnostics(const std::vector<kf::Diagnostic>& diagnostics) 
         if (d.line <= 0 || d.line > lines()) continue;
         const int line = d.line - 1;
         markerAdd(line, markerFor(d.severity));
-        QString head = QString::fromStdString(std::string(kf::to_string(d.severity)));
+        QString head = severityText(QString::fromStdString(std::string(kf::to_string(d.severity))));
         if (d.column > 0) head += tr(" (column %1)").arg(d.column);
         text[line] << tr("%1: %2").arg(head, QString::fromStdString(d.message));
         if (!worst.contains(line) || int(d.severity) < int(worst[line])) worst[line] = d.severity;

@@ -28,6 +28,15 @@ EngineEvent toEngineEvent(const kf::SearchEvent& e) {
         out.expert = text("expert");
         out.fitness = number("fitness", 0);
         out.gain = number("gain", 0);
+        if (out.kind == QLatin1String("llm_usage")) {
+            const auto totals = e.data.find("totals");
+            if (totals != e.data.end() && totals->is_object()) {
+                out.llmCalls = totals->value("calls", std::int64_t{0});
+                out.llmInputTokens = totals->value("input_tokens", std::int64_t{0});
+                out.llmOutputTokens = totals->value("output_tokens", std::int64_t{0});
+                out.llmCost = totals->value("cost", 0.0);
+            }
+        }
     }
     if (out.kind == QLatin1String("seeded") && out.expert.isEmpty()) out.expert = QStringLiteral("seed");
     return out;

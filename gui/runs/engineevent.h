@@ -16,7 +16,7 @@ namespace kfgui {
  * its own project store, so that the GUI never has to look them up per event.
  */
 struct EngineEvent {
-    QString kind;  ///< seeded, proposed, evaluated, improved, migrated, refused, stopped
+    QString kind;  ///< seeded, proposed, evaluated, improved, migrated, refused, stopped, log, llm_usage
     int island = -1;
     qint64 member = 0;
     QString message;
@@ -28,6 +28,11 @@ struct EngineEvent {
     double medianMs = -1;    ///< timing.median_ms; -1: not timed
     double gbps = -1;        ///< roofline.achieved_gbps; -1: unknown
     QString bound;           ///< roofline.bound
+    // llm_usage: the run's LLM totals so far.
+    qint64 llmCalls = 0;
+    qint64 llmInputTokens = 0;
+    qint64 llmOutputTokens = 0;
+    double llmCost = 0;
 
     /** A seeded or evaluated candidate: one row of the population. */
     bool isEvaluation() const;

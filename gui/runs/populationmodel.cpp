@@ -1,5 +1,7 @@
 #include "runs/populationmodel.h"
 
+#include "enginewords.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QCoreApplication>
@@ -73,24 +75,7 @@ int PopulationModel::rowCount(const QModelIndex& parent) const {
 
 int PopulationModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
-QString PopulationModel::statusText(const QString& status) {
-    struct Name {
-        const char* key;
-        const char* text;
-    };
-    static const Name names[] = {
-        {"ok", QT_TRANSLATE_NOOP("kfgui::PopulationModel", "correct")},
-        {"incorrect", QT_TRANSLATE_NOOP("kfgui::PopulationModel", "incorrect")},
-        {"compile_error", QT_TRANSLATE_NOOP("kfgui::PopulationModel", "compile error")},
-        {"load_error", QT_TRANSLATE_NOOP("kfgui::PopulationModel", "load error")},
-        {"runtime_error", QT_TRANSLATE_NOOP("kfgui::PopulationModel", "runtime error")},
-        {"timeout", QT_TRANSLATE_NOOP("kfgui::PopulationModel", "timeout")},
-        {"integrity_violation", QT_TRANSLATE_NOOP("kfgui::PopulationModel", "integrity violation")},
-    };
-    for (const Name& n : names)
-        if (status == QLatin1String(n.key)) return QCoreApplication::translate("kfgui::PopulationModel", n.text);
-    return status;
-}
+QString PopulationModel::statusText(const QString& status) { return kfgui::statusText(status); }
 
 QVariant PopulationModel::data(const QModelIndex& index, int role) const {
     const PopulationRow* r = row(index.row());

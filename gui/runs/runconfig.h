@@ -1,5 +1,7 @@
 #pragma once
 // What the user sets for one search run, and how it becomes the engine's options.
+#include <QByteArray>
+#include <QMap>
 #include <QMetaType>
 #include <QString>
 
@@ -38,6 +40,10 @@ struct RunRequest {
     RunConfig config;
     QString workerPath;   ///< kfoundry-worker; empty: next to the executable
     QString libraryPath;  ///< experience library receiving the librarian's evidence; empty: none
+    /** The LLM experts' configuration (the engine's JSON, without keys); empty: built-in experts only. */
+    QByteArray llmConfig;
+    /** Keys by provider name, read from the OS keyring; in memory only, never stored or logged. */
+    QMap<QString, QString> llmKeys;
 };
 
 }  // namespace kfgui

@@ -1,5 +1,6 @@
 #include "runs/runpanel.h"
 
+#include <QCheckBox>
 #include <QCoreApplication>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -12,31 +13,11 @@
 
 namespace kfgui {
 
-QString runStateText(const QString& state) {
-    struct Name {
-        const char* key;
-        const char* text;
-    };
-    static const Name names[] = {
-        {"idle", QT_TRANSLATE_NOOP("kfgui::RunPanel", "idle")},
-        {"starting", QT_TRANSLATE_NOOP("kfgui::RunPanel", "starting…")},
-        {"running", QT_TRANSLATE_NOOP("kfgui::RunPanel", "running")},
-        {"pausing", QT_TRANSLATE_NOOP("kfgui::RunPanel", "pausing after the batch in flight…")},
-        {"paused", QT_TRANSLATE_NOOP("kfgui::RunPanel", "paused")},
-        {"stopping", QT_TRANSLATE_NOOP("kfgui::RunPanel", "stopping after the batch in flight…")},
-        {"done", QT_TRANSLATE_NOOP("kfgui::RunPanel", "done")},
-        {"stopped", QT_TRANSLATE_NOOP("kfgui::RunPanel", "stopped")},
-        {"failed", QT_TRANSLATE_NOOP("kfgui::RunPanel", "failed")},
-    };
-    for (const Name& n : names)
-        if (state == QLatin1String(n.key)) return QCoreApplication::translate("kfgui::RunPanel", n.text);
-    return state;
-}
-
 RunPanel::RunPanel(QWidget* parent)
     : QWidget(parent),
       task_(new QLabel(this)),
       config_(new RunConfigWidget(this)),
+      llm_(new QCheckBox(tr("LLM experts"), this)),
       start_(new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start search"), this)),
       pause_(new QPushButton(style()->standardIcon(QStyle::SP_MediaPause), tr("Pause"), this)),
       resume_(new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("Resume"), this)),
@@ -50,6 +31,7 @@ RunPanel::RunPanel(QWidget* parent)
     resume_->setObjectName(QStringLiteral("resumeButton"));
     stop_->setObjectName(QStringLiteral("stopButton"));
     state_->setObjectName(QStringLiteral("runState"));
+    llm_->setObjectName(QStringLiteral("llmExpertsCheck"));
     state_->setWordWrap(true);
     start_->setDefault(true);
 
@@ -62,6 +44,7 @@ RunPanel::RunPanel(QWidget* parent)
     auto* settings = new QGroupBox(tr("Run configuration"), this);
     auto* settingsLayout = new QVBoxLayout(settings);
     settingsLayout->addWidget(config_);
+    settingsLayout->addWidget(llm_);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(task_);
@@ -75,8 +58,19 @@ RunPanel::RunPanel(QWidget* parent)
     connect(resume_, &QPushButton::clicked, this, &RunPanel::resumeRequested);
     connect(stop_, &QPushButton::clicked, this, &RunPanel::stopRequested);
     setTask({});
+    setLlmAvailable(false);
     setState(QStringLiteral("idle"));
 }
+
+void RunPanel::setLlmAvailable(bool available) {
+    llm_->setProperty("available", available);
+    if (!available) llm_->setChecked(false);
+    llm_->setToolTip(available ? tr("Let the LLM experts of Settings › LLM providers propose children beside the built-in experts")
+                               : tr("Configure LLM providers in Settings › LLM providers to use LLM experts"));
+    updateButtons();
+}
+
+bool RunPanel::llmExperts() const { return llm_->isChecked() && llm_->property("available").toBool(); }
 
 void RunPanel::setTask(const QString& name, const QString& problem) {
     taskReady_ = !name.isEmpty() && problem.isEmpty();
@@ -102,6 +96,7 @@ void RunPanel::updateButtons() {
     resume_->setEnabled(s == QLatin1String("paused") || s == QLatin1String("pausing"));
     stop_->setEnabled(active && s != QLatin1String("stopping"));
     config_->setEnabled(!active);
+    llm_->setEnabled(!active && llm_->property("available").toBool());
 }
 
 }  // namespace kfgui

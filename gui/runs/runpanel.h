@@ -1,6 +1,9 @@
 #pragma once
 #include <QWidget>
 
+#include "enginewords.h"
+
+class QCheckBox;
 class QLabel;
 class QPushButton;
 
@@ -21,6 +24,14 @@ public:
     RunConfigWidget* configWidget() const { return config_; }
     /** The task a search would run on; empty `name` when none is selected or it is broken. */
     void setTask(const QString& name, const QString& problem = {});
+    /**
+     * LLM providers are configured (Settings › LLM providers) or not: the "LLM experts" option
+     * is offered only when they are; it is off by default.
+     */
+    void setLlmAvailable(bool available);
+    /** The run should use the LLM experts beside the built-in ones. */
+    bool llmExperts() const;
+    QCheckBox* llmCheck() const { return llm_; }
     /** Enables the buttons that make sense in `state` (RunController::state()). */
     void setState(const QString& state, const QString& detail = {});
 
@@ -35,6 +46,7 @@ private:
 
     QLabel* task_;
     RunConfigWidget* config_;
+    QCheckBox* llm_;
     QPushButton* start_;
     QPushButton* pause_;
     QPushButton* resume_;
@@ -43,8 +55,5 @@ private:
     QString stateName_ = QStringLiteral("idle");
     bool taskReady_ = false;
 };
-
-/** A translated word for a run state. */
-QString runStateText(const QString& state);
 
 }  // namespace kfgui

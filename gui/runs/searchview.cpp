@@ -4,8 +4,10 @@
 #include <vector>
 
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QSplitter>
 #include <QTimer>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 #include "kf/store.h"
@@ -14,8 +16,10 @@
 #include "runs/outcomechart.h"
 #include "runs/populationmodel.h"
 #include "runs/populationview.h"
+#include "runs/runpicker.h"
 #include "runs/searchworker.h"
 #include "runs/speedupchart.h"
+#include "enginewords.h"
 
 namespace kfgui {
 
@@ -23,6 +27,9 @@ SearchView::SearchView(QWidget* parent)
     : QWidget(parent),
       timer_(new QTimer(this)),
       summary_(new QLabel(this)),
+      picker_(new RunPicker(this)),
+      llmUsage_(new QLabel(this)),
+      log_(new QPlainTextEdit(this)),
       speedup_(new SpeedupChart),
       outcomes_(new OutcomeChart),
       population_(new PopulationView),
@@ -34,6 +41,12 @@ SearchView::SearchView(QWidget* parent)
     summary_->setObjectName(QStringLiteral("searchSummary"));
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     vertical_->setObjectName(QStringLiteral("searchSplitter"));
+    llmUsage_->setObjectName(QStringLiteral("llmUsage"));
+    llmUsage_->hide();
+    log_->setObjectName(QStringLiteral("runLog"));
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(2000);
+    log_->setMaximumHeight(fontMetrics().lineSpacing() * 5);
     charts_->addWidget(speedup_);
     charts_->addWidget(outcomes_);
     table_->addWidget(population_);
@@ -46,8 +59,13 @@ SearchView::SearchView(QWidget* parent)
     vertical_->setStretchFactor(1, 3);
 
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(summary_);
+    auto* head = new QHBoxLayout;
+    head->addWidget(summary_, 1);
+    head->addWidget(picker_);
+    layout->addLayout(head);
+    layout->addWidget(llmUsage_);
     layout->addWidget(vertical_, 1);
+    layout->addWidget(log_);
 
     timer_->setInterval(kRefreshMs);
     connect(timer_, &QTimer::timeout, this, &SearchView::applyPending);
@@ -61,7 +79,13 @@ void SearchView::clear() {
     outcomes_->clear();
     population_->model()->clear();
     lineage_->clear();
+    log_->clear();
+    llmUsage_->clear();
+    llmUsage_->hide();
 }
+
+QString SearchView::logText() const { return log_->toPlainText(); }
+QString SearchView::llmUsageText() const { return llmUsage_->isHidden() ? QString() : llmUsage_->text(); }
 
 void SearchView::appendEvents(const EngineEventList& events) { pending_.append(events); }
 
@@ -82,6 +106,23 @@ void SearchView::applyPending() {
     for (const EngineEvent& e : events)
         if (e.isEvaluation()) rows.push_back(PopulationModel::rowFromEvent(e));
     population_->model()->append(rows);
+    QStringList lines;
+    const EngineEvent* usage = nullptr;
+    for (const EngineEvent& e : events) {
+        if (e.kind == QLatin1String("llm_usage")) usage = &e;
+        else if (e.kind == QLatin1String("log")) lines << e.message;
+        else if (e.kind == QLatin1String("stopped")) lines << tr("stopped: %1").arg(stopReasonText(e.message));
+        else if (e.kind == QLatin1String("improved") || e.kind == QLatin1String("migrated"))
+            lines << tr("island %1: %2").arg(e.island).arg(e.message);
+    }
+    if (!lines.isEmpty()) log_->appendPlainText(lines.join(QLatin1Char('\n')));
+    if (usage) {
+        llmUsage_->setText(tr("LLM: %n call(s), %1 input + %2 output tokens, cost %3", nullptr, static_cast<int>(usage->llmCalls))
+                               .arg(usage->llmInputTokens)
+                               .arg(usage->llmOutputTokens)
+                               .arg(usage->llmCost, 0, 'f', 4));
+        llmUsage_->show();
+    }
     speedup_->add(events);
     outcomes_->add(events);
     // Charts are redrawn once the backlog is through (or on the regular tick), not per slice.
@@ -111,6 +152,17 @@ void SearchView::loadRun(kf::ProjectStore& store, qint64 runId) {
         e.expert = fromUtf8(it->second->expert);
         addStoredDetails(e, store);
         events.append(e);
+    }
+    // The LLM usage the engine kept for the run (runs with LLM experts only).
+    if (const auto llm = store.get_state(runId, "llm"); llm && llm->is_object() && llm->contains("usage")) {
+        EngineEvent usage;
+        usage.kind = QStringLiteral("llm_usage");
+        const nlohmann::json& totals = (*llm)["usage"].value("totals", nlohmann::json::object());
+        usage.llmCalls = totals.value("calls", std::int64_t{0});
+        usage.llmInputTokens = totals.value("input_tokens", std::int64_t{0});
+        usage.llmOutputTokens = totals.value("output_tokens", std::int64_t{0});
+        usage.llmCost = totals.value("cost", 0.0);
+        events.append(usage);
     }
     appendEvents(events);
     applyPending();

@@ -5,6 +5,7 @@
 #include "runs/engineevent.h"
 
 class QLabel;
+class QPlainTextEdit;
 class QSplitter;
 class QTimer;
 
@@ -17,6 +18,7 @@ namespace kfgui {
 class LineageView;
 class OutcomeChart;
 class PopulationView;
+class RunPicker;
 class SpeedupChart;
 
 /**
@@ -46,11 +48,17 @@ public:
     /** Shows a finished or earlier run from the store (the GUI's own connection). */
     void loadRun(kf::ProjectStore& store, qint64 runId);
     void setSummary(const QString& text);
+    /** The run's log: the engine's log lines, improvements, migrations and its stop. */
+    QString logText() const;
+    /** "LLM: n calls, ... tokens, cost ..." while the run uses LLM experts; empty otherwise. */
+    QString llmUsageText() const;
 
     SpeedupChart* speedupChart() const { return speedup_; }
     OutcomeChart* outcomeChart() const { return outcomes_; }
     PopulationView* population() const { return population_; }
     LineageView* lineage() const { return lineage_; }
+    /** Which run the view shows: the live one or an earlier one of the project. */
+    RunPicker* runPicker() const { return picker_; }
 
     QList<QByteArray> saveSplitters() const;
     void restoreSplitters(const QList<QByteArray>& states);
@@ -60,6 +68,9 @@ private:
     QElapsedTimer chartClock_;  ///< since the charts were last redrawn
     QTimer* timer_;
     QLabel* summary_;
+    RunPicker* picker_;
+    QLabel* llmUsage_;
+    QPlainTextEdit* log_;
     SpeedupChart* speedup_;
     OutcomeChart* outcomes_;
     PopulationView* population_;

@@ -6,6 +6,7 @@
 
 #include "kf/evaluator.h"
 #include "kf/evolution.h"
+#include "kf/llm.h"
 #include "kf/run_control.h"
 #include "kf/store.h"
 #include "kf/task.h"
@@ -19,6 +20,19 @@ constexpr int kBatchEvents = 256;
 constexpr auto kBatchInterval = std::chrono::milliseconds(30);
 
 }  // namespace
+
+std::shared_ptr<kf::llm::LlmEnsemble> makeEnsemble(const RunRequest& request) {
+    const nlohmann::json j = nlohmann::json::parse(request.llmConfig.toStdString(), nullptr, false);
+    if (j.is_discarded()) throw kf::Error(SearchWorker::tr("the LLM configuration is not valid JSON").toStdString());
+    kf::llm::LlmConfig cfg = kf::llm::parse_llm_config(j);
+    // A key from the keyring wins over the provider's environment variable.
+    for (kf::llm::ProviderConfig& p : cfg.providers) {
+        const QString key = request.llmKeys.value(fromUtf8(p.name));
+        if (!key.isEmpty()) p.api_key = key.toStdString();
+    }
+    const std::filesystem::path prompts = cfg.prompts_dir.empty() ? kf::resources_dir() / "prompts" : cfg.prompts_dir;
+    return kf::llm::LlmEnsemble::create(cfg, prompts);
+}
 
 void addStoredDetails(EngineEvent& event, kf::ProjectStore& store) {
     if (event.member <= 0) return;
@@ -108,6 +122,7 @@ void SearchWorker::run(const RunRequest& request) {
         applyRunConfig(request.config, options);
         options.control = control_.get();
         if (!request.libraryPath.isEmpty()) options.experience_library = toPath(request.libraryPath);
+        if (!request.llmConfig.isEmpty()) options.llm = makeEnsemble(request);
 
         const QString taskName = fromUtf8(task.name);
         Q_EMIT stateChanged(QStringLiteral("running"));

@@ -8,6 +8,9 @@
 #include "runs/runconfig.h"
 
 namespace kf {
+namespace llm {
+class LlmEnsemble;
+}
 class ProjectStore;
 class RunControl;
 struct SearchEvent;
@@ -58,6 +61,12 @@ private:
     std::chrono::steady_clock::time_point lastFlush_;
     qint64 runId_ = 0;
 };
+
+/**
+ * The LLM experts of a request: its configuration with the keys it carries (a key from the
+ * keyring wins over the provider's environment variable). Throws kf::Error with the reason.
+ */
+std::shared_ptr<kf::llm::LlmEnsemble> makeEnsemble(const RunRequest& request);
 
 /** Adds what the store knows about an evaluated candidate: generation, timing, roofline. */
 void addStoredDetails(EngineEvent& event, kf::ProjectStore& store);

@@ -11,11 +11,12 @@
 
 #include "preferences.h"
 #include "runs/runconfigwidget.h"
+#include "settings/llmproviderspage.h"
 
 namespace kfgui {
 
 SettingsDialog::SettingsDialog(QWidget* parent)
-    : QDialog(parent), run_(new RunConfigWidget), language_(new QComboBox) {
+    : QDialog(parent), run_(new RunConfigWidget), language_(new QComboBox), llm_(new LlmProvidersPage) {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Settings"));
 
@@ -43,21 +44,23 @@ SettingsDialog::SettingsDialog(QWidget* parent)
 
     auto* tabs = new QTabWidget;
     tabs->addTab(runPage, tr("Runs and backend"));
+    tabs->addTab(llm_, tr("LLM providers"));
     tabs->addTab(uiPage, tr("Interface"));
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(tabs);
     layout->addWidget(buttons);
-    connect(buttons, &QDialogButtonBox::accepted, this, [this] {
-        save();
-        accept();
+    connect(buttons, &QDialogButtonBox::accepted, this, [this, tabs] {
+        if (save()) accept();
+        else tabs->setCurrentWidget(llm_);  // its error says what to fix
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }
 
-void SettingsDialog::save() {
+bool SettingsDialog::save() {
     saveDefaultRunConfig(run_->config());
     prefs::language.set(language_->currentData().toString());
+    return llm_->save();
 }
 
 }  // namespace kfgui

@@ -5,12 +5,14 @@ class QComboBox;
 
 namespace kfgui {
 
+class LlmProvidersPage;
 class RunConfigWidget;
 
 /**
  * Settings, all kept in the typed preferences (preferences.h): the default run configuration
  * with the backend, device and compile parallelism, and the interface language (applied on
- * the next start).
+ * the next start); and the LLM providers (llmproviderspage.h), kept in the engine's LLM
+ * configuration file with their keys in the OS keyring.
  */
 class SettingsDialog : public QDialog {
     Q_OBJECT
@@ -20,12 +22,14 @@ public:
 
     RunConfigWidget* runDefaults() const { return run_; }
     QComboBox* language() const { return language_; }
-    /** Writes the dialog's values to the settings (what OK does). */
-    void save();
+    LlmProvidersPage* llmProviders() const { return llm_; }
+    /** Writes the dialog's values to the settings (what OK does); false when the LLM page is not valid. */
+    bool save();
 
 private:
     RunConfigWidget* run_;
     QComboBox* language_;
+    LlmProvidersPage* llm_;
 };
 
 }  // namespace kfgui

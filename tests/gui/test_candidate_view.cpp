@@ -9,6 +9,7 @@
 #include "candidate/provenancepanel.h"
 #include "editor/codeeditor.h"
 #include "editor/cudalexer.h"
+#include "enginewords.h"
 #include "guiproject.h"
 #include "testsupport.h"
 
@@ -43,7 +44,7 @@ private slots:
         QCOMPARE(view.editor()->markedLines(kf::Severity::Warning), QList<int>{3});
         QVERIFY(view.editor()->annotation(4).contains(QStringLiteral("expected ';'")));
         QCOMPARE(view.storedDiagnosis()->value(QStringLiteral("Summary"), QStringLiteral("status")),
-                 QStringLiteral("compile_error"));
+                 kfgui::statusText(QStringLiteral("compile_error")));
         QCOMPARE(view.storedDiagnosis()->value(QStringLiteral("Compile"), QStringLiteral("diagnostics")), QStringLiteral("2"));
         QVERIFY(!view.storedDiagnosis()->sections().contains(QStringLiteral("Timing")));
         QCOMPARE(view.provenance()->field(QStringLiteral("Expert")), QStringLiteral("llm-memory"));
@@ -111,10 +112,10 @@ private slots:
         QVERIFY(stored > project_.broken);
         QCOMPARE(view.lastStoredId(), stored);
         QVERIFY(!view.editedDiagnosis()->isHidden());
-        QCOMPARE(view.editedDiagnosis()->value(QStringLiteral("Summary"), QStringLiteral("status")), QStringLiteral("ok"));
+        QCOMPARE(view.editedDiagnosis()->value(QStringLiteral("Summary"), QStringLiteral("status")), kfgui::statusText(QStringLiteral("ok")));
         // The old diagnosis stays beside the new one; the fixed line lost its marker.
         QCOMPARE(view.storedDiagnosis()->value(QStringLiteral("Summary"), QStringLiteral("status")),
-                 QStringLiteral("compile_error"));
+                 kfgui::statusText(QStringLiteral("compile_error")));
         QVERIFY(view.editor()->markedLines(kf::Severity::Error).isEmpty());
         QVERIFY(view.editedDiagnosis()->width() > 100);
         guitest::screenshot(&view, QStringLiteral("candidate-view-evaluated.png"));
@@ -138,8 +139,49 @@ private slots:
         view.evaluate();
         QVERIFY(finished.wait(280000));
         QCOMPARE(view.editedDiagnosis()->value(QStringLiteral("Summary"), QStringLiteral("status")),
-                 QStringLiteral("compile_error"));
+                 kfgui::statusText(QStringLiteral("compile_error")));
         QCOMPARE(view.editor()->markedLines(kf::Severity::Error), QList<int>{5});
+    }
+
+    /** Cancel, enabled only while an evaluation runs, ends it without storing anything. */
+    void cancelStopsTheEvaluation() {
+        kfgui::CandidateView view;
+        view.setWorkerPath(QString::fromStdString(kftest::worker_path().string()));
+        kf::EvalOptions fast;
+        fast.min_time_ms = 5;
+        fast.min_reps = 3;
+        fast.warmup = 1;
+        fast.timeout_s = 120;
+        view.setEvalOptions(fast);
+        view.showCandidate(project_.dir, project_.a);
+        auto* evaluate = view.findChild<QPushButton*>(QStringLiteral("evaluateButton"));
+        QVERIFY(evaluate && evaluate->isEnabled());
+        QVERIFY(!view.cancelButton()->isEnabled());
+        auto count = [&] { return kf::ProjectStore::open(project_.dir.toStdString()).candidates(project_.run).size(); };
+        const std::size_t before = count();
+
+        view.editor()->setText(view.editor()->text() + QStringLiteral("// to be cancelled\n"));
+        QSignalSpy finished(&view, &kfgui::CandidateView::evaluationFinished);
+        view.evaluate();
+        QVERIFY(view.isEvaluating());
+        QVERIFY(view.cancelButton()->isEnabled());
+        QVERIFY(!evaluate->isEnabled());
+        QTest::mouseClick(view.cancelButton(), Qt::LeftButton);
+        QVERIFY(!view.cancelButton()->isEnabled());
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.at(0).at(0).toLongLong(), qint64(0));
+        QVERIFY(!view.isEvaluating());
+        QCOMPARE(view.stateText(), QStringLiteral("Cancelled"));
+        QVERIFY(evaluate->isEnabled());
+        QVERIFY(!view.cancelButton()->isEnabled());
+        QCOMPARE(view.lastStoredId(), qint64(0));
+        QCOMPARE(count(), before);  // nothing stored
+
+        // The worker is free again: the next evaluation runs and is stored.
+        view.evaluate();
+        QVERIFY(finished.wait(280000));
+        QVERIFY(finished.at(1).at(0).toLongLong() > 0);
+        QCOMPARE(count(), before + 1);
     }
 
     void injectAsksForAnIsland() {

@@ -1,0 +1,86 @@
+// The engine's fixed words (diagnosis status and stage, run states, stop reasons, compiler
+// severities) shown in the user's language from one table: every kf::Status, kf::Stage and
+// kf::Severity is in it, each goes through the translator, and unknown words pass unchanged.
+#include <QtTest>
+
+#include "enginewords.h"
+#include "kf/diagnosis.h"
+
+namespace {
+
+/** Translates every string of the engine-words table into "«text»". */
+class MarkingTranslator : public QTranslator {
+public:
+    bool isEmpty() const override { return false; }
+    QString translate(const char* context, const char* source, const char*, int) const override {
+        if (QLatin1String(context) != QLatin1String("kfgui::EngineWords")) return {};
+        return QStringLiteral("«") + QString::fromUtf8(source) + QStringLiteral("»");
+    }
+};
+
+QString word(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+}  // namespace
+
+class TestEngineWords : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QCoreApplication::installTranslator(&translator_); }
+    void cleanupTestCase() { QCoreApplication::removeTranslator(&translator_); }
+
+    void everyStatusIsTranslated() {
+        const int last = static_cast<int>(kf::Status::IntegrityViolation);
+        QCOMPARE(kfgui::knownStatuses().size(), last + 1);
+        for (int i = 0; i <= last; ++i) {
+            const QString s = word(kf::to_string(static_cast<kf::Status>(i)));
+            QVERIFY2(kfgui::knownStatuses().contains(s), qPrintable(s));
+            const QString shown = kfgui::statusText(s);
+            QVERIFY2(shown.startsWith(QStringLiteral("«")) && shown.endsWith(QStringLiteral("»")), qPrintable(shown));
+        }
+        QCOMPARE(kfgui::statusText(QStringLiteral("compile_error")), QStringLiteral("«compile error»"));
+    }
+
+    void everyStageIsTranslated() {
+        const int last = static_cast<int>(kf::Stage::Done);
+        QCOMPARE(kfgui::knownStages().size(), last + 1);
+        for (int i = 0; i <= last; ++i) {
+            const QString s = word(kf::to_string(static_cast<kf::Stage>(i)));
+            QVERIFY2(kfgui::knownStages().contains(s), qPrintable(s));
+            QCOMPARE(kfgui::stageText(s), QStringLiteral("«") + s + QStringLiteral("»"));
+        }
+    }
+
+    void everySeverityIsTranslated() {
+        for (kf::Severity v : {kf::Severity::Error, kf::Severity::Warning, kf::Severity::Note}) {
+            const QString s = word(kf::to_string(v));
+            QVERIFY2(kfgui::knownSeverities().contains(s), qPrintable(s));
+            QCOMPARE(kfgui::severityText(s), QStringLiteral("«") + s + QStringLiteral("»"));
+        }
+    }
+
+    void runStatesAndStopReasons() {
+        for (const char* s : {"running", "paused", "done", "stopped", "failed"})
+            QVERIFY2(kfgui::runStateText(QLatin1String(s)).startsWith(QStringLiteral("«")), s);
+        QCOMPARE(kfgui::stopReasonText(QStringLiteral("stopped on request")), QStringLiteral("«stopped on request»"));
+        QCOMPARE(kfgui::stopReasonText(QStringLiteral("evaluation budget of 60 spent")),
+                 QStringLiteral("«evaluation budget of 60 spent»"));
+        QCOMPARE(kfgui::stopReasonText(QStringLiteral("LLM budget spent: 6 of 6 calls")),
+                 QStringLiteral("«LLM budget spent: 6 of 6 calls»"));
+        QCOMPARE(kfgui::stopReasonText(QStringLiteral("time limit of 30 s reached")), QStringLiteral("«time limit of 30 s reached»"));
+    }
+
+    void unknownWordsPassUnchanged() {
+        QCOMPARE(kfgui::statusText(QStringLiteral("brand_new_status")), QStringLiteral("brand_new_status"));
+        QCOMPARE(kfgui::stageText(QStringLiteral("link")), QStringLiteral("link"));
+        QCOMPARE(kfgui::runStateText(QStringLiteral("queued")), QStringLiteral("queued"));
+        QCOMPARE(kfgui::stopReasonText(QStringLiteral("the engine thread crashed")), QStringLiteral("the engine thread crashed"));
+        QCOMPARE(kfgui::severityText(QStringLiteral("remark")), QStringLiteral("remark"));
+    }
+
+private:
+    MarkingTranslator translator_;
+};
+
+QTEST_GUILESS_MAIN(TestEngineWords)
+#include "test_engine_words.moc"
