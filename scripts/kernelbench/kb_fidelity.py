@@ -150,9 +150,10 @@ def main():
         for k in ("plain", "worker"):
             if "error" in row[k]:
                 print("    %s: %s" % (k, row[k]["error"]))
+        # Written after every problem, so that a run cut short keeps what it measured.
+        with open(args.out, "w") as fh:
+            json.dump({"device": hello.get("device"), "torch": hello.get("torch"), "rows": rows}, fh, indent=1)
     worker.close()
-    with open(args.out, "w") as fh:
-        json.dump({"device": hello.get("device"), "torch": hello.get("torch"), "rows": rows}, fh, indent=1)
     ratios = [r["ratio_worker_over_plain"] for r in rows if r["ratio_worker_over_plain"]]
     if ratios:
         print("ratio worker/plain: min %.3f, max %.3f over %d problems" % (min(ratios), max(ratios), len(ratios)))
