@@ -13,6 +13,8 @@ rm -rf "$root/.gpu"
 mkdir -p "$root/.gpu/bin" "$root/.gpu/tests" "$root/.gpu/lib"
 cp "$build/bin/kfoundry" "$build/bin/kfoundry-worker" "$root/.gpu/bin/"
 cp "$build"/tests/gpu_* "$root/.gpu/tests/" 2>/dev/null || true
+# PyTorch's load_inline (KernelBench candidates) needs ninja; a bare server may not have it.
+command -v ninja >/dev/null && cp "$(command -v ninja)" "$root/.gpu/bin/"
 # Qt's libraries and what they need, outside glibc and libstdc++ (the GPU server has the
 # rest: the CUDA toolkit, libcurl and libsqlite3 with their dependencies).
 for f in "$root"/.gpu/bin/* "$root"/.gpu/tests/*; do

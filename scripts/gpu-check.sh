@@ -14,6 +14,7 @@ if [ -x "$root/.gpu/bin/kfoundry" ]; then
   bin=$root/.gpu/bin
   tests=$root/.gpu/tests
   export LD_LIBRARY_PATH=$root/.gpu/lib:${LD_LIBRARY_PATH:-}
+  command -v ninja >/dev/null || export PATH=$PATH:$root/.gpu/bin  # ninja for load_inline
 else
   log "building (no .gpu bundle found)"
   build=$root/build-gpu
@@ -39,7 +40,8 @@ parts=" ${KF_GPU_PARTS:-tests bench evolve profile kernelbench} "
 if [[ $parts == *" tests "* ]]; then
 log "GPU-labelled tests"
 : >"$out/tests.log"
-for t in "$tests"/gpu_*; do
+# KF_GPU_TESTS narrows the test executables (a glob, e.g. gpu_test_kernelbench*).
+for t in "$tests"/${KF_GPU_TESTS:-gpu_*}; do
   [ -x "$t" ] || continue
   log "  $(basename "$t")"
   timeout 900 "$t" >>"$out/tests.log" 2>&1

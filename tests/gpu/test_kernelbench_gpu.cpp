@@ -6,6 +6,8 @@
 #include <chrono>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "kf/process.h"
 #include "testsupport.h"
 
@@ -84,7 +86,7 @@ private slots:
         fs::path project = kftest::temp_dir("kbgpu-project") / "p";
         kf::ProcessResult run = cli({"kernelbench", "run", "--kb", compile_data().string(), "--level", "1", "--problems",
                                      "1", "--project", project.string(), "--candidates",
-                                     (compile_data() / "candidates").string(), "--budget", "6"},
+                                     (compile_data() / "candidates").string(), "--budget", "4", "--no-compile-baseline"},
                                     20);
         qInfo("%s", run.output.c_str());
         QVERIFY2(run.exit_code == 0, run.output.c_str());

@@ -54,7 +54,7 @@ std::vector<std::filesystem::path> find_candidates(const std::filesystem::path& 
 struct WorkerOptions {
     std::string python = "python3";       ///< or $KF_PYTHON
     std::filesystem::path script;         ///< default: resources/kernelbench/kb_worker.py
-    int device = 0;
+    std::string device = "0";  ///< a CUDA ordinal, or "cpu" (the worker's testing mode, no GPU)
     std::filesystem::path log;            ///< the worker's stderr; default: discarded
     std::filesystem::path build_root;     ///< compiled extensions, one folder per source hash
     std::vector<std::string> command() const;

@@ -30,7 +30,7 @@ CLI::App* add_kernelbench_command(CLI::App& app, KernelBenchArgs& a) {
         c->add_option("--python", a.python, "Python with PyTorch (default: $KF_PYTHON or python3)");
         c->add_option("--kb-worker", a.worker_script, "The Python worker (default: resources/kernelbench/kb_worker.py)");
         c->add_option("--worker-log", a.worker_log, "Where the Python worker's output goes (default: discarded)");
-        c->add_option("--device", a.device, "CUDA device index")->capture_default_str();
+        c->add_option("--device", a.device, "CUDA device index (cpu: the worker's CPU testing mode)")->capture_default_str();
         c->add_option("--trials", a.trials, "Correctness trials, each on fresh inputs")->capture_default_str()->check(CLI::Range(1, 100));
         c->add_option("--reps", a.reps, "Timed calls per measurement")->capture_default_str()->check(CLI::Range(1, 100000));
         c->add_option("--seed", a.seed, "Seed of Model/ModelNew construction and of the inputs")->capture_default_str();

@@ -33,7 +33,7 @@ struct KernelBenchArgs {
     std::string python = "python3";
     std::filesystem::path worker_script;
     std::filesystem::path worker_log;
-    int device = 0;
+    std::string device = "0";
 };
 
 /** Adds the `kernelbench` command and its three subcommands, parsed into `args`. */

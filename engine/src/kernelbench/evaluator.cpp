@@ -85,7 +85,7 @@ std::vector<std::string> WorkerOptions::command() const {
     std::string py = python;
     if (const char* env = std::getenv("KF_PYTHON"); env && *env && python == "python3") py = env;
     fs::path s = script.empty() ? resources_dir() / "kernelbench" / "kb_worker.py" : script;
-    return {py, "-u", s.string(), "--device", std::to_string(device)};
+    return {py, "-u", s.string(), "--device", device};
 }
 
 json EvalOptions::to_json() const {
@@ -129,7 +129,7 @@ json Evaluator::hello() {
         throw Error("the KernelBench worker speaks protocol " + h.value("protocol", json(0)).dump() + ", not 1");
     if (h.value("torch", json()).is_null())
         throw Error(h.value("error", std::string("PyTorch is not installed for ") + opt_.command().front()));
-    if (!h.value("cuda", false))
+    if (!h.value("cuda", false) && opt_.device != "cpu")
         throw Error("PyTorch " + h["torch"].get<std::string>() + " sees no CUDA device; KernelBench problems run on a GPU");
     if (h.contains("device") && h["device"].is_object()) impl_->device_name = h["device"].value("name", "");
     return h;
