@@ -136,10 +136,12 @@ void MainWindow::connectViews() {
     connect(runPanel_, &RunPanel::stopRequested, runs_, &RunController::stop);
     connect(runs_, &RunController::eventsReady, this, [this](const EngineEventList& events) {
         // Live events reach the view only while it shows the live run.
-        RunPicker* picker = searchView_->runPicker();
-        if (picker->liveRun() == 0 || picker->showsLiveRun()) searchView_->appendEvents(events);
+        if (viewFollowsLive_) searchView_->appendEvents(events);
     });
-    connect(searchView_->runPicker(), &RunPicker::runChosen, this, &MainWindow::showRun);
+    connect(searchView_->runPicker(), &RunPicker::runChosen, this, [this](qint64 runId) {
+        viewFollowsLive_ = runs_->isActive() && runId == runs_->runId();
+        showRun(runId);
+    });
     connect(keyring_, &LlmKeyring::keysRead, this, [this](const QMap<QString, QString>& keys, bool available, const QString& problem) {
         if (!keysPending_) return;
         keysPending_ = false;
@@ -203,7 +205,7 @@ bool MainWindow::openProject(const QString& dir, bool create) {
 
 void MainWindow::showLatestRun() {
     searchView_->clear();
-    searchView_->runPicker()->clear();
+    searchView_->runPicker()->reset();
     kf::ProjectStore* store = session_->store();
     if (!store) return;
     try {
@@ -221,13 +223,8 @@ void MainWindow::showLatestRun() {
 }
 
 void MainWindow::refreshRunPicker() {
-    kf::ProjectStore* store = session_->store();
-    if (!store) return;
-    try {
-        searchView_->runPicker()->refresh(*store, runs_->isActive() ? runs_->runId() : 0);
-    } catch (const std::exception& e) {
-        statusBar()->showMessage(tr("Cannot read the project's runs: %1").arg(fromUtf8(e.what())), 8000);
-    }
+    // Read on a pool thread: a project with many runs and evaluations takes a while.
+    if (session_->isOpen()) searchView_->runPicker()->refresh(session_->dir(), runs_->isActive() ? runs_->runId() : 0);
 }
 
 void MainWindow::showRun(qint64 runId) {
@@ -364,6 +361,7 @@ bool MainWindow::startSearch() {
 }
 
 void MainWindow::launch(const RunRequest& request) {
+    viewFollowsLive_ = true;
     searchView_->clear();
     searchView_->setSummary(tr("Starting a search on %1…").arg(runTask_));
     if (!runs_->start(request)) {

@@ -88,6 +88,7 @@ private:
     QString runTask_;
     LlmKeyring* keyring_;
     bool keysPending_ = false;  ///< a start waits for the keyring
+    bool viewFollowsLive_ = true;  ///< the search view shows the live run (else an earlier one the user chose)
     RunRequest pendingRequest_;
     ProjectSession* session_;
     RunController* runs_;

@@ -159,13 +159,13 @@ private slots:
         start(*window, QStringLiteral("level1/softmax"));
         QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 240000);
         const qint64 first = runs->runId();
-        QCOMPARE(picker->count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(picker->count(), 1, 10000);  // read on a pool thread
         window->findChild<QSpinBox*>(QStringLiteral("runBudget"))->setValue(400);
         start(*window, QStringLiteral("level1/gelu"));
         QTRY_VERIFY_WITH_TIMEOUT(runs->runId() > first, 120000);
         const qint64 live = runs->runId();
-        QTRY_COMPARE_WITH_TIMEOUT(picker->count(), 2, 5000);
-        QCOMPARE(picker->selectedRun(), live);
+        QTRY_COMPARE_WITH_TIMEOUT(picker->count(), 2, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(picker->selectedRun(), live, 10000);
         QVERIFY2(picker->currentText().contains(QStringLiteral("live")), qPrintable(picker->currentText()));
         QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() >= 1, 120000);
 
