@@ -17,6 +17,7 @@
 #include <exception>
 
 #include "editor/codeeditor.h"
+#include "enginewords.h"
 #include "kf/tunables.h"
 
 namespace kfgui {
@@ -122,7 +123,8 @@ void LibraryDetail::showPattern(const kf::Pattern& p) {
 void LibraryDetail::showInsight(const kf::Insight& in) {
     const kf::InsightCondition& c = in.condition;
     QString html = tr("<b>When</b> op class %1, bound %2, status %3, expert %4<br>")
-                       .arg(orAny(c.op_class), orAny(c.bound), orAny(c.status), orAny(c.expert));
+                       .arg(orAny(c.op_class), orAny(c.bound),
+                            c.status.empty() ? orAny(c.status) : statusText(qs(c.status)), orAny(c.expert));
     html += tr("<b>Then</b> %1<br>").arg(qs(in.action));
     html += tr("Expert: %1 · status: %2 · weight %3<br>").arg(orAny(in.expert), qs(in.status)).arg(in.weight, 0, 'g', 3);
     html += tr("Evidence: %1 applications, %2 successes, %3 failures, median gain ×%4<br>")
