@@ -305,14 +305,13 @@ json LlmProvidersPage::config(QString* error) const {
 }
 
 bool LlmProvidersPage::save() {
-    if (providers_->rowCount() == 0 && !QFile::exists(llmConfigPath())) return true;  // nothing configured, nothing to keep
+    if (providers_->rowCount() == 0) {
+        // No provider left: no configuration (the run dock then offers no LLM experts).
+        error_->clear();
+        return !QFile::exists(llmConfigPath()) || QFile::remove(llmConfigPath());
+    }
     QString problem;
     const json cfg = config(&problem);
-    if (problem.isEmpty() && providers_->rowCount() == 0) {
-        QFile::remove(llmConfigPath());
-        error_->clear();
-        return true;
-    }
     if (problem.isEmpty()) saveLlmConfig(cfg, &problem);
     error_->setText(problem.isEmpty() ? QString() : tr("Not saved: %1").arg(problem));
     return problem.isEmpty();

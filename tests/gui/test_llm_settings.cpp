@@ -195,6 +195,11 @@ private slots:
         QVERIFY2(page->errorText().contains(QStringLiteral("model")), qPrintable(page->errorText()));
         // The file on disk is unchanged.
         QCOMPARE(kf::llm::load_llm_config(kfgui::llmConfigPath().toStdString()).models.size(), std::size_t(2));
+        // Removing the last provider removes the configuration.
+        page->providers()->removeRow(0);
+        QVERIFY(dialog.save());
+        QVERIFY(!QFile::exists(kfgui::llmConfigPath()));
+        QVERIFY(!kfgui::llmProvidersConfigured());
     }
 };
 
