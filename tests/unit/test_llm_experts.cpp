@@ -351,6 +351,46 @@ private slots:
         QVERIFY(why.find("no insight") != std::string::npos);
     }
 
+    /** What a stopped run had spent and learnt, added back on resume: budgets count it. */
+    void accounting_and_bandit_restore() {
+        Accounting before(Budgets{0, 0, 5});
+        CallRecord r;
+        r.expert = "llm:memory";
+        r.model = "m1";
+        r.usage = {1000, 200};
+        r.cost = 0.5;
+        std::string why;
+        for (int i = 0; i < 3; ++i) {
+            QVERIFY(before.begin_call(why));
+            before.end_call(r);
+        }
+        Accounting after(Budgets{0, 0, 5});
+        after.restore(before.to_json());
+        QCOMPARE(after.totals().calls, std::int64_t(3));
+        QCOMPARE(after.totals().input_tokens, std::int64_t(3000));
+        QCOMPARE(after.totals().cost, 1.5);
+        QCOMPARE(after.per_expert().at("llm:memory").calls, std::int64_t(3));
+        QCOMPARE(after.per_model().at("m1").output_tokens, std::int64_t(600));
+        QVERIFY(after.begin_call(why));
+        after.end_call(r);
+        QVERIFY(after.begin_call(why));
+        after.end_call(r);
+        QVERIFY(!after.begin_call(why));  // 3 before the stop + 2 after = the cap of 5
+        QCOMPARE(why, std::string("LLM budget spent: 5 of 5 calls"));
+        after.restore(json("not a record"));  // ignored
+        QCOMPARE(after.totals().calls, std::int64_t(5));
+
+        ModelBandit bandit;
+        bandit.reward("m1", "memory", 2.0);
+        bandit.reward("m1", "memory", 0.5);
+        ModelBandit resumed;
+        resumed.restore(bandit.to_json());
+        QCOMPARE(resumed.stats("m1", "memory").tries, 2);
+        QCOMPARE(resumed.stats("m1", "memory").improvements, 1);
+        QCOMPARE(resumed.stats("m1", "memory").reward_sum, bandit.stats("m1", "memory").reward_sum);
+        QVERIFY(resumed.to_json() == bandit.to_json());
+    }
+
     void broken_template_is_reported_at_creation() {
         auto dir = kftest::temp_dir("llm-prompts");
         for (const auto& f : std::filesystem::directory_iterator(kftest::source_dir() / "resources" / "prompts"))
