@@ -45,7 +45,7 @@ private slots:
         QCoreApplication::setApplicationName(QStringLiteral("test_llm_settings"));
         QSettings().clear();
         QFile::remove(kfgui::llmConfigPath());
-        // No desktop session: no keyring service can answer.
+        // No message bus of a desktop: no keyring service can answer.
         qunsetenv("DBUS_SESSION_BUS_ADDRESS");
         qputenv("KF_RESOURCES_DIR", QByteArray::fromStdString((kftest::source_dir() / "resources").string()));
     }
