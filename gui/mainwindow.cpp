@@ -10,6 +10,7 @@
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 
 #include "candidate/candidateview.h"
 #include "compare/compareview.h"
@@ -145,6 +146,7 @@ void MainWindow::connectViews() {
     connect(keyring_, &LlmKeyring::keysRead, this, [this](const QMap<QString, QString>& keys, bool available, const QString& problem) {
         if (!keysPending_) return;
         keysPending_ = false;
+        ++keysSerial_;  // the time-out no longer applies
         RunRequest request = pendingRequest_;
         pendingRequest_ = RunRequest();
         request.llmKeys = keys;
@@ -354,6 +356,17 @@ bool MainWindow::startSearch() {
         runPanel_->setState(QStringLiteral("starting"));
         searchView_->setSummary(tr("Reading the LLM providers' keys…"));
         keyring_->readKeys(llmProviderNames(config));
+        // A keyring that never answers (a locked wallet left unattended) does not hold the run
+        // forever: after a while it starts with the keys of the environment.
+        const quint64 serial = ++keysSerial_;
+        QTimer::singleShot(30000, this, [this, serial] {
+            if (!keysPending_ || serial != keysSerial_) return;
+            keysPending_ = false;
+            RunRequest pending = pendingRequest_;
+            pendingRequest_ = RunRequest();
+            statusBar()->showMessage(tr("The keyring did not answer: LLM keys are taken from the providers' environment variables."), 8000);
+            launch(pending);
+        });
         return true;
     }
     launch(request);

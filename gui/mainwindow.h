@@ -88,6 +88,7 @@ private:
     QString runTask_;
     LlmKeyring* keyring_;
     bool keysPending_ = false;  ///< a start waits for the keyring
+    quint64 keysSerial_ = 0;    ///< which start the keyring's answer (or its time-out) belongs to
     bool viewFollowsLive_ = true;  ///< the search view shows the live run (else an earlier one the user chose)
     RunRequest pendingRequest_;
     ProjectSession* session_;
