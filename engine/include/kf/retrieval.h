@@ -19,6 +19,21 @@ namespace kf {
 /** The `extern "C" void kf_solve(...);` declaration of a task's entry point, on one line. */
 std::string entry_signature(const Task& task, Backend backend);
 
+/** One entry of the seed library file (resources/library/seed.json). */
+struct SeedEntry {
+    std::string task;     ///< the task it is written for, e.g. "level1/softmax"
+    Backend backend = Backend::Cuda;
+    std::string name, family, description;
+    std::vector<std::string> bound_tags;
+    std::string file;       ///< relative to the seed file's folder, or
+    std::string task_file;  ///< relative to the task's folder (one of the task's own candidates)
+    /** Where its source is, given the task's folder and the seed file's folder. */
+    std::filesystem::path source_path(const Task& task, const std::filesystem::path& seed_dir) const;
+};
+
+/** The entries of a seed file with a known backend; none when it is missing or malformed. */
+std::vector<SeedEntry> read_seed_entries(const std::filesystem::path& seed_json);
+
 /**
  * Adds the bundled seed patterns (resources/library/seed.json) to a library: a pattern
  * missing by name is added with provenance "seed"; one whose source changed is updated with

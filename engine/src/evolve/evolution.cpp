@@ -159,26 +159,17 @@ private:
 
 std::vector<PatternSource> load_seed_patterns(const std::filesystem::path& seed_json, const Task& task, Backend backend) {
     std::vector<PatternSource> out;
-    std::ifstream in(seed_json);
-    if (!in) return out;
-    json j = json::parse(in, nullptr, false);
-    if (!j.is_object() || !j.contains("patterns")) return out;
-    for (const auto& p : j["patterns"]) {
-        std::string task_ref = p.value("task", "");
-        std::string tail = task_ref.substr(task_ref.find_last_of('/') + 1);
-        if (tail != task.name || p.value("backend", "") != std::string(to_string(backend))) continue;
-        // A pattern that is one of the task's own candidates names it ("task_file") rather than
-        // keeping a copy in the library folder.
-        std::filesystem::path file = p.contains("task_file") ? task.dir / p.value("task_file", "")
-                                                             : seed_json.parent_path() / p.value("file", "");
-        std::string source = read_text_file(file);
+    for (const SeedEntry& e : read_seed_entries(seed_json)) {
+        std::string tail = e.task.substr(e.task.find_last_of('/') + 1);
+        if (tail != task.name || e.backend != backend) continue;
+        std::string source = read_text_file(e.source_path(task, seed_json.parent_path()));
         if (source.empty()) continue;
         PatternSource ps;
-        ps.name = p.value("name", file.stem().string());
-        ps.family = p.value("family", ps.name);
+        ps.name = e.name;
+        ps.family = e.family;
         ps.source = source;
-        ps.bound_tags = p.value("bound_tags", std::vector<std::string>{});
-        ps.description = p.value("description", "");
+        ps.bound_tags = e.bound_tags;
+        ps.description = e.description;
         out.push_back(std::move(ps));
     }
     return out;

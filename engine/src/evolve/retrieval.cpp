@@ -19,40 +19,59 @@ std::string entry_signature(const Task& task, Backend backend) {
     return normalize_signature(sig);
 }
 
+std::filesystem::path SeedEntry::source_path(const Task& t, const std::filesystem::path& seed_dir) const {
+    return !task_file.empty() ? t.dir / task_file : seed_dir / file;
+}
+
+std::vector<SeedEntry> read_seed_entries(const std::filesystem::path& seed_json) {
+    std::vector<SeedEntry> out;
+    std::ifstream in(seed_json);
+    if (!in) return out;
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_object() || !j.contains("patterns") || !j["patterns"].is_array()) return out;
+    for (const auto& e : j["patterns"]) {
+        if (!e.is_object()) continue;
+        SeedEntry s;
+        s.task = e.value("task", "");
+        std::string backend = e.value("backend", "");
+        if (s.task.empty() || (backend != "cuda" && backend != "host")) continue;
+        s.backend = backend == "cuda" ? Backend::Cuda : Backend::Host;
+        s.file = e.value("file", "");
+        s.task_file = e.value("task_file", "");
+        std::filesystem::path stem_of = !s.task_file.empty() ? s.task_file : s.file;
+        s.name = e.value("name", stem_of.stem().string());
+        s.family = e.value("family", s.name);
+        s.description = e.value("description", "");
+        s.bound_tags = e.value("bound_tags", std::vector<std::string>{});
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 int sync_seed_patterns(ExperienceLibrary& library, const std::filesystem::path& seed_json,
                        const std::filesystem::path& tasks_dir) {
-    std::ifstream in(seed_json);
-    if (!in) return 0;
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (!j.is_object() || !j.contains("patterns") || !j["patterns"].is_array()) return 0;
     std::map<std::string, Task> tasks;
     int changed = 0;
-    for (const auto& e : j["patterns"]) {
-        std::string task_ref = e.value("task", "");
-        std::string backend_s = e.value("backend", "");
-        if (task_ref.empty() || (backend_s != "cuda" && backend_s != "host")) continue;
-        auto t = tasks.find(task_ref);
+    for (const SeedEntry& e : read_seed_entries(seed_json)) {
+        auto t = tasks.find(e.task);
         if (t == tasks.end()) {
             try {
-                t = tasks.emplace(task_ref, load_task(tasks_dir / task_ref)).first;
+                t = tasks.emplace(e.task, load_task(tasks_dir / e.task)).first;
             } catch (const Error&) {
                 continue;  // the seed names a task this installation does not have
             }
         }
         const Task& task = t->second;
-        Backend backend = backend_s == "cuda" ? Backend::Cuda : Backend::Host;
-        std::filesystem::path file = e.contains("task_file") ? task.dir / e.value("task_file", "")
-                                                             : seed_json.parent_path() / e.value("file", "");
-        std::string source = read_text_file(file);
+        std::string source = read_text_file(e.source_path(task, seed_json.parent_path()));
         if (source.empty()) continue;
         Pattern p;
-        p.name = e.value("name", file.stem().string());
+        p.name = e.name;
         p.op_class = task.op_class;
-        p.backend = backend_s;
-        p.family = e.value("family", p.name);
-        p.bound_tags = e.value("bound_tags", std::vector<std::string>{});
-        p.signature = entry_signature(task, backend);
-        p.description = e.value("description", "");
+        p.backend = std::string(to_string(e.backend));
+        p.family = e.family;
+        p.bound_tags = e.bound_tags;
+        p.signature = entry_signature(task, e.backend);
+        p.description = e.description;
         p.source = source;
         p.provenance = "seed";
         std::optional<Pattern> old = library.pattern_by_name(p.name);
