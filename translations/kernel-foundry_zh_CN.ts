@@ -92,6 +92,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Revert</source>
         <translation>还原</translation>
     </message>
@@ -106,6 +111,11 @@
         <translation>编译并评估编辑后的源代码；结果将保存为您的候选</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>Stop the evaluation in progress; nothing is stored</source>
+        <translation>停止正在进行的评估；不保存任何结果</translation>
+    </message>
+    <message>
         <location line="+3"/>
         <source>Add the edited source to an island of the running search</source>
         <translation>将编辑后的源代码加入正在运行的搜索中的一个岛</translation>
@@ -117,12 +127,12 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+129"/>
+        <location line="+153"/>
         <source>Edited source</source>
         <translation>编辑后的源代码</translation>
     </message>
     <message>
-        <location line="-114"/>
+        <location line="-137"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
@@ -132,7 +142,7 @@
         <translation>来源与依据</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+47"/>
         <source>Candidate %1 not found</source>
         <translation>未找到候选 %1</translation>
     </message>
@@ -162,12 +172,22 @@
         <translation>无法读取候选：%1</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Evaluating…</source>
         <translation>正在评估…</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+9"/>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>Edited source (stored as candidate %1)</source>
         <translation>编辑后的源代码（已保存为候选 %1）</translation>
     </message>
@@ -190,7 +210,7 @@
 <context>
     <name>kfgui::CodeEditor</name>
     <message>
-        <location filename="../gui/editor/codeeditor.cpp" line="+97"/>
+        <location filename="../gui/editor/codeeditor.cpp" line="+99"/>
         <source> (column %1)</source>
         <translation>（第 %1 列）</translation>
     </message>
@@ -262,7 +282,7 @@
 <context>
     <name>kfgui::DiagnosisPanel</name>
     <message>
-        <location filename="../gui/candidate/diagnosispanel.cpp" line="+17"/>
+        <location filename="../gui/candidate/diagnosispanel.cpp" line="+19"/>
         <location line="+79"/>
         <location line="+1"/>
         <source>yes</source>
@@ -442,6 +462,175 @@
     </message>
 </context>
 <context>
+    <name>kfgui::EngineWords</name>
+    <message>
+        <location filename="../gui/enginewords.cpp" line="+18"/>
+        <source>correct</source>
+        <translation>正确</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>compile error</source>
+        <translation>编译错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>load error</source>
+        <translation>加载错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>runtime error</source>
+        <translation>运行时错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>incorrect</source>
+        <translation>结果错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>integrity violation</source>
+        <translation>完整性违规</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>compile</source>
+        <translation>编译</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>correctness</source>
+        <translation>正确性</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>integrity</source>
+        <translation>完整性</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>timing</source>
+        <translation>计时</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>profile</source>
+        <translation>性能剖析</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+10"/>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <location line="-6"/>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pausing after the batch in flight…</source>
+        <translation>当前批次完成后暂停…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>stopping after the batch in flight…</source>
+        <translation>当前批次完成后停止…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>note</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>stopped on request</source>
+        <translation>应请求停止</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>search space exhausted: no expert can propose a new child on any island</source>
+        <translation>搜索空间已穷尽：没有专家能在任何岛上提出新的子代</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>evaluation budget of %1 spent</source>
+        <translation>已用完 %1 次评估的预算</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>time limit of %1 s reached</source>
+        <translation>已达到 %1 秒的时间上限</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no improvement in %1 rounds</source>
+        <translation>%1 轮没有改进</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>LLM budget spent: %1 of %2 calls</source>
+        <translation>LLM 预算已用完：%1 / %2 次调用</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>LLM budget spent: %1 of %2 tokens</source>
+        <translation>LLM 预算已用完：%1 / %2 个令牌</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>LLM budget spent: cost %1 of %2</source>
+        <translation>LLM 预算已用完：费用 %1 / %2</translation>
+    </message>
+</context>
+<context>
     <name>kfgui::EvaluationWorker</name>
     <message>
         <location filename="../gui/candidate/evaluationworker.cpp" line="+45"/>
@@ -474,7 +663,7 @@
         <translation>运行 %1 指定了未知的后端。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+39"/>
         <source>Edited by hand from candidate %1.</source>
         <translation>基于候选 %1 手工编辑。</translation>
     </message>
@@ -482,7 +671,7 @@
 <context>
     <name>kfgui::LibraryDetail</name>
     <message>
-        <location filename="../gui/library/librarydetail.cpp" line="+34"/>
+        <location filename="../gui/library/librarydetail.cpp" line="+35"/>
         <source>any</source>
         <translation>任意</translation>
     </message>
@@ -547,7 +736,7 @@
         <translation>&lt;b&gt;当&lt;/b&gt; 算子类别为 %1、瓶颈为 %2、状态为 %3、专家为 %4 时&lt;br&gt;</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>&lt;b&gt;Then&lt;/b&gt; %1&lt;br&gt;</source>
         <translation>&lt;b&gt;则&lt;/b&gt; %1&lt;br&gt;</translation>
     </message>
@@ -1039,9 +1228,204 @@
     </message>
 </context>
 <context>
+    <name>kfgui::LlmConfig</name>
+    <message>
+        <location filename="../gui/settings/llmconfigfile.cpp" line="+33"/>
+        <source>Cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 is not valid JSON</source>
+        <translation>%1 不是有效的 JSON</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <location line="+5"/>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::LlmProvidersPage</name>
+    <message>
+        <location filename="../gui/settings/llmproviderspage.cpp" line="+55"/>
+        <source>Store key in keyring</source>
+        <translation>将密钥存入钥匙串</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Input per Mtok</source>
+        <translation>每百万输入令牌价格</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Output per Mtok</source>
+        <translation>每百万输出令牌价格</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Concurrency</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Key variable</source>
+        <translation>密钥环境变量</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Models: the model ids the endpoint serves, separated by commas. Key variable: the environment variable that holds the key when it is not in the keyring.</source>
+        <translation>模型：该端点提供的模型 ID，以逗号分隔。密钥环境变量：密钥不在钥匙串中时保存密钥的环境变量。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Add provider</source>
+        <translation>添加提供方</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Remove provider</source>
+        <translation>移除提供方</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>API key of the selected provider</source>
+        <translation>所选提供方的 API 密钥</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Expert role</source>
+        <translation>专家角色</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Models (empty: every model)</source>
+        <translation>模型（留空：全部模型）</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <location line="+4"/>
+        <location line="+3"/>
+        <source>unlimited</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Key:</source>
+        <translation>密钥：</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Providers</source>
+        <translation>提供方</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Models per expert role</source>
+        <translation>各专家角色的模型</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Budgets of a run (0: unlimited)</source>
+        <translation>每次运行的预算（0：不限）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Tokens:</source>
+        <translation>令牌：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cost:</source>
+        <translation>费用：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Calls:</source>
+        <translation>调用：</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>No keyring service is available (%1): each provider&apos;s key is taken from its environment variable.</source>
+        <translation>没有可用的钥匙串服务（%1）：各提供方的密钥取自其环境变量。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+172"/>
+        <source>The key of %1 is in the keyring.</source>
+        <translation>%1 的密钥已在钥匙串中。</translation>
+    </message>
+    <message>
+        <location line="-169"/>
+        <source>The key could not be stored: no keyring service is available (%1). Set the provider&apos;s environment variable instead.</source>
+        <translation>无法保存密钥：没有可用的钥匙串服务（%1）。请改为设置该提供方的环境变量。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>OpenAI-compatible</source>
+        <translation>OpenAI 兼容</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Anthropic</source>
+        <translation>Anthropic</translation>
+    </message>
+    <message>
+        <location line="+85"/>
+        <source>Provider %1: the concurrency must be a whole number.</source>
+        <translation>提供方 %1：并发数必须是整数。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Provider %1: the prices must be numbers (money per million tokens).</source>
+        <translation>提供方 %1：价格必须是数字（每百万令牌的费用）。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Provider %1: name at least one model.</source>
+        <translation>提供方 %1：请至少填写一个模型。</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>Not saved: %1</source>
+        <translation>未保存：%1</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Select a provider to store its key in the keyring.</source>
+        <translation>选择一个提供方，将其密钥存入钥匙串。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>No key of %1 in the keyring: its environment variable is used, if set.</source>
+        <translation>钥匙串中没有 %1 的密钥：如已设置，将使用其环境变量。</translation>
+    </message>
+</context>
+<context>
     <name>kfgui::MainWindow</name>
     <message>
-        <location filename="../gui/mainwindow.cpp" line="+203"/>
+        <location filename="../gui/mainwindow.cpp" line="+254"/>
         <source>Kernel Foundry</source>
         <translation>Kernel Foundry</translation>
     </message>
@@ -1051,12 +1435,12 @@
         <translation>%1 — Kernel Foundry</translation>
     </message>
     <message>
-        <location line="-116"/>
+        <location line="-161"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location line="-35"/>
+        <location line="-36"/>
         <source>Tasks</source>
         <translation>任务</translation>
     </message>
@@ -1081,7 +1465,7 @@
         <translation>经验库</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+23"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
@@ -1161,7 +1545,12 @@
         <translation>关于 Kernel Foundry(&amp;A)</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+30"/>
+        <source>No keyring service is available (%1): LLM keys are taken from the providers&apos; environment variables.</source>
+        <translation>没有可用的钥匙串服务（%1）：LLM 密钥取自各提供方的环境变量。</translation>
+    </message>
+    <message>
+        <location line="+38"/>
         <source>A search is running</source>
         <translation>搜索正在运行</translation>
     </message>
@@ -1176,22 +1565,27 @@
         <translation>无法打开项目</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>No search in this project yet. Pick a task and press Start search.</source>
         <translation>此项目中尚无搜索。请选择一个任务，然后点击“开始搜索”。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+26"/>
         <source>Run %1 on %2: %3 %4</source>
         <translation>运行 %1（%2）：%3 %4</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-19"/>
         <source>Cannot read the project&apos;s runs: %1</source>
         <translation>无法读取项目的运行记录：%1</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+24"/>
+        <source>Cannot read run %1: %2</source>
+        <translation>无法读取运行 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+17"/>
         <source>No recent projects</source>
         <translation>没有最近的项目</translation>
     </message>
@@ -1246,7 +1640,7 @@
         <translation>显示任务文件夹</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>does not load</source>
         <translation>无法加载</translation>
     </message>
@@ -1281,18 +1675,39 @@
         <translation>任务 %1 没有 %2 后端的参考实现。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
+        <source>LLM experts</source>
+        <translation>LLM 专家</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>The LLM providers&apos; configuration cannot be used: %1</source>
+        <translation>LLM 提供方配置无法使用：%1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Reading the LLM providers&apos; keys…</source>
+        <translation>正在读取 LLM 提供方的密钥…</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The keyring did not answer: LLM keys are taken from the providers&apos; environment variables.</source>
+        <translation>钥匙串没有响应：LLM 密钥取自各提供方的环境变量。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>Starting a search on %1…</source>
         <translation>正在对 %1 启动搜索…</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-138"/>
+        <location line="+149"/>
         <location line="+6"/>
         <source>Run %1 on %2: %3</source>
         <translation>运行 %1（%2）：%3</translation>
     </message>
     <message numerus="yes">
-        <location line="+6"/>
+        <location line="+7"/>
         <source>Run %1: %2 — %3; %n evaluation(s)</source>
         <translation>
             <numerusform>运行 %1：%2 — %3；%n 次评估</numerusform>
@@ -1415,42 +1830,7 @@
 <context>
     <name>kfgui::PopulationModel</name>
     <message>
-        <location filename="../gui/runs/populationmodel.cpp" line="+82"/>
-        <source>correct</source>
-        <translation>正确</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>incorrect</source>
-        <translation>不正确</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>compile error</source>
-        <translation>编译错误</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>load error</source>
-        <translation>加载错误</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>runtime error</source>
-        <translation>运行时错误</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>timeout</source>
-        <translation>超时</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>integrity violation</source>
-        <translation>完整性违规</translation>
-    </message>
-    <message>
-        <location line="+47"/>
+        <location filename="../gui/runs/populationmodel.cpp" line="+120"/>
         <source>Id</source>
         <translation>ID</translation>
     </message>
@@ -1733,52 +2113,12 @@
 <context>
     <name>kfgui::RunPanel</name>
     <message>
-        <location filename="../gui/runs/runpanel.cpp" line="+21"/>
-        <source>idle</source>
-        <translation>空闲</translation>
+        <location filename="../gui/runs/runpanel.cpp" line="+20"/>
+        <source>LLM experts</source>
+        <translation>LLM 专家</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>starting…</source>
-        <translation>正在启动…</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>running</source>
-        <translation>运行中</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>pausing after the batch in flight…</source>
-        <translation>将在当前批次完成后暂停…</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>paused</source>
-        <translation>已暂停</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>stopping after the batch in flight…</source>
-        <translation>将在当前批次完成后停止…</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>done</source>
-        <translation>已完成</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <location line="+11"/>
         <source>Start search</source>
         <translation>开始搜索</translation>
     </message>
@@ -1798,12 +2138,22 @@
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>Run configuration</source>
         <translation>运行配置</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+24"/>
+        <source>Let the LLM experts of Settings › LLM providers propose children beside the built-in experts</source>
+        <translation>让“设置 › LLM 提供方”中的 LLM 专家与内置专家一起提出子代</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Configure LLM providers in Settings › LLM providers to use LLM experts</source>
+        <translation>在“设置 › LLM 提供方”中配置提供方后即可使用 LLM 专家</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Select a task in the Tasks tab.</source>
         <translation>请在“任务”标签页中选择一个任务。</translation>
     </message>
@@ -1824,17 +2174,69 @@
     </message>
 </context>
 <context>
+    <name>kfgui::RunPicker</name>
+    <message>
+        <location filename="../gui/runs/runpicker.cpp" line="+41"/>
+        <source>The run shown in the search view: the live run or an earlier one of the project</source>
+        <translation>搜索视图中显示的运行：当前运行或项目中较早的运行</translation>
+    </message>
+    <message>
+        <location line="+49"/>
+        <source>live</source>
+        <translation>当前</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>best %1×</source>
+        <translation>最佳 %1×</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no correct candidate</source>
+        <translation>没有正确的候选</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>Run %1 — %2, %3, %4, %n evaluation(s), %5</source>
+        <translation>
+            <numerusform>运行 %1 — %2，%3，%4，%n 次评估，%5</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>kfgui::SearchView</name>
     <message>
-        <location filename="../gui/runs/searchview.cpp" line="+55"/>
+        <location filename="../gui/runs/searchview.cpp" line="+73"/>
         <source>No search yet. Pick a task and press Start search.</source>
         <translation>尚无搜索。请选择一个任务，然后点击“开始搜索”。</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>stopped: %1</source>
+        <translation>已停止：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>island %1: %2</source>
+        <translation>岛 %1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+4"/>
+        <source>LLM: %n call(s), %1 input + %2 output tokens, cost %3</source>
+        <translation>
+            <numerusform>LLM：%n 次调用，输入 %1 + 输出 %2 个令牌，费用 %3</numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>kfgui::SearchWorker</name>
     <message>
-        <location filename="../gui/runs/searchworker.cpp" line="+92"/>
+        <location filename="../gui/runs/searchworker.cpp" line="+26"/>
+        <source>the LLM configuration is not valid JSON</source>
+        <translation>LLM 配置不是有效的 JSON</translation>
+    </message>
+    <message>
+        <location line="+80"/>
         <source>unknown backend %1</source>
         <translation>未知的后端 %1</translation>
     </message>
@@ -1844,7 +2246,7 @@
         <translation>任务 %1 没有 %2 参考实现</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+48"/>
         <source>unknown error in the engine thread</source>
         <translation>引擎线程中发生未知错误</translation>
     </message>
@@ -1852,7 +2254,7 @@
 <context>
     <name>kfgui::SettingsDialog</name>
     <message>
-        <location filename="../gui/settings/settingsdialog.cpp" line="+20"/>
+        <location filename="../gui/settings/settingsdialog.cpp" line="+21"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -1880,6 +2282,11 @@
         <location line="+5"/>
         <source>Runs and backend</source>
         <translation>运行与后端</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LLM providers</source>
+        <translation>LLM 提供方</translation>
     </message>
     <message>
         <location line="+1"/>
