@@ -1,7 +1,11 @@
 #pragma once
 // A small project for the GUI tests: one host run of tests/data/tasks/scale_add with three
 // candidates and their diagnoses (two correct, the third a compile error on line 5).
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
 #include <QImage>
+#include <QStringList>
 #include <QString>
 #include <QWidget>
 
@@ -159,6 +163,17 @@ inline void screenshot(QWidget* w, const QString& name) {
     const QString dir = qEnvironmentVariable("KF_SCREENSHOT_DIR");
     if (dir.isEmpty()) return;
     w->grab().save(dir + QLatin1Char('/') + name);
+}
+
+/** Files under `dir` whose bytes contain `needle` (e.g. a key that must never be written). */
+inline QStringList filesContaining(const QString& dir, const QByteArray& needle) {
+    QStringList out;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile f(it.next());
+        if (f.open(QIODevice::ReadOnly) && f.readAll().contains(needle)) out << f.fileName();
+    }
+    return out;
 }
 
 }  // namespace guitest

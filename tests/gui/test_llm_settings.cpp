@@ -14,6 +14,7 @@
 #include "settings/llmconfigfile.h"
 #include "settings/llmproviderspage.h"
 #include "settings/settingsdialog.h"
+#include "guiproject.h"
 #include "testsupport.h"
 
 namespace {
@@ -22,18 +23,10 @@ const char* kKey = "sk-gui-test-SECRET-9876";
 
 void setCell(QTableWidget* t, int row, int column, const QString& text) { t->item(row, column)->setText(text); }
 
-/** Files under `dir` whose bytes contain `needle`. */
-QStringList filesContaining(const QString& dir, const QByteArray& needle) {
-    QStringList out;
-    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        QFile f(it.next());
-        if (f.open(QIODevice::ReadOnly) && f.readAll().contains(needle)) out << f.fileName();
-    }
-    return out;
-}
 
 }  // namespace
+
+using guitest::filesContaining;
 
 class TestLlmSettings : public QObject {
     Q_OBJECT

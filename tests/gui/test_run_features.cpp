@@ -20,6 +20,7 @@
 #include "runs/searchview.h"
 #include "settings/llmconfigfile.h"
 #include "taskbrowser.h"
+#include "guiproject.h"
 #include "testsupport.h"
 
 namespace {
@@ -51,17 +52,10 @@ void start(kfgui::MainWindow& window, const QString& task) {
     QTest::mouseClick(button, Qt::LeftButton);
 }
 
-QStringList filesContaining(const QString& dir, const QByteArray& needle) {
-    QStringList out;
-    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        QFile f(it.next());
-        if (f.open(QIODevice::ReadOnly) && f.readAll().contains(needle)) out << f.fileName();
-    }
-    return out;
-}
 
 }  // namespace
+
+using guitest::filesContaining;
 
 class TestRunFeatures : public QObject {
     Q_OBJECT
