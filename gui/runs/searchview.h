@@ -33,7 +33,7 @@ class SearchView : public QWidget {
 public:
     static constexpr int kRefreshMs = 150;
     /** At most this many events reach the views in one go (see applyPending). */
-    static constexpr int kMaxEventsPerTick = 100;
+    static constexpr int kMaxEventsPerTick = 50;
 
     explicit SearchView(QWidget* parent = nullptr);
 
