@@ -59,6 +59,11 @@ struct WorkerConfig {
     std::vector<std::string> command;
 };
 
+/** Where a worker was, from its last progress line: "correctness of case 'odd', trial 2". */
+std::string describe_worker_progress(const nlohmann::json& progress);
+/** The stage a worker had reached, from its last progress line (Load when unknown). */
+Stage worker_progress_stage(const nlohmann::json& progress);
+
 /**
  * One worker process, speaking the JSON-lines protocol (docs/worker-protocol.md). Restarts
  * the process when it dies, hangs or reports a sticky fault. Not thread-safe: one owner.

@@ -32,24 +32,6 @@ std::string read_text(const std::filesystem::path& p) {
 std::string extension(Backend b) { return b == Backend::Cuda ? ".cu" : ".cpp"; }
 
 
-std::string describe_progress(const json& p) {
-    if (!p.is_object()) return "start-up";
-    std::string s = p.value("stage", "");
-    if (p.contains("case")) s += " of case '" + p.value("case", "") + "'";
-    if (p.contains("trial")) s += ", trial " + std::to_string(p.value("trial", 0) + 1);
-    if (p.contains("what")) s += " (" + p.value("what", "") + ")";
-    return s;
-}
-
-Stage stage_of_progress(const json& p) {
-    if (!p.is_object()) return Stage::Load;
-    try {
-        return stage_from_string(p.value("stage", "load"));
-    } catch (const Error&) {
-        return Stage::Load;
-    }
-}
-
 /** Remedies the router can act on, from the outcome. */
 std::vector<std::string> advise(const Diagnosis& d) {
     switch (d.status) {
@@ -275,15 +257,15 @@ void Evaluator::evaluate_compiled(const Task& task, const CompileResult& cr, con
     d.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (r.timed_out) {
         d.status = Status::Timeout;
-        d.stage = stage_of_progress(r.last_progress);
+        d.stage = worker_progress_stage(r.last_progress);
         d.message = "no result within " + std::to_string(static_cast<int>(opt.timeout_s)) + " s, during " +
-                    describe_progress(r.last_progress) + "; the worker was killed and restarted";
+                    describe_worker_progress(r.last_progress) + "; the worker was killed and restarted";
         return;
     }
     if (r.crashed) {
         d.status = Status::RuntimeError;
-        d.stage = stage_of_progress(r.last_progress);
-        d.message = "the worker process died (" + r.exit + ") during " + describe_progress(r.last_progress) +
+        d.stage = worker_progress_stage(r.last_progress);
+        d.message = "the worker process died (" + r.exit + ") during " + describe_worker_progress(r.last_progress) +
                     "; it was restarted";
         return;
     }

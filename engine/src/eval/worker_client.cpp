@@ -8,6 +8,26 @@ namespace kf {
 
 using nlohmann::json;
 
+std::string describe_worker_progress(const json& p) {
+    if (!p.is_object()) return "start-up";
+    std::string s = p.value("stage", "");
+    if (p.contains("case")) s += " of case '" + p.value("case", "") + "'";
+    if (p.contains("trial")) s += ", trial " + std::to_string(p.value("trial", 0) + 1);
+    if (p.contains("what")) s += " (" + p.value("what", "") + ")";
+    return s;
+}
+
+Stage worker_progress_stage(const json& p) {
+    if (!p.is_object()) return Stage::Load;
+    std::string stage = p.value("stage", "load");
+    if (stage == "baseline") return Stage::Timing;  // the KernelBench worker timing its baselines
+    try {
+        return stage_from_string(stage);
+    } catch (const Error&) {
+        return Stage::Load;
+    }
+}
+
 struct WorkerClient::Impl {
     LineProcess proc;
     long long next_id = 1;

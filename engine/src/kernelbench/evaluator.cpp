@@ -20,25 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string stage_word(const json& progress) {
-    if (!progress.is_object()) return "start-up";
-    std::string s = progress.value("stage", "start-up");
-    if (progress.contains("trial")) s += " (trial " + progress["trial"].dump() + ")";
-    if (progress.contains("what") && progress["what"].is_string()) s += " (" + progress["what"].get<std::string>() + ")";
-    return s;
-}
-
-Stage stage_of(const json& progress) {
-    if (!progress.is_object()) return Stage::Load;
-    std::string s = progress.value("stage", "load");
-    if (s == "baseline") return Stage::Timing;
-    try {
-        return stage_from_string(s);
-    } catch (const std::exception&) {
-        return Stage::Load;
-    }
-}
-
 std::string tail(const std::string& s, std::size_t n) { return s.size() <= n ? s : s.substr(s.size() - n); }
 
 /** The last line of a process's output that is a JSON object with an "ok" member. */
@@ -213,15 +194,15 @@ Result Evaluator::evaluate(const Problem& p, const std::optional<fs::path>& cand
     d.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (rep.timed_out) {
         d.status = Status::Timeout;
-        d.stage = stage_of(rep.last_progress);
+        d.stage = worker_progress_stage(rep.last_progress);
         d.message = "no result within " + std::to_string(static_cast<int>(opt.timeout_s)) + " s, during " +
-                    stage_word(rep.last_progress) + "; the worker was killed and restarted";
+                    describe_worker_progress(rep.last_progress) + "; the worker was killed and restarted";
         return r;
     }
     if (rep.crashed) {
         d.status = Status::RuntimeError;
-        d.stage = stage_of(rep.last_progress);
-        d.message = "the KernelBench worker died (" + rep.exit + ") during " + stage_word(rep.last_progress) +
+        d.stage = worker_progress_stage(rep.last_progress);
+        d.message = "the KernelBench worker died (" + rep.exit + ") during " + describe_worker_progress(rep.last_progress) +
                     "; it will be restarted";
         return r;
     }
