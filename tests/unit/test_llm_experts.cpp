@@ -269,6 +269,37 @@ private slots:
         QCOMPARE(s.count(), 0);
     }
 
+    /**
+     * A proposal cancelled while it waits for the provider's only slot sent nothing: it is
+     * not a call. The one in flight when the run stopped was sent, and counts.
+     */
+    void call_cancelled_before_sending_is_not_counted() {
+        HttpTestServer s([](const kftest::HttpRequest&, int) {
+            HttpResponse r = openai(fenced("slow", kGood));
+            r.delay_ms = 4000;
+            return r;
+        });
+        LlmConfig c = config(s);
+        c.providers[0].concurrency = 1;
+        auto e = ensemble(c);
+        auto memory = role(*e, "llm:memory");
+        std::thread first([&] { memory->propose(context()); });
+        for (int i = 0; i < 300 && s.count() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        QCOMPARE(s.count(), 1);
+        auto waiting = role(*e, "llm:compute");
+        std::thread second([&] { waiting->propose(context()); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        e->cancel();
+        first.join();
+        second.join();
+        QCOMPARE(s.count(), 1);
+        QCOMPARE(e->accounting().totals().calls, std::int64_t(1));
+        QCOMPARE(static_cast<int>(e->accounting().calls().size()), 1);
+        QCOMPARE(e->accounting().calls().front().outcome, std::string("cancelled"));
+        std::string why;
+        QVERIFY(!e->budget_spent(&why));
+    }
+
     void concurrent_proposals() {
         HttpTestServer s([](const kftest::HttpRequest&, int i) {
             HttpResponse r = openai(fenced("variant", std::string(kGood) + "// " + std::to_string(i) + "\n"));

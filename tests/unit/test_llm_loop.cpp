@@ -338,7 +338,7 @@ private slots:
         ens->watch(&control);
         EvolveOutcome out = evolve(task_, ev, store, opt, [&](const SearchEvent& e) { ens->observe(e); },
                                    [&] { return ens->budget_spent(); });
-        if (server.count() == 0) QSKIP("kf::evolve does not hand EvolveOptions::experts to the search yet");
+        QVERIFY2(server.count() > 0, "no LLM expert was called");
         int llm_children = 0;
         for (const auto& c : store.candidates(out.run_id)) llm_children += c.expert.rfind("llm:", 0) == 0;
         QVERIFY(llm_children >= 1);
@@ -392,7 +392,8 @@ private slots:
         auto saved = store.get_state(one.run_id, "llm");
         QVERIFY(saved);
         QCOMPARE((*saved)["usage"]["totals"].value("calls", std::int64_t{0}), calls_before);
-        QCOMPARE(server.count(), static_cast<int>(calls_before));
+        // The server records a request on its own thread, which may lag a call cancelled at the stop.
+        QTRY_COMPARE_WITH_TIMEOUT(server.count(), static_cast<int>(calls_before), 3000);
 
         // Resumed with a fresh ensemble (a new process): the budget counts the calls already
         // made, and the bandit starts from what the first part learnt.

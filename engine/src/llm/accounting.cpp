@@ -48,6 +48,11 @@ void Accounting::end_call(const CallRecord& r) {
     calls_.push_back(r);
 }
 
+void Accounting::abandon_call() {
+    std::lock_guard lock(mu_);
+    if (in_flight_ > 0) --in_flight_;
+}
+
 bool Accounting::spent(std::string* why) const {
     std::lock_guard lock(mu_);
     return spent_locked(totals_.calls, why);

@@ -172,6 +172,7 @@ struct HttpProvider::Attempt {
     std::string retry_after;
     std::string curl_error;
     bool cancelled = false;
+    curl_off_t uploaded = 0;  ///< bytes of the request sent
 };
 
 namespace {
@@ -185,12 +186,14 @@ struct Transfer {
     std::string* retry_after = nullptr;
     double stall_s = 0;
     bool stalled = false;
+    curl_off_t uploaded = 0;
     curl_off_t last_bytes = 0;
     std::chrono::steady_clock::time_point last_change = std::chrono::steady_clock::now();
 };
 
-int on_progress(void* p, curl_off_t, curl_off_t dlnow, curl_off_t, curl_off_t) {
+int on_progress(void* p, curl_off_t, curl_off_t dlnow, curl_off_t, curl_off_t ulnow) {
     auto* t = static_cast<Transfer*>(p);
+    t->uploaded = std::max(t->uploaded, ulnow);
     if (t->cancelled && *t->cancelled && (*t->cancelled)()) {
         t->was_cancelled = true;
         return 1;
@@ -323,6 +326,7 @@ HttpProvider::Attempt HttpProvider::attempt(const std::string& url, const std::s
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &a.status);
     a.curl_error = errbuf;
     a.cancelled = t.was_cancelled;
+    a.uploaded = t.uploaded;
     if (t.stalled) a.code = CURLE_OPERATION_TIMEDOUT;
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
@@ -341,6 +345,7 @@ ChatResponse HttpProvider::complete(const ChatRequest& req, const CancelCheck& c
     };
     if ((cancelled && cancelled()) || !slots_.acquire(cancelled)) {
         out.cancelled = true;
+        out.sent = false;
         out.error = "cancelled";
         return finish();
     }
@@ -357,6 +362,7 @@ ChatResponse HttpProvider::complete(const ChatRequest& req, const CancelCheck& c
         out.http_status = static_cast<int>(a.status);
         if (a.cancelled) {
             out.cancelled = true;
+            out.sent = k > 0 || a.uploaded > 0 || a.status != 0;
             out.error = "cancelled";
             return finish();
         }

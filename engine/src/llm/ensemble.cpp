@@ -177,6 +177,11 @@ ChatResponse LlmEnsemble::call(const std::string& expert, const std::string& mod
         r = {};
         r.error = std::string("provider failed: ") + e.what();
     }
+    if (!r.sent) {
+        // Abandoned before anything left for the endpoint: not a call, nothing to pay.
+        accounting_.abandon_call();
+        return r;
+    }
     CallRecord rec;
     rec.expert = expert;
     rec.model = model;

@@ -48,6 +48,8 @@ public:
     bool begin_call(std::string& why);
     /** Records a finished call (successful or not) and releases its reservation. */
     void end_call(const CallRecord& r);
+    /** Releases the reservation of a call that never reached its endpoint; nothing is counted. */
+    void abandon_call();
     /** True once a budget is spent; `why` gets the reason. */
     bool spent(std::string* why = nullptr) const;
 

@@ -43,6 +43,11 @@ struct ChatResponse {
     int http_status = 0;        ///< of the last attempt
     int attempts = 0;
     bool cancelled = false;
+    /**
+     * False only when the request was abandoned before any byte of it left for the endpoint
+     * (cancelled while waiting for a slot or while connecting): such a request is not a call.
+     */
+    bool sent = true;
     double seconds = 0;
 };
 
