@@ -51,6 +51,39 @@ private slots:
         qputenv("XDG_DATA_HOME", QByteArray::fromStdString(kftest::temp_dir("evolve-data").string()));
     }
 
+    /** What the store keeps of a child, for evolve and kernelbench run alike. */
+    void candidate_record_of_a_child() {
+        Child c;
+        c.proposal.source = "#define BLOCK 128\n";
+        c.proposal.tunables = {{"BLOCK", 256}};
+        c.proposal.expert = "tuner";
+        c.proposal.family = "softmax/warp";
+        c.proposal.rationale = "BLOCK 128 -> 256";
+        c.proposal.parents = {4, 7};
+        c.island = 2;
+        c.generation = 5;
+        c.route.reason = "occupancy: prior favours tuner";
+        CandidateRecord r = candidate_record(c, 3, "level1/softmax");
+        QCOMPARE(r.run_id, std::int64_t(3));
+        QCOMPARE(r.task, std::string("level1/softmax"));
+        QCOMPARE(r.source, c.proposal.source);
+        QCOMPARE(r.content_hash, proposal_key(c.proposal.source, c.proposal.tunables));
+        QVERIFY(r.content_hash != proposal_key(c.proposal.source, {}));
+        QCOMPARE(r.expert, std::string("tuner"));
+        QCOMPARE(r.family, std::string("softmax/warp"));
+        QCOMPARE(r.rationale, std::string("BLOCK 128 -> 256 [route: occupancy: prior favours tuner]"));
+        QCOMPARE(r.island, 2);
+        QCOMPARE(r.generation, 5);
+        QCOMPARE(r.tunables, c.proposal.tunables);
+        QCOMPARE(r.parents, c.proposal.parents);
+        QCOMPARE(r.author, std::string("engine"));
+        c.proposal.expert = "user";
+        c.route.reason.clear();
+        r = candidate_record(c, 3, "level1/softmax");
+        QCOMPARE(r.author, std::string("user"));
+        QCOMPARE(r.rationale, std::string("BLOCK 128 -> 256"));
+    }
+
     void improves_on_bundled_host_tasks_data() {
         QTest::addColumn<QString>("task");
         QTest::newRow("softmax") << "level1/softmax";

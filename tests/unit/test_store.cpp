@@ -377,6 +377,18 @@ private slots:
         expect_refused(dir, {"project.kfproj", "format 7"});
     }
 
+    // A symbolic link in place of project.db is refused: its journal and WAL would be looked
+    // for beside the link, not beside the database, and a crash could then corrupt it.
+    void refusesADatabaseThatIsASymbolicLink() {
+        const fs::path real = kftest::temp_dir("store-link-target");
+        kf::ProjectStore::create(real, "real");
+        const fs::path dir = kftest::temp_dir("store-link");
+        write_project_file(dir);
+        fs::create_symlink(real / "project.db", dir / "project.db");
+        expect_refused(dir, {"project.db", "symbolic link"});
+        QVERIFY(kf::ProjectStore::open(real).runs().empty());
+    }
+
     void refusesAnotherApplicationsDatabase() {
         const fs::path dir = kftest::temp_dir("store-foreign");
         write_project_file(dir);

@@ -25,6 +25,14 @@ std::filesystem::path resources_dir();
 /** Library patterns for a task and backend from a seed file (resources/library/seed.json). */
 std::vector<PatternSource> load_seed_patterns(const std::filesystem::path& seed_json, const Task& task, Backend backend);
 
+/**
+ * What the project store keeps of a search child before it is evaluated: its source and
+ * content key, expert, family, rationale (with the router's reason when there is one),
+ * island, generation, tunables and parents; author "user" for a kernel the user wrote
+ * (a hand-written seed, an injected edit), else "engine".
+ */
+CandidateRecord candidate_record(const Child& child, std::int64_t run_id, const std::string& task);
+
 struct EvolveOptions {
     SearchConfig search;
     EvalOptions eval;

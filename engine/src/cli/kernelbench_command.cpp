@@ -11,6 +11,7 @@
 
 #include "kf/compile.h"
 #include "kf/evaluator.h"
+#include "kf/evolution.h"
 #include "kf/kernelbench.h"
 #include "kf/paths.h"
 #include "kf/search.h"
@@ -213,20 +214,7 @@ struct ProblemRun {
         cfg.backend = Backend::Cuda;
         SearchHooks hooks;
         hooks.evaluate = [this](const std::vector<Child>& batch) { return evaluate_batch(batch); };
-        hooks.on_child = [this](Child& c) {
-            CandidateRecord rec;
-            rec.run_id = run;
-            rec.task = p.key();
-            rec.source = c.proposal.source;
-            rec.content_hash = proposal_key(c.proposal.source, c.proposal.tunables);
-            rec.expert = c.proposal.expert;
-            rec.family = c.proposal.family;
-            rec.rationale = c.proposal.rationale;
-            rec.tunables = c.proposal.tunables;
-            rec.parents = c.proposal.parents;
-            rec.author = c.proposal.expert == "user" ? "user" : "engine";
-            c.id = store.add_candidate(rec);
-        };
+        hooks.on_child = [this](Child& c) { c.id = store.add_candidate(candidate_record(c, run, p.key())); };
         Search search(cfg, {}, hooks);
         std::vector<Proposal> seeds;
         for (const auto& f : candidates) {

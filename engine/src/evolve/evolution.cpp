@@ -175,6 +175,23 @@ std::vector<PatternSource> load_seed_patterns(const std::filesystem::path& seed_
     return out;
 }
 
+CandidateRecord candidate_record(const Child& c, std::int64_t run_id, const std::string& task) {
+    CandidateRecord rec;
+    rec.run_id = run_id;
+    rec.task = task;
+    rec.source = c.proposal.source;
+    rec.content_hash = proposal_key(c.proposal.source, c.proposal.tunables);
+    rec.expert = c.proposal.expert;
+    rec.family = c.proposal.family;
+    rec.rationale = c.proposal.rationale + (c.route.reason.empty() ? "" : " [route: " + c.route.reason + "]");
+    rec.island = c.island;
+    rec.generation = c.generation;
+    rec.tunables = c.proposal.tunables;
+    rec.parents = c.proposal.parents;
+    rec.author = c.proposal.expert == "user" ? "user" : "engine";
+    return rec;
+}
+
 EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store, const EvolveOptions& opt,
                      const std::function<void(const SearchEvent&)>& on_event, const std::function<bool()>& should_stop) {
     const Backend b = evaluator.backend();
@@ -295,22 +312,7 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
         }
     };
     // Every child is committed before it is evaluated, every evaluation as soon as it is done.
-    hooks.on_child = [&](Child& c) {
-        CandidateRecord rec;
-        rec.run_id = run;
-        rec.task = task.name;
-        rec.source = c.proposal.source;
-        rec.content_hash = proposal_key(c.proposal.source, c.proposal.tunables);
-        rec.expert = c.proposal.expert;
-        rec.family = c.proposal.family;
-        rec.rationale = c.proposal.rationale + (c.route.reason.empty() ? "" : " [route: " + c.route.reason + "]");
-        rec.island = c.island;
-        rec.generation = c.generation;
-        rec.tunables = c.proposal.tunables;
-        rec.parents = c.proposal.parents;
-        rec.author = c.proposal.expert == "user" ? "user" : "engine";
-        c.id = store.add_candidate(rec);
-    };
+    hooks.on_child = [&](Child& c) { c.id = store.add_candidate(candidate_record(c, run, task.name)); };
     // Children compile on all cores while the worker evaluates those already compiled.
     PipelineConfig pipe;
     pipe.compile_threads = opt.compile_threads;

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "../util/sqlite.h"
 #include "kf/library.h"
-#include "sqlite.h"
 
 namespace kf {
 
@@ -21,11 +21,12 @@ namespace library_detail {
 std::string now_iso();
 /** Stores one librarian record (the improvements table). */
 void insert_improvement(sql::Database& db, const Improvement& imp);
-/** Whitespace runs collapsed to one space, ends trimmed: signatures compare on this. */
 std::string to_json_text(const std::vector<std::string>& v);
 std::string to_json_text(const std::vector<double>& v);
 std::vector<std::string> strings_from_json_text(const std::string& s);
 std::vector<double> doubles_from_json_text(const std::string& s);
+/** Throws kf::LibraryError "<file>: <message>" (the sql layer's Raise for the library). */
+[[noreturn]] void raise_library_error(const std::string& file, const std::string& message);
 /** Brings a freshly opened read-write connection to kLibrarySchemaVersion. */
 void migrate(sql::Database& db);
 /** Stores an insight row (insert when id is 0, else update) with its weight recomputed. */

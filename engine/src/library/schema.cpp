@@ -95,7 +95,7 @@ void check_existing(const fs::path& file) {
         throw LibraryError(where + "not a Kernel Foundry library (not a SQLite database)");
     // application_id and user_version come through SQLite rather than from the header bytes:
     // in WAL mode a writer that is still open may hold newer header pages in the -wal file.
-    sql::Database probe(file, /*read_only=*/true);
+    sql::Database probe(file, sql::OpenMode::ReadOnly, library_detail::raise_library_error);
     std::int64_t tables = 0, version = 0, app_id = 0;
     std::string check;
     try {
@@ -123,6 +123,10 @@ void check_existing(const fs::path& file) {
 }  // namespace
 
 namespace library_detail {
+
+void raise_library_error(const std::string& file, const std::string& message) {
+    throw LibraryError(file + ": " + message);
+}
 
 void migrate(sql::Database& db) {
     // The version is read inside the write transaction, so that two processes creating the
@@ -164,7 +168,8 @@ ExperienceLibrary ExperienceLibrary::open(const fs::path& file) {
     }
     auto impl = std::make_unique<Impl>();
     impl->path = file;
-    impl->db = std::make_unique<sql::Database>(file, /*read_only=*/false);
+    impl->db =
+        std::make_unique<sql::Database>(file, sql::OpenMode::ReadWriteCreate, library_detail::raise_library_error);
     impl->db->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
     library_detail::migrate(*impl->db);
     return ExperienceLibrary(std::move(impl));

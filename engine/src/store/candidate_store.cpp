@@ -60,7 +60,7 @@ std::string lineage_kind(const CandidateRecord& c) {
 
 std::int64_t ProjectStore::add_candidate(CandidateRecord c) {
     if (c.author != "engine" && c.author != "user")
-        throw StoreError(impl_->db.path(), "unknown candidate author '" + c.author + "' (engine or user)");
+        throw StoreError(impl_->db.file().string(), "unknown candidate author '" + c.author + "' (engine or user)");
     if (c.content_hash.empty()) c.content_hash = sha256_hex(c.source);
     if (c.created.empty()) c.created = store::iso_now();
     store::WriteScope scope(*impl_);
@@ -72,7 +72,7 @@ std::int64_t ProjectStore::add_candidate(CandidateRecord c) {
     s.bind(6, c.island).bind(7, c.generation).bind(8, c.rationale).bind(9, c.author);
     s.bind(10, c.tunables.dump()).bind(11, nlohmann::json(c.parents).dump()).bind(12, c.created).bind(13, c.family);
     s.run();
-    const std::int64_t id = sqlite3_last_insert_rowid(impl_->db.handle());
+    const std::int64_t id = impl_->db.last_insert_id();
 
     const std::string kind = lineage_kind(c);
     store::Statement l(impl_->db, "INSERT INTO lineage (child_id, parent_id, position, kind) VALUES (?1, ?2, ?3, ?4)");
@@ -138,7 +138,7 @@ std::int64_t ProjectStore::add_evaluation(std::int64_t candidate, const Diagnosi
                        "VALUES (?1, ?2, ?3, ?4, ?5)");
     s.bind(1, candidate).bind(2, std::string_view(to_string(d.status))).bind(3, d.fitness());
     s.bind(4, j.dump()).bind(5, store::iso_now()).run();
-    const std::int64_t id = sqlite3_last_insert_rowid(impl_->db.handle());
+    const std::int64_t id = impl_->db.last_insert_id();
     scope.done();
     return id;
 }

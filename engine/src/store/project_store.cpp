@@ -6,6 +6,8 @@
 #include <fstream>
 #include <set>
 
+#include <sqlite3.h>
+
 #include "schema.h"
 #include "store_impl.h"
 
@@ -54,7 +56,7 @@ nlohmann::json parse_json(const ProjectStore::Impl& impl, const std::string& tex
     try {
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-        throw StoreError(impl.db.path(), std::string("corrupt JSON in ") + what + ": " + e.what());
+        throw StoreError(impl.db.file().string(), std::string("corrupt JSON in ") + what + ": " + e.what());
     }
 }
 
@@ -116,7 +118,8 @@ void check_header(const fs::path& db) {
 // Connection settings; only after the database has been checked, since WAL writes the header.
 void configure(store::Database& db) {
     const std::string mode = db.query_text("PRAGMA journal_mode = WAL").value_or("");
-    if (mode != "wal") throw StoreError(db.path(), "cannot switch to WAL mode (journal_mode is '" + mode + "')");
+    if (mode != "wal")
+        throw StoreError(db.file().string(), "cannot switch to WAL mode (journal_mode is '" + mode + "')");
     db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
 }
 
@@ -150,7 +153,7 @@ ProjectStore ProjectStore::create(const fs::path& dir_in, const std::string& nam
     fs::create_directories(dir, ec);
     if (ec) throw StoreError(dir.string(), "cannot create the project folder: " + ec.message());
     write_project_file(project, name);
-    store::Database db(db_path.string(), true);
+    store::Database db = store::open_database(db_path, true);
     configure(db);
     const int applied = store::migrate(db);
     return ProjectStore(std::unique_ptr<Impl>(new Impl{dir, name, kStoreSchemaVersion, applied, 0, std::move(db)}));
@@ -165,7 +168,7 @@ ProjectStore ProjectStore::open(const fs::path& path) {
     const std::string name = read_project_name(project);
     if (!fs::exists(db_path)) throw StoreError(db_path.string(), "the project database is missing");
     check_header(db_path);
-    store::Database db(db_path.string(), false);
+    store::Database db = store::open_database(db_path, false);
     store::check_database(db);
     configure(db);
     const int applied = store::migrate(db);
@@ -216,18 +219,18 @@ std::int64_t ProjectStore::add_run(const std::string& task, const nlohmann::json
     store::Statement s(impl_->db,
                        "INSERT INTO runs (task, config, state, created, updated) VALUES (?1, ?2, 'running', ?3, ?3)");
     s.bind(1, task).bind(2, config.dump()).bind(3, now).run();
-    const std::int64_t id = sqlite3_last_insert_rowid(impl_->db.handle());
+    const std::int64_t id = impl_->db.last_insert_id();
     scope.done();
     return id;
 }
 
 void ProjectStore::set_run_state(std::int64_t run, const std::string& state, const std::string& reason) {
     static const std::set<std::string> states = {"running", "paused", "done", "failed", "stopped"};
-    if (!states.count(state)) throw StoreError(impl_->db.path(), "unknown run state '" + state + "'");
+    if (!states.count(state)) throw StoreError(impl_->db.file().string(), "unknown run state '" + state + "'");
     store::WriteScope scope(*impl_);
     store::Statement s(impl_->db, "UPDATE runs SET state = ?1, stop_reason = ?2, updated = ?3 WHERE id = ?4");
     s.bind(1, state).bind(2, reason).bind(3, store::iso_now()).bind(4, run).run();
-    if (sqlite3_changes(impl_->db.handle()) == 0) throw StoreError(impl_->db.path(), "no run " + std::to_string(run));
+    if (impl_->db.changes() == 0) throw StoreError(impl_->db.file().string(), "no run " + std::to_string(run));
     scope.done();
 }
 
@@ -258,7 +261,7 @@ std::int64_t ProjectStore::add_event(std::int64_t run, const std::string& kind, 
     store::WriteScope scope(*impl_);
     store::Statement s(impl_->db, "INSERT INTO events (run_id, kind, payload, created) VALUES (?1, ?2, ?3, ?4)");
     s.bind(1, run).bind(2, kind).bind(3, payload.dump()).bind(4, store::iso_now()).run();
-    const std::int64_t id = sqlite3_last_insert_rowid(impl_->db.handle());
+    const std::int64_t id = impl_->db.last_insert_id();
     scope.done();
     return id;
 }

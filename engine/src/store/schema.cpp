@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <map>
 
+#include <sqlite3.h>
+
 namespace kf::store {
 
 namespace {
@@ -106,7 +108,7 @@ Shape shape_of(Database& db) {
 
 // The shape a database at `version` must have, built by running the migrations in memory.
 Shape expected_shape(int version) {
-    Database mem(":memory:", true);
+    Database mem = open_database(":memory:", true);
     for (int v = 1; v <= version; ++v) mem.exec(migrations()[static_cast<std::size_t>(v - 1)]);
     return shape_of(mem);
 }
@@ -131,6 +133,24 @@ const std::vector<std::string>& migrations() {
     return list;
 }
 
+namespace {
+
+[[noreturn]] void raise_store_error(const std::string& file, const std::string& message) {
+    throw StoreError(file, message);
+}
+
+}  // namespace
+
+Database open_database(const std::filesystem::path& file, bool create) {
+    std::error_code ec;
+    if (std::filesystem::is_symlink(file, ec))
+        throw StoreError(file.string(),
+                         "the database is a symbolic link; open the project where the file really is "
+                         "(SQLite keeps the journal beside the name it was opened with)");
+    return Database(file, create ? sql::OpenMode::ReadWriteCreate : sql::OpenMode::ReadWrite, raise_store_error,
+                    /*follow_links=*/false);
+}
+
 int check_database(Database& db) {
     std::int64_t app_id = 0, version = 0, objects = 0;
     try {
@@ -138,22 +158,23 @@ int check_database(Database& db) {
         version = db.query_int("PRAGMA user_version");
         objects = db.query_int("SELECT count(*) FROM sqlite_master");
     } catch (const StoreError&) {
-        throw StoreError(db.path(), std::string("cannot read the database, it is damaged or not a database (") +
-                                        sqlite3_errmsg(db.handle()) + ")");
+        throw StoreError(db.file().string(),
+                         std::string("cannot read the database, it is damaged or not a database (") +
+                             sqlite3_errmsg(db.handle()) + ")");
     }
     if (app_id == 0 && version == 0 && objects == 0) return 0;  // empty: an interrupted create
     if (app_id != kStoreApplicationId) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "0x%08llX", static_cast<unsigned long long>(app_id & 0xFFFFFFFF));
-        throw StoreError(db.path(), std::string("not a Kernel Foundry project database (application_id ") + buf +
-                                        ", expected 0x4B46444E)");
+        throw StoreError(db.file().string(), std::string("not a Kernel Foundry project database (application_id ") +
+                                                 buf + ", expected 0x4B46444E)");
     }
     const int known = static_cast<int>(migrations().size());
     if (version > known)
-        throw StoreError(db.path(), "schema version " + std::to_string(version) +
-                                        " is newer than this build supports (" + std::to_string(known) +
-                                        "); open it with a newer Kernel Foundry");
-    if (version < 0) throw StoreError(db.path(), "invalid schema version " + std::to_string(version));
+        throw StoreError(db.file().string(), "schema version " + std::to_string(version) +
+                                                 " is newer than this build supports (" + std::to_string(known) +
+                                                 "); open it with a newer Kernel Foundry");
+    if (version < 0) throw StoreError(db.file().string(), "invalid schema version " + std::to_string(version));
     std::string check = db.query_text("PRAGMA quick_check").value_or("no result");
     if (check != "ok") {
         const std::string banner = "*** in database main ***\n";
@@ -161,11 +182,11 @@ int check_database(Database& db) {
         for (char& ch : check)
             if (ch == '\n') ch = ' ';
         if (check.size() > 200) check = check.substr(0, 200) + "...";
-        throw StoreError(db.path(), "the database is corrupt (integrity check: " + check + ")");
+        throw StoreError(db.file().string(), "the database is corrupt (integrity check: " + check + ")");
     }
     const std::string diff = describe_difference(shape_of(db), expected_shape(static_cast<int>(version)));
     if (!diff.empty())
-        throw StoreError(db.path(), "schema does not match version " + std::to_string(version) + ": " + diff);
+        throw StoreError(db.file().string(), "schema does not match version " + std::to_string(version) + ": " + diff);
     return static_cast<int>(version);
 }
 
@@ -186,7 +207,8 @@ int migrate(Database& db) {
             db.exec("COMMIT");
         } catch (const StoreError& e) {
             sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
-            throw StoreError(db.path(), "migration to schema version " + std::to_string(v) + " failed: " + e.reason());
+            throw StoreError(db.file().string(),
+                             "migration to schema version " + std::to_string(v) + " failed: " + e.reason());
         }
         ++applied;
     }

@@ -1,12 +1,21 @@
 #pragma once
 // The project database schema: the ordered list of migrations, the checks that refuse a
 // database that is not ours (before anything is written to it) and the migration runner.
+#include <filesystem>
 #include <string>
 #include <vector>
 
-#include "sqlite.h"
+#include "../util/sqlite.h"
+#include "kf/store.h"
 
 namespace kf::store {
+
+using sql::Database;
+using sql::Statement;
+
+/** Opens the project database (created when `create`) with failures as kf::StoreError; a
+ * symbolic link in place of the file is refused. */
+Database open_database(const std::filesystem::path& file, bool create);
 
 /** Migration n (1-based) takes a database from user_version n-1 to n. Append only. */
 const std::vector<std::string>& migrations();

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "kf/store.h"
-#include "sqlite.h"
+#include "schema.h"
 
 namespace kf {
 

@@ -1,22 +1,41 @@
 #include "sqlite.h"
 
-namespace kf::store {
+#include <exception>
 
-Database::Database(const std::string& path, bool create) : path_(path) {
+#include <sqlite3.h>
+
+namespace kf::sql {
+
+void Database::Closer::operator()(sqlite3* db) const {
+    sqlite3_close_v2(db);
+}
+
+void Statement::Finalizer::operator()(sqlite3_stmt* s) const {
+    sqlite3_finalize(s);
+}
+
+Database::Database(const std::filesystem::path& file, OpenMode mode, Raise raise_error, bool follow_links)
+    : file_(file), raise_(raise_error) {
+    int flags = mode == OpenMode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    if (mode == OpenMode::ReadWriteCreate) flags |= SQLITE_OPEN_CREATE;
+    if (!follow_links) flags |= SQLITE_OPEN_NOFOLLOW;
     sqlite3* raw = nullptr;
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOFOLLOW;
-    const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+    const int rc = sqlite3_open_v2(file.c_str(), &raw, flags, nullptr);
     db_.reset(raw);
-    if (rc != SQLITE_OK) {
-        std::string msg = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
-        throw StoreError(path_, "cannot open the database: " + msg);
-    }
+    if (rc != SQLITE_OK)
+        raise("cannot open the database: " + std::string(raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
     sqlite3_extended_result_codes(raw, 1);
     sqlite3_busy_timeout(raw, 5000);
 }
 
+void Database::raise(const std::string& message) const {
+    raise_(file_.string(), message);
+    // A Raise that returned broke its contract; never go on with a failed call.
+    std::terminate();
+}
+
 void Database::fail(const std::string& what) const {
-    throw StoreError(path_, what + ": " + sqlite3_errmsg(db_.get()));
+    raise(what + ": " + sqlite3_errmsg(db_.get()));
 }
 
 void Database::exec(const std::string& sql) {
@@ -24,8 +43,12 @@ void Database::exec(const std::string& sql) {
     if (sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
         std::string msg = err ? err : sqlite3_errmsg(db_.get());
         sqlite3_free(err);
-        throw StoreError(path_, msg);
+        raise(msg);
     }
+}
+
+Statement Database::prepare(std::string_view sql) {
+    return Statement(*this, sql);
 }
 
 std::optional<std::string> Database::query_text(const std::string& sql) {
@@ -36,8 +59,21 @@ std::optional<std::string> Database::query_text(const std::string& sql) {
 
 std::int64_t Database::query_int(const std::string& sql) {
     Statement s(*this, sql);
-    if (!s.step()) fail("no result from '" + sql + "'");
+    if (!s.step()) raise("no result from '" + sql + "'");
     return s.column_int(0);
+}
+
+std::int64_t Database::pragma_int(const std::string& name) {
+    Statement s(*this, "PRAGMA " + name);
+    return s.step() ? s.column_int(0) : 0;
+}
+
+std::int64_t Database::last_insert_id() const {
+    return sqlite3_last_insert_rowid(db_.get());
+}
+
+int Database::changes() const {
+    return sqlite3_changes(db_.get());
 }
 
 Statement::Statement(Database& db, std::string_view sql) : db_(&db) {
@@ -88,17 +124,36 @@ void Statement::reset() {
 std::int64_t Statement::column_int(int i) const {
     return sqlite3_column_int64(stmt_.get(), i);
 }
+
 double Statement::column_double(int i) const {
     return sqlite3_column_double(stmt_.get(), i);
-}
-bool Statement::column_null(int i) const {
-    return sqlite3_column_type(stmt_.get(), i) == SQLITE_NULL;
 }
 
 std::string Statement::column_text(int i) const {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_.get(), i));
-    if (!p) return {};
-    return std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), i)));
+    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), i))) : std::string();
 }
 
-}  // namespace kf::store
+bool Statement::column_null(int i) const {
+    return sqlite3_column_type(stmt_.get(), i) == SQLITE_NULL;
+}
+
+Transaction::Transaction(Database& db) : db_(db), nested_(sqlite3_get_autocommit(db.handle()) == 0) {
+    db_.exec(nested_ ? "SAVEPOINT kf_nested" : "BEGIN IMMEDIATE");
+}
+
+Transaction::~Transaction() {
+    if (!done_) {
+        try {
+            db_.exec(nested_ ? "ROLLBACK TO kf_nested; RELEASE kf_nested" : "ROLLBACK");
+        } catch (...) {
+        }
+    }
+}
+
+void Transaction::commit() {
+    db_.exec(nested_ ? "RELEASE kf_nested" : "COMMIT");
+    done_ = true;
+}
+
+}  // namespace kf::sql
