@@ -238,11 +238,15 @@ void MainWindow::showRun(qint64 runId) {
         // The live run is read back from the store too; the events that follow extend it.
         searchView_->loadRun(*store, runId);
         const bool live = runs_->isActive() && runId == runs_->runId();
-        searchView_->setSummary(live ? tr("Run %1 on %2: %3").arg(runId).arg(fromUtf8(run->task), runStateText(runs_->state()))
-                                     : tr("Run %1 on %2: %3 %4")
-                                           .arg(runId)
-                                           .arg(fromUtf8(run->task), runStateText(fromUtf8(run->state)),
-                                                stopReasonText(fromUtf8(run->stop_reason))));
+        const QString task = fromUtf8(run->task);
+        if (live)
+            searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(task, runStateText(runs_->state())));
+        else if (run->stop_reason.empty())
+            searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(task, runStateText(fromUtf8(run->state))));
+        else
+            searchView_->setSummary(tr("Run %1 on %2: %3 — %4")
+                                        .arg(runId)
+                                        .arg(task, runStateText(fromUtf8(run->state)), stopReasonText(fromUtf8(run->stop_reason))));
     } catch (const std::exception& e) {
         searchView_->setSummary(tr("Cannot read run %1: %2").arg(runId).arg(fromUtf8(e.what())));
     }
@@ -387,7 +391,9 @@ void MainWindow::launch(const RunRequest& request) {
 void MainWindow::onRunStarted(qint64 runId) {
     refreshRunPicker();
     searchView_->runPicker()->selectRun(runId);
-    searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(runTask_, runStateText(runs_->state())));
+    const QString text = tr("Run %1 on %2: %3").arg(runId).arg(runTask_, runStateText(runs_->state()));
+    searchView_->setSummary(text);
+    statusBar()->showMessage(text);  // replaces the previous run's outcome
 }
 
 void MainWindow::onRunStateChanged(const QString& state) {

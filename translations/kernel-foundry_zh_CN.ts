@@ -1294,7 +1294,7 @@
         <translation>密钥环境变量</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>Models: the model ids the endpoint serves, separated by commas. Key variable: the environment variable that holds the key when it is not in the keyring.</source>
         <translation>模型：该端点提供的模型 ID，以逗号分隔。密钥环境变量：密钥不在钥匙串中时保存密钥的环境变量。</translation>
     </message>
@@ -1324,7 +1324,7 @@
         <translation>模型（留空：全部模型）</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+18"/>
         <location line="+4"/>
         <location line="+3"/>
         <source>unlimited</source>
@@ -1346,7 +1346,7 @@
         <translation>各专家角色的模型</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+7"/>
         <source>Budgets of a run (0: unlimited)</source>
         <translation>每次运行的预算（0：不限）</translation>
     </message>
@@ -1425,7 +1425,7 @@
 <context>
     <name>kfgui::MainWindow</name>
     <message>
-        <location filename="../gui/mainwindow.cpp" line="+254"/>
+        <location filename="../gui/mainwindow.cpp" line="+258"/>
         <source>Kernel Foundry</source>
         <translation>Kernel Foundry</translation>
     </message>
@@ -1435,7 +1435,7 @@
         <translation>%1 — Kernel Foundry</translation>
     </message>
     <message>
-        <location line="-161"/>
+        <location line="-165"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -1570,17 +1570,17 @@
         <translation>此项目中尚无搜索。请选择一个任务，然后点击“开始搜索”。</translation>
     </message>
     <message>
-        <location line="+26"/>
-        <source>Run %1 on %2: %3 %4</source>
-        <translation>运行 %1（%2）：%3 %4</translation>
+        <location line="+31"/>
+        <source>Run %1 on %2: %3 — %4</source>
+        <translation>运行 %1（%2）：%3 — %4</translation>
     </message>
     <message>
-        <location line="-19"/>
+        <location line="-24"/>
         <source>Cannot read the project&apos;s runs: %1</source>
         <translation>无法读取项目的运行记录：%1</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+28"/>
         <source>Cannot read run %1: %2</source>
         <translation>无法读取运行 %1：%2</translation>
     </message>
@@ -1700,7 +1700,8 @@
         <translation>正在对 %1 启动搜索…</translation>
     </message>
     <message>
-        <location line="-138"/>
+        <location line="-140"/>
+        <location line="+2"/>
         <location line="+149"/>
         <location line="+6"/>
         <source>Run %1 on %2: %3</source>

@@ -121,6 +121,10 @@ void OutcomeChart::refresh() {
     }
     x_->setRange(0, std::max(10, n));
     y_->setRange(0, std::max(window_, peak));
+    x_->setTickCount(6);
+    x_->applyNiceNumbers();
+    y_->setTickCount(5);
+    y_->applyNiceNumbers();
 }
 
 }  // namespace kfgui

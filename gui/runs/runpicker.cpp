@@ -37,7 +37,9 @@ QList<RunSummary> readRunSummaries(const QString& projectDir) {
 
 RunPicker::RunPicker(QWidget* parent) : QComboBox(parent) {
     setObjectName(QStringLiteral("runPicker"));
-    setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // As wide as about 40 characters; the list that opens shows each run's whole line.
+    setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    setMinimumContentsLength(40);
     setToolTip(tr("The run shown in the search view: the live run or an earlier one of the project"));
     connect(this, &QComboBox::activated, this, [this](int index) { Q_EMIT runChosen(itemData(index).toLongLong()); });
 }

@@ -40,6 +40,7 @@ SearchView::SearchView(QWidget* parent)
     setObjectName(QStringLiteral("searchView"));
     summary_->setObjectName(QStringLiteral("searchSummary"));
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never widens the window; full text in the tooltip
     vertical_->setObjectName(QStringLiteral("searchSplitter"));
     llmUsage_->setObjectName(QStringLiteral("llmUsage"));
     llmUsage_->hide();
@@ -168,7 +169,10 @@ void SearchView::loadRun(kf::ProjectStore& store, qint64 runId) {
     applyPending();
 }
 
-void SearchView::setSummary(const QString& text) { summary_->setText(text); }
+void SearchView::setSummary(const QString& text) {
+    summary_->setText(text);
+    summary_->setToolTip(text);  // the whole line, where the run picker leaves too little room
+}
 
 QList<QByteArray> SearchView::saveSplitters() const {
     return {vertical_->saveState(), charts_->saveState(), table_->saveState()};

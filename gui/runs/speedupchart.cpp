@@ -77,6 +77,11 @@ void SpeedupChart::refresh() {
     }
     x_->setRange(0, std::max(10, evaluations_));
     y_->setRange(0, std::max(1.5, maxSpeedup_ * 1.1));
+    // Round ends and ticks (0, 0.5, 1, ...) rather than fractions of the largest value.
+    x_->setTickCount(6);
+    x_->applyNiceNumbers();
+    y_->setTickCount(5);
+    y_->applyNiceNumbers();
 }
 
 double SpeedupChart::bestOf(int index) const {

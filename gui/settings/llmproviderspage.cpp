@@ -60,6 +60,8 @@ LlmProvidersPage::LlmProvidersPage(QWidget* parent)
     providers_->setObjectName(QStringLiteral("llmProviders"));
     providers_->setHorizontalHeaderLabels({tr("Name"), tr("Kind"), tr("Base URL"), tr("Models"), tr("Input per Mtok"),
                                            tr("Output per Mtok"), tr("Concurrency"), tr("Key variable")});
+    // Every column as wide as its header and cells (the kind's combo box too); the URL takes the rest.
+    providers_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     providers_->horizontalHeader()->setSectionResizeMode(UrlColumn, QHeaderView::Stretch);
     providers_->setSelectionBehavior(QAbstractItemView::SelectRows);
     providers_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -82,8 +84,10 @@ LlmProvidersPage::LlmProvidersPage(QWidget* parent)
 
     roles_->setObjectName(QStringLiteral("llmRoles"));
     roles_->setHorizontalHeaderLabels({tr("Expert role"), tr("Models (empty: every model)")});
+    roles_->horizontalHeader()->setSectionResizeMode(RoleNameColumn, QHeaderView::ResizeToContents);
     roles_->horizontalHeader()->setSectionResizeMode(RoleModelsColumn, QHeaderView::Stretch);
     roles_->verticalHeader()->hide();
+    roles_->setWordWrap(false);
     for (const kf::llm::RoleSpec& r : kf::llm::role_specs()) {
         const int row = roles_->rowCount();
         roles_->insertRow(row);
@@ -125,6 +129,9 @@ LlmProvidersPage::LlmProvidersPage(QWidget* parent)
     auto* roleBox = new QGroupBox(tr("Models per expert role"), this);
     auto* roleLayout = new QVBoxLayout(roleBox);
     roleLayout->addWidget(roles_);
+    // All the roles in view without scrolling.
+    roles_->setMinimumHeight(roles_->horizontalHeader()->sizeHint().height() +
+                             roles_->verticalHeader()->defaultSectionSize() * roles_->rowCount() + 2 * roles_->frameWidth());
 
     auto* budgetBox = new QGroupBox(tr("Budgets of a run (0: unlimited)"), this);
     auto* budgetLayout = new QFormLayout(budgetBox);
@@ -133,7 +140,7 @@ LlmProvidersPage::LlmProvidersPage(QWidget* parent)
     budgetLayout->addRow(tr("Calls:"), maxCalls_);
 
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(providerBox, 2);
+    layout->addWidget(providerBox, 1);
     layout->addWidget(roleBox, 1);
     layout->addWidget(budgetBox);
     layout->addWidget(error_);

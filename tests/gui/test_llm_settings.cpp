@@ -115,6 +115,8 @@ private slots:
             QVERIFY(!p->storeKeyButton()->isEnabled());
             QVERIFY(!p->keyEdit()->isEnabled());
         }
+        again.resize(980, 700);
+        guitest::screenshot(&again, QStringLiteral("llm-providers.png"));
         const QString config = QFileInfo(kfgui::llmConfigPath()).absolutePath();
         QVERIFY2(filesContaining(config, kKey).isEmpty(), qPrintable(filesContaining(config, kKey).join(QLatin1Char(' '))));
         QSettings().sync();

@@ -161,6 +161,9 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(picker->count(), 2, 10000);
         QTRY_COMPARE_WITH_TIMEOUT(picker->selectedRun(), live, 10000);
         QVERIFY2(picker->currentText().contains(QStringLiteral("live")), qPrintable(picker->currentText()));
+        // The status bar speaks of the new run, not of the outcome of the first.
+        const QString status = window->statusBar()->currentMessage();
+        QVERIFY2(status.startsWith(QStringLiteral("Run %1 on level1/gelu").arg(live)), qPrintable(status));
         QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() >= 1, 120000);
 
         // The earlier run: its population from the store, and no live event mixed into it.
@@ -171,6 +174,9 @@ private slots:
         Q_EMIT picker->activated(older);
         window->searchView()->applyPending();
         QCOMPARE(model->rowCount(), 5);
+        const QString summary = window->searchView()->findChild<QLabel*>(QStringLiteral("searchSummary"))->text();
+        QCOMPARE(summary, QStringLiteral("Run %1 on softmax: done — evaluation budget of 5 spent").arg(first));
+        guitest::screenshot(window.get(), QStringLiteral("run-picker.png"));
         {
             kf::ProjectStore store = kf::ProjectStore::open(project.toStdString());
             for (const auto& ev : store.evaluations(first)) QVERIFY(model->rowOf(ev.candidate_id) >= 0);

@@ -1,6 +1,7 @@
 #include "kf/search.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <future>
 #include <thread>
 #include <sstream>
@@ -336,7 +337,11 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
              {"parent_class", c.route.diagnosis_class},
              {"rationale", c.proposal.rationale},
              {"has_parent", has_parent}}});
-    if (island_best) notify({"improved", c.island, m.id, "new island best " + std::to_string(m.fitness) + "x", {{"fitness", m.fitness}}});
+    if (island_best) {
+        char text[64];
+        std::snprintf(text, sizeof text, "new island best %.3gx", m.fitness);
+        notify({"improved", c.island, m.id, text, {{"fitness", m.fitness}}});
+    }
     if (m.fitness > best_fitness_) {
         best_fitness_ = m.fitness;
         evals_since_best_ = 0;
