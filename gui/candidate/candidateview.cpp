@@ -86,8 +86,9 @@ CandidateView::CandidateView(QWidget* parent)
 }
 
 CandidateView::~CandidateView() {
-    // Joins the thread (an evaluation in progress is cancelled, and ends within its time
-    // limit), then frees the worker and its evaluator, which no other thread uses any more.
+    // Joins the thread (an evaluation in progress is cancelled: a compile finishes, a run in
+    // the worker process is stopped), then frees the worker and its evaluator, which no
+    // other thread uses any more.
     if (cancelFlag_) *cancelFlag_ = true;
     thread_.quit();
     thread_.wait();

@@ -85,6 +85,8 @@ EvaluationResult EvaluationWorker::run(const EvaluationRequest& request) {
     candidate.source = request.source.toStdString();
     candidate.name = "edited";
     auto cancelled = [&] { return request.cancelled && request.cancelled->load(); };
+    // A cancel while the worker runs the candidate stops the worker there (kf::Cancelled).
+    if (request.cancelled) options.cancel = [flag = request.cancelled] { return flag->load(); };
     if (cancelled()) {
         result.cancelled = true;
         return result;
@@ -99,7 +101,14 @@ EvaluationResult EvaluationWorker::run(const EvaluationRequest& request) {
         result.cancelled = true;
         return result;
     }
-    if (compiled.ok) evaluator.evaluate_stage(task, compiled, options, d);
+    if (compiled.ok) {
+        try {
+            evaluator.evaluate_stage(task, compiled, options, d);
+        } catch (const kf::Cancelled&) {
+            result.cancelled = true;
+            return result;
+        }
+    }
     evaluator.finish(d);
     if (cancelled()) {
         result.cancelled = true;

@@ -143,7 +143,10 @@ private slots:
         QCOMPARE(view.editor()->markedLines(kf::Severity::Error), QList<int>{5});
     }
 
-    /** Cancel, enabled only while an evaluation runs, ends it without storing anything. */
+    /**
+     * Cancel, enabled only while an evaluation runs, ends it without storing anything, even
+     * when the candidate never returns: the worker is stopped long before the time limit.
+     */
     void cancelStopsTheEvaluation() {
         kfgui::CandidateView view;
         view.setWorkerPath(QString::fromStdString(kftest::worker_path().string()));
@@ -160,15 +163,26 @@ private slots:
         auto count = [&] { return kf::ProjectStore::open(project_.dir.toStdString()).candidates(project_.run).size(); };
         const std::size_t before = count();
 
-        view.editor()->setText(view.editor()->text() + QStringLiteral("// to be cancelled\n"));
+        const QString stored = view.editor()->text();
+        view.editor()->setText(QStringLiteral("#include \"kf_task.h\"\n"
+                                              "extern \"C\" void kf_solve(const float* x, const float* y, float* z, int n, float alpha) {\n"
+                                              "    (void)x; (void)y; (void)z; (void)n; (void)alpha;\n"
+                                              "    volatile int spin = 1;\n"
+                                              "    while (spin) {}\n"
+                                              "}\n"));
         QSignalSpy finished(&view, &kfgui::CandidateView::evaluationFinished);
         view.evaluate();
         QVERIFY(view.isEvaluating());
         QVERIFY(view.cancelButton()->isEnabled());
         QVERIFY(!evaluate->isEnabled());
+        QTest::qWait(4000);  // compiled by now: the worker runs the endless candidate
+        QVERIFY(finished.isEmpty());
+        QElapsedTimer clock;
+        clock.start();
         QTest::mouseClick(view.cancelButton(), Qt::LeftButton);
         QVERIFY(!view.cancelButton()->isEnabled());
-        QVERIFY(finished.wait(120000));
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(clock.elapsed() < 30000, qPrintable(QString::number(clock.elapsed())));  // the time limit is 120 s
         QCOMPARE(finished.at(0).at(0).toLongLong(), qint64(0));
         QVERIFY(!view.isEvaluating());
         QCOMPARE(view.stateText(), QStringLiteral("Cancelled"));
@@ -178,6 +192,7 @@ private slots:
         QCOMPARE(count(), before);  // nothing stored
 
         // The worker is free again: the next evaluation runs and is stored.
+        view.editor()->setText(stored + QStringLiteral("// edited\n"));
         view.evaluate();
         QVERIFY(finished.wait(280000));
         QVERIFY(finished.at(1).at(0).toLongLong() > 0);

@@ -2,6 +2,7 @@
 // diagnosis, and the engine goes on serving the next request.
 #include <QtTest>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -118,6 +119,33 @@ private slots:
         QVERIFY(d.message.find("correctness") != std::string::npos);
         expect_correct_still_works();
         QVERIFY(ev_->worker().restarts() > before);
+    }
+
+    /** A cancel while the worker runs the candidate stops it there, long before its time limit. */
+    void cancel_stops_a_running_evaluation() {
+        EvalOptions o = fast();
+        o.timeout_s = 60;
+        auto started = std::chrono::steady_clock::now();
+        o.cancel = [&] { return std::chrono::steady_clock::now() - started > std::chrono::milliseconds(1500); };
+        const int before = ev_->worker().restarts();
+        bool thrown = false;
+        try {
+            run("infinite_loop", o);
+        } catch (const Cancelled& e) {
+            thrown = true;
+            qInfo("%s", e.what());
+            QVERIFY2(std::string(e.what()).find("evaluation cancelled during") == 0, e.what());
+        }
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        QVERIFY(thrown);
+        QVERIFY2(took < 15, std::to_string(took).c_str());  // the time limit was 60 s
+        expect_correct_still_works();
+        QVERIFY(ev_->worker().restarts() > before);
+        // A cancel check that stays false changes nothing.
+        o = fast();
+        o.cancel = [] { return false; };
+        Diagnosis d = run("correct", o);
+        QCOMPARE(d.status, Status::Ok);
     }
 
     void segfault() {

@@ -11,6 +11,12 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/** An operation stopped on request (e.g. an evaluation the user cancelled): there is no result. */
+class Cancelled : public Error {
+public:
+    using Error::Error;
+};
+
 /** A malformed task manifest: the file, the field (a JSON pointer-like path) and the reason. */
 class TaskError : public Error {
 public:

@@ -34,6 +34,12 @@ struct EvalOptions {
     double timeout_s = 60;        ///< wall-time limit for the worker's part of one evaluation
     std::uint64_t seed = 0;       ///< base seed of the trials (0: a fresh one each evaluation)
     Assignment tunables;          ///< applied to the candidate's annotated tunables, if any
+    /**
+     * Polled (every 50 ms) while the worker runs the candidate; once it returns true the
+     * worker is killed (it restarts for the next evaluation) and the evaluation throws
+     * kf::Cancelled. Empty: the evaluation runs to its end or its time limit.
+     */
+    std::function<bool()> cancel;
     nlohmann::json to_json() const;
 };
 
@@ -79,11 +85,13 @@ public:
         nlohmann::json body;       ///< the reply when ok
         bool timed_out = false;
         bool crashed = false;      ///< the worker died; `exit` says how
+        bool cancelled = false;    ///< `cancelled` turned true first; the worker was killed
         std::string exit;
         nlohmann::json last_progress;  ///< the last progress line before a failure
     };
     Reply request(nlohmann::json req, std::chrono::milliseconds timeout,
-                  const std::function<void(const nlohmann::json&)>& on_progress = {});
+                  const std::function<void(const nlohmann::json&)>& on_progress = {},
+                  const std::function<bool()>& cancelled = {});
     /** The worker's hello: backend, device info. Starts the worker if needed. */
     nlohmann::json hello();
     int restarts() const { return restarts_; }

@@ -253,8 +253,11 @@ void Evaluator::evaluate_compiled(const Task& task, const CompileResult& cr, con
                 {"options", opt.to_json()}};
     auto timeout = std::chrono::milliseconds(static_cast<long long>(opt.timeout_s * 1000));
     auto t0 = std::chrono::steady_clock::now();
-    WorkerClient::Reply r = impl_->worker.request(req, timeout);
+    WorkerClient::Reply r = impl_->worker.request(req, timeout, {}, opt.cancel);
     d.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r.cancelled)
+        throw Cancelled("evaluation cancelled during " + describe_worker_progress(r.last_progress) +
+                        "; the worker was stopped");
     if (r.timed_out) {
         d.status = Status::Timeout;
         d.stage = worker_progress_stage(r.last_progress);

@@ -1,4 +1,5 @@
 // The engine's end of the worker protocol: one child process, time limits, restarts.
+#include <algorithm>
 #include <chrono>
 
 #include "kf/evaluator.h"
@@ -87,7 +88,8 @@ json WorkerClient::hello() {
 }
 
 WorkerClient::Reply WorkerClient::request(json req, std::chrono::milliseconds timeout,
-                                          const std::function<void(const json&)>& on_progress) {
+                                          const std::function<void(const json&)>& on_progress,
+                                          const std::function<bool()>& cancelled) {
     Reply reply;
     std::string error;
     if (!ensure_started(error)) {
@@ -105,8 +107,19 @@ WorkerClient::Reply WorkerClient::request(json req, std::chrono::milliseconds ti
         return reply;
     }
     for (;;) {
-        auto line = impl_->proc.read_line(deadline);
-        if (!line) break;
+        // With a cancel check, wait in short slices and look at it between them.
+        auto until = deadline;
+        if (cancelled) until = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
+        auto line = impl_->proc.read_line(until);
+        if (!line) {
+            if (impl_->proc.eof() || std::chrono::steady_clock::now() >= deadline) break;
+            if (cancelled && cancelled()) {
+                impl_->proc.kill();
+                reply.cancelled = true;
+                return reply;
+            }
+            continue;
+        }
         json j = json::parse(*line, nullptr, false);
         if (!j.is_object() || j.value("id", json()) != id) continue;  // stray output
         if (j.contains("progress")) {
