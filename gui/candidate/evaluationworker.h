@@ -20,7 +20,7 @@ struct EvaluationRequest {
     QString workerPath;  ///< kfoundry-worker; empty: next to the running executable
     kf::EvalOptions options;
     /** Set by the view to cancel: checked before compiling, before running in the worker
-        process and before storing; a run already in the worker ends within its time limit. */
+        process and before storing, and polled while the worker runs (which is then stopped). */
     std::shared_ptr<std::atomic<bool>> cancelled;
 };
 
