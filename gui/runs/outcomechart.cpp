@@ -11,6 +11,7 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
+#include "runs/niceaxis.h"
 #include "runs/populationmodel.h"
 
 namespace kfgui {
@@ -46,6 +47,8 @@ OutcomeChart::OutcomeChart(QWidget* parent)
     x_->setLabelFormat(QStringLiteral("%d"));
     y_->setTitleText(tr("Candidates"));
     y_->setLabelFormat(QStringLiteral("%d"));
+    x_->setTickCount(6);
+    y_->setTickCount(6);
     c->addAxis(x_, Qt::AlignBottom);
     c->addAxis(y_, Qt::AlignLeft);
     QLineSeries* lower = zero_;
@@ -119,12 +122,8 @@ void OutcomeChart::refresh() {
         const bool seen = std::find(outcomes_.begin(), outcomes_.end(), static_cast<std::uint8_t>(k)) != outcomes_.end();
         for (QLegendMarker* marker : chart()->legend()->markers(areas_[k])) marker->setVisible(seen);
     }
-    x_->setRange(0, std::max(10, n));
-    y_->setRange(0, std::max(window_, peak));
-    x_->setTickCount(6);
-    x_->applyNiceNumbers();
-    y_->setTickCount(5);
-    y_->applyNiceNumbers();
+    x_->setRange(0, niceAxisMax(std::max(10, n), 5, true));
+    y_->setRange(0, niceAxisMax(std::max(window_, peak), 5, true));
 }
 
 }  // namespace kfgui

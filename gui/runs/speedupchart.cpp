@@ -1,5 +1,7 @@
 #include "runs/speedupchart.h"
 
+#include "runs/niceaxis.h"
+
 #include <algorithm>
 
 #include <QtCharts/QChart>
@@ -15,6 +17,8 @@ SpeedupChart::SpeedupChart(QWidget* parent) : QChartView(parent), x_(new QValueA
     c->legend()->setAlignment(Qt::AlignBottom);
     x_->setTitleText(tr("Evaluations"));
     x_->setLabelFormat(QStringLiteral("%d"));
+    x_->setTickCount(6);
+    y_->setTickCount(5);
     y_->setTitleText(tr("Speedup over the reference (×)"));
     c->addAxis(x_, Qt::AlignBottom);
     c->addAxis(y_, Qt::AlignLeft);
@@ -75,13 +79,9 @@ void SpeedupChart::refresh() {
         if (!points.isEmpty() && points.last().x() < evaluations_) points.append(QPointF(evaluations_, i.best));
         i.series->replace(points);
     }
-    x_->setRange(0, std::max(10, evaluations_));
-    y_->setRange(0, std::max(1.5, maxSpeedup_ * 1.1));
-    // Round ends and ticks (0, 0.5, 1, ...) rather than fractions of the largest value.
-    x_->setTickCount(6);
-    x_->applyNiceNumbers();
-    y_->setTickCount(5);
-    y_->applyNiceNumbers();
+    // Round ends (ticks at 0, 0.5, 1, ...); the axes change only when the data outgrows them.
+    x_->setRange(0, niceAxisMax(std::max(10, evaluations_), 5, true));
+    y_->setRange(0, niceAxisMax(std::max(1.5, maxSpeedup_ * 1.05), 4, false));
 }
 
 double SpeedupChart::bestOf(int index) const {

@@ -3,6 +3,7 @@
 #include <QtWidgets>
 
 #include "mainwindow.h"
+#include "runs/niceaxis.h"
 #include "taskbrowser.h"
 #include "tasklistmodel.h"
 #include "testsupport.h"
@@ -51,6 +52,21 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private slots:
+    /** The live charts' axes end on round numbers with round steps. */
+    void chartAxesEndOnRoundNumbers() {
+        QCOMPARE(kfgui::niceAxisMax(1.5, 4, false), 2.0);     // 0, 0.5, 1, 1.5, 2
+        QCOMPARE(kfgui::niceAxisMax(1.848, 4, false), 2.0);
+        QCOMPARE(kfgui::niceAxisMax(2.2, 4, false), 4.0);     // steps of 1
+        QCOMPARE(kfgui::niceAxisMax(10.7, 4, false), 20.0);   // steps of 5
+        QCOMPARE(kfgui::niceAxisMax(0.9, 4, false), 1.0);     // steps of 0.25
+        QCOMPARE(kfgui::niceAxisMax(10, 5, true), 10.0);      // 0, 2, ..., 10
+        QCOMPARE(kfgui::niceAxisMax(11, 5, true), 25.0);      // steps of 5: no 2.5 for counts
+        QCOMPARE(kfgui::niceAxisMax(37, 5, true), 50.0);
+        QCOMPARE(kfgui::niceAxisMax(3, 5, true), 5.0);        // whole steps, at least 1
+        QCOMPARE(kfgui::niceAxisMax(1200, 5, true), 2500.0);  // steps of 500
+        QCOMPARE(kfgui::niceAxisMax(0, 5, true), 5.0);
+    }
+
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("KernelFoundryTest"));
