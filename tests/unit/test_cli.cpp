@@ -1,6 +1,8 @@
 // The kfoundry command line: its commands, JSON output and documented exit codes.
 #include <QtTest>
 
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "kf/process.h"
@@ -80,11 +82,14 @@ private slots:
         QCOMPARE(d["status"].get<std::string>(), std::string("incorrect"));
         QCOMPARE(d["schema_version"].get<int>(), 1);
 
-        // Several candidates in one run: an array, one record each, in order.
+        // Several candidates in one run: JSON lines, one record each, in order.
         r = cli({"eval", task, host_candidate("correct"), host_candidate("nan"), "--backend", "host", "--json",
                  "--no-time"});
         QCOMPARE(r.exit_code, 4);
-        json arr = json::parse(r.output.substr(r.output.find('[')));
+        json arr = json::array();
+        std::istringstream lines(r.output);
+        for (std::string line; std::getline(lines, line);)
+            if (!line.empty() && line.front() == '{') arr.push_back(json::parse(line));
         QCOMPARE(arr.size(), std::size_t(2));
         QCOMPARE(arr[0]["status"].get<std::string>(), std::string("ok"));
         QCOMPARE(arr[1]["status"].get<std::string>(), std::string("incorrect"));

@@ -271,7 +271,7 @@ private slots:
         QCOMPARE(ds[2].status, Status::Incorrect);
     }
 
-    void host_floor_not_applied_to_a_cache_resident_working_set() {
+    void host_floor_is_a_calibrated_copy_whatever_the_cache() {
         // A peak bandwidth far too low makes DRAM's floor huge. A working set that fits in
         // the last-level cache must not be judged by it (CI failed here on a large-cache
         // machine); one that does not fit is still flagged.
@@ -296,15 +296,13 @@ private slots:
         Diagnosis d = slow_peaks.evaluate(task_, c, fast());
         if (saved.empty()) std::filesystem::remove(cache_file);
         else std::ofstream(cache_file) << saved;
-        const std::uint64_t working_set = 3ull * 12 * 1048576;  // three rotated sets of x, y, z
-        if (llc >= working_set) {
-            QVERIFY2(d.status == Status::Ok, d.message.c_str());
-            QCOMPARE(outcome(d, "physical_floor"), std::string("skipped"));
-            QVERIFY(check(d, "physical_floor")->detail.find("last-level cache") != std::string::npos);
-        } else {
-            QCOMPARE(d.status, Status::IntegrityViolation);
-            QCOMPARE(outcome(d, "physical_floor"), std::string("fail"));
-        }
+        // The host's floor is a copy of the same bytes timed on this machine, not the cached
+        // peaks (absurdly low here) and not skipped for a working set that fits in the
+        // last-level cache (llc is what the machine reports).
+        (void)llc;
+        QVERIFY2(d.status == Status::Ok, d.message.c_str());
+        QCOMPARE(outcome(d, "physical_floor"), std::string("pass"));
+        QVERIFY(check(d, "physical_floor")->detail.find("a copy of the same") != std::string::npos);
     }
 
     void device_info_reports_peaks() {

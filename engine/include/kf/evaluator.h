@@ -33,6 +33,7 @@ struct EvalOptions {
     int rotate_buffers = 3;       ///< input/output sets rotated between timed repetitions
     double timeout_s = 60;        ///< wall-time limit for the worker's part of one evaluation
     std::uint64_t seed = 0;       ///< base seed of the trials (0: a fresh one each evaluation)
+    std::uint64_t memory_mb = 4096;  ///< address-space limit of the process a host candidate runs in
     Assignment tunables;          ///< applied to the candidate's annotated tunables, if any
     /**
      * Polled (every 50 ms) while the worker runs the candidate; once it returns true the
@@ -65,6 +66,9 @@ struct WorkerConfig {
     std::vector<std::string> command;
 };
 
+/** Where the measured peaks of the device with this uuid are cached (docs/worker-protocol.md). */
+std::filesystem::path device_peaks_file(const std::string& uuid);
+
 /** Where a worker was, from its last progress line: "correctness of case 'odd', trial 2". */
 std::string describe_worker_progress(const nlohmann::json& progress);
 /** The stage a worker had reached, from its last progress line (Load when unknown). */
@@ -94,6 +98,8 @@ public:
                   const std::function<bool()>& cancelled = {});
     /** The worker's hello: backend, device info. Starts the worker if needed. */
     nlohmann::json hello();
+    /** Stops the worker; the next request starts a fresh one. */
+    void restart();
     int restarts() const { return restarts_; }
     const WorkerConfig& config() const { return cfg_; }
 
@@ -165,6 +171,9 @@ public:
     WorkerClient& worker();
 
 private:
+    /** Sends one evaluate request and fills `d` from whatever comes back. */
+    void run_worker(const nlohmann::json& req, const EvalOptions& opt, Diagnosis& d);
+
     std::optional<CompileRequest> compile_request(const Task& task, const Candidate& cand, const EvalOptions& opt,
                                                   Diagnosis& d);
     bool accept_compiled(const CompileResult& cr, Diagnosis& d);

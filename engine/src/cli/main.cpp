@@ -115,18 +115,18 @@ int cmd_eval(const std::string& task_arg, const std::vector<std::string>& cand_p
         std::fprintf(stderr, "compiling %zu candidate(s) for %s (%s backend)...\n", cands.size(), task.name.c_str(),
                      std::string(to_string(b)).c_str());
     bool all_ok = true;
-    json records = json::array();
     ev.evaluate_all(task, cands, opt, [&](std::size_t i, const Diagnosis& d) {
         all_ok = all_ok && d.ok();
         if (as_json) {
-            records.push_back(d);
-            records.back()["candidate"] = cand_paths[i];
+            // One record per line as soon as it is known (a single candidate: one record).
+            json record = d;
+            record["candidate"] = cand_paths[i];
+            std::cout << (cands.size() == 1 ? record.dump(2) : record.dump()) << "\n" << std::flush;
         } else {
             if (cands.size() > 1) std::cout << cand_paths[i] << "\n";
             std::cout << cli::render_diagnosis(d, cands[i].source) << std::flush;
         }
     });
-    if (as_json) std::cout << (records.size() == 1 ? records[0] : records).dump(2) << "\n";
     return all_ok ? kExitOk : kExitCandidateFailed;
 }
 

@@ -8,6 +8,7 @@
 
 #include "kf/error.h"
 #include "kf/screening.h"
+#include "protected_files.h"
 
 namespace kf {
 
@@ -16,7 +17,7 @@ using nlohmann::json;
 json EvalOptions::to_json() const {
     return {{"trials", trials},     {"time", time},         {"warmup", warmup},
             {"min_time_ms", min_time_ms}, {"min_reps", min_reps}, {"max_reps", max_reps},
-            {"rotate_buffers", rotate_buffers}, {"seed", seed}};
+            {"rotate_buffers", rotate_buffers}, {"seed", seed}, {"memory_mb", memory_mb}};
 }
 
 namespace {
@@ -70,6 +71,8 @@ struct Evaluator::Impl {
     std::mutex prepare_mutex;     ///< guards the compiled reference (prepare() may run on any thread)
     CompileResult reference;      ///< the compiled reference of reference_task
     std::filesystem::path reference_task;
+    ProtectedFiles guard;         ///< the task, the compiled reference, the device's peaks
+    std::filesystem::path peaks_file;
 
     explicit Impl(EvaluatorConfig c)
         : cfg(std::move(c)),
@@ -150,7 +153,15 @@ std::vector<Diagnosis> Evaluator::evaluate_all(const Task& task, const std::vect
     for (std::size_t i = 0; i < cands.size(); ++i) {
         if (futures[i]) {
             CompileResult cr = futures[i]->get();
-            if (accept_compiled(cr, out[i])) evaluate_stage(task, cr, opt, out[i]);
+            try {
+                if (accept_compiled(cr, out[i])) evaluate_stage(task, cr, opt, out[i]);
+            } catch (const Cancelled&) {
+                throw;
+            } catch (const std::exception& e) {
+                // One candidate's failure is its own record; the others go on.
+                out[i].status = Status::RuntimeError;
+                out[i].message = std::string("the evaluation failed: ") + e.what();
+            }
         }
         finish(out[i]);
         if (on_done) on_done(i, out[i]);
@@ -169,6 +180,7 @@ void Evaluator::prepare(const Task& task) {
     }
     impl_->reference = ref;
     impl_->reference_task = task.dir;
+    impl_->guard.record(ref.library);
 }
 
 std::optional<CompileRequest> Evaluator::compile_request(const Task& task, const Candidate& cand,
@@ -251,6 +263,44 @@ void Evaluator::evaluate_compiled(const Task& task, const CompileResult& cr, con
                 {"candidate", cr.library.string()},
                 {"reference", ref.library.string()},
                 {"options", opt.to_json()}};
+    // The device's cached peaks: measured now if they are not yet, so that they are on
+    // record before any candidate runs.
+    if (impl_->peaks_file.empty()) {
+        try {
+            std::string uuid = impl_->worker.hello()["device"].value("uuid", "");
+            if (!uuid.empty()) impl_->peaks_file = device_peaks_file(uuid);
+            std::error_code ec;
+            if (!impl_->peaks_file.empty() && !std::filesystem::exists(impl_->peaks_file, ec)) device_info();
+        } catch (const std::exception&) {
+            // No device answer: the evaluation below reports it.
+        }
+    }
+    // What the candidate must not change, as it is now (the task as the user last saved it).
+    {
+        std::lock_guard<std::mutex> lock(impl_->prepare_mutex);
+        impl_->guard.record(task.dir);
+        if (!impl_->peaks_file.empty()) impl_->guard.record_once(impl_->peaks_file);
+        impl_->guard.restore_changed();
+    }
+    run_worker(req, opt, d);
+    std::vector<std::string> changed;
+    {
+        std::lock_guard<std::mutex> lock(impl_->prepare_mutex);
+        changed = impl_->guard.restore_changed();
+    }
+    if (!changed.empty()) {
+        std::string list;
+        for (const auto& f : changed) list += (list.empty() ? "" : ", ") + f;
+        d.status = Status::IntegrityViolation;
+        d.message = "the candidate changed files it must not touch (" + list + "); the clean copies were restored";
+        d.integrity.push_back({"protected_files", "fail", d.message});
+        impl_->worker.restart();  // nothing it may have read from them stays loaded
+    } else {
+        d.integrity.push_back({"protected_files", "pass", "the task, the compiled reference and the cached peaks are unchanged"});
+    }
+}
+
+void Evaluator::run_worker(const json& req, const EvalOptions& opt, Diagnosis& d) {
     auto timeout = std::chrono::milliseconds(static_cast<long long>(opt.timeout_s * 1000));
     auto t0 = std::chrono::steady_clock::now();
     WorkerClient::Reply r = impl_->worker.request(req, timeout, {}, opt.cancel);
@@ -272,21 +322,51 @@ void Evaluator::evaluate_compiled(const Task& task, const CompileResult& cr, con
                     "; it was restarted";
         return;
     }
+    // Whatever the worker answers ends as one record with a status, never as an exception.
     if (!r.body.value("ok", false)) {
-        throw Error("the worker could not evaluate: " + r.body.value("error", std::string("unknown error")));
+        d.status = Status::RuntimeError;
+        d.message = "the worker could not evaluate the candidate: " + r.body.value("error", std::string("unknown error"));
+        impl_->worker.restart();
+        return;
     }
-    const json& res = r.body["result"];
-    d.status = status_from_string(res.value("status", "runtime_error"));
-    d.stage = stage_from_string(res.value("stage", "load"));
-    d.message = res.value("message", "");
-    d.device = res.value("device", impl_->device_name);
-    if (res.contains("correctness") && res["correctness"].is_object()) d.correctness = res["correctness"].get<Correctness>();
-    if (res.contains("timing") && res["timing"].is_object()) d.timing = res["timing"].get<Timing>();
-    if (res.contains("roofline") && res["roofline"].is_object()) d.roofline = res["roofline"].get<Roofline>();
-    d.kernel_launches = res.value("kernel_launches", std::int64_t{-1});
-    if (res.contains("integrity"))
-        for (const auto& c : res["integrity"]) d.integrity.push_back(c.get<IntegrityCheck>());
-    if (res.value("fatal", false)) d.message += " (sticky device error: the worker was restarted)";
+    try {
+        const json& res = r.body.at("result");
+        d.status = status_from_string(res.value("status", "runtime_error"));
+        d.stage = stage_from_string(res.value("stage", "load"));
+        d.message = res.value("message", "");
+        d.device = res.value("device", impl_->device_name);
+        if (res.contains("correctness") && res["correctness"].is_object()) d.correctness = res["correctness"].get<Correctness>();
+        if (res.contains("timing") && res["timing"].is_object()) d.timing = res["timing"].get<Timing>();
+        if (res.contains("roofline") && res["roofline"].is_object()) d.roofline = res["roofline"].get<Roofline>();
+        d.kernel_launches = res.value("kernel_launches", std::int64_t{-1});
+        if (res.contains("integrity"))
+            for (const auto& c : res["integrity"]) d.integrity.push_back(c.get<IntegrityCheck>());
+        if (res.contains("sandbox") && res["sandbox"].is_object())
+            for (const auto& n : res["sandbox"].value("notes", json::array()))
+                if (n.is_string()) d.integrity.push_back({"sandbox", "warning", n.get<std::string>()});
+        if (res.value("fatal", false)) d.message += " (sticky device error: the worker was restarted)";
+    } catch (const std::exception& e) {
+        d.correctness.reset();
+        d.timing.reset();
+        d.roofline.reset();
+        d.status = Status::RuntimeError;
+        d.stage = Stage::Load;
+        d.message = std::string("the worker's reply could not be read: ") + e.what();
+        impl_->worker.restart();
+    }
+}
+
+std::filesystem::path device_peaks_file(const std::string& uuid) {
+    const char* explicit_dir = std::getenv("KF_CACHE_DIR");
+    std::filesystem::path dir;
+    if (explicit_dir && *explicit_dir) dir = std::filesystem::path(explicit_dir).parent_path() / "devices";
+    else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) dir = std::filesystem::path(xdg) / "kernel-foundry" / "devices";
+    else if (const char* home = std::getenv("HOME"); home && *home) dir = std::filesystem::path(home) / ".cache" / "kernel-foundry" / "devices";
+    else dir = std::filesystem::temp_directory_path() / "kernel-foundry-devices";
+    std::string id = uuid;
+    for (char& c : id)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
+    return dir / (id + ".json");
 }
 
 }  // namespace kf

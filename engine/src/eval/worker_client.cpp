@@ -80,6 +80,8 @@ bool WorkerClient::ensure_started(std::string& error) {
     return false;
 }
 
+void WorkerClient::restart() { impl_->proc.kill(); }
+
 json WorkerClient::hello() {
     std::string error;
     if (!ensure_started(error))

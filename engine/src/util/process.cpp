@@ -22,6 +22,8 @@ std::vector<char*> to_argv(const std::vector<std::string>& args) {
     return out;
 }
 
+constexpr std::size_t kMaxLineBytes = 64u << 20;
+
 int remaining_ms(std::chrono::steady_clock::time_point deadline) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     return static_cast<int>(std::clamp<long long>(left.count(), 0, 1 << 30));
@@ -246,6 +248,13 @@ std::optional<std::string> LineProcess::read_line(std::chrono::steady_clock::tim
             return std::nullopt;
         }
         buffer_.append(buf, static_cast<std::size_t>(got));
+        // A line longer than any reply is not a reply: stop reading this process.
+        if (buffer_.size() > kMaxLineBytes && buffer_.find('\n') == std::string::npos) {
+            buffer_.clear();
+            eof_ = true;
+            exit_description_ = "it wrote a line longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB";
+            return std::nullopt;
+        }
     }
 }
 

@@ -9,6 +9,7 @@
 #include "device.h"
 #include "kf/task.h"
 #include "rng.h"
+#include "shared_arena.h"
 
 namespace kf::worker {
 
@@ -16,6 +17,7 @@ namespace kf::worker {
 struct CandidateFault {
     std::string message;
     bool sticky;
+    bool integrity = false;  ///< it attacked the evaluation itself (e.g. forged a reply)
 };
 
 /** One set of tensors (inputs and outputs) for one case, in manifest order. */
@@ -40,7 +42,14 @@ public:
     ~CaseContext() {
         for (auto& s : sets_)
             for (auto& b : s.buffers)
-                if (b.ptr) dev_.release(b);
+                if (b.ptr && !b.external) dev_.release(b);
+    }
+
+    /** Arena bytes one set takes (canaries and alignment included). */
+    std::size_t arena_set_bytes() const {
+        std::size_t total = 0;
+        for (auto b : bytes_) total += SharedArena::needed(b);
+        return total;
     }
 
     std::size_t set_bytes() const {
@@ -49,11 +58,12 @@ public:
         return total;
     }
 
-    TensorSet& new_set() {
+    /** A new set in the device's memory, or in `arena` (shared with a runner) when given. */
+    TensorSet& new_set(SharedArena* arena = nullptr) {
         sets_.emplace_back();
         TensorSet& s = sets_.back();
         for (std::size_t i = 0; i < task_.tensors.size(); ++i) {
-            s.buffers.push_back(dev_.alloc(bytes_[i]));
+            s.buffers.push_back(arena ? arena->alloc(bytes_[i]) : dev_.alloc(bytes_[i]));
             s.ptrs.push_back(s.buffers.back().ptr);
         }
         return s;
@@ -98,6 +108,8 @@ public:
         return [this, fn, &s, stream] { fn(s.ptrs.data(), sizes_.data(), params_.data(), stream); };
     }
 
+    const std::vector<long long>& sizes() const { return sizes_; }
+    const std::vector<double>& params() const { return params_; }
     const std::vector<std::int64_t>& counts() const { return counts_; }
     const std::vector<std::size_t>& bytes() const { return bytes_; }
     const TaskCase& task_case() const { return case_; }

@@ -22,6 +22,7 @@ inline constexpr std::uint8_t kCanaryByte = 0x5A;
 struct Buffer {
     void* ptr = nullptr;
     std::size_t bytes = 0;
+    bool external = false;  ///< owned by a SharedArena, not by the device
 };
 
 /** Element-wise comparison of a candidate's output against the reference's. */
@@ -99,6 +100,16 @@ public:
     virtual CompareResult compare(const Buffer& actual, const Buffer& expected, DType dtype, std::int64_t count,
                                   const Tolerance& tol, std::uint8_t poison_byte) = 0;
     virtual void copy(const Buffer& dst, const Buffer& src, std::size_t bytes) = 0;
+
+    /**
+     * Time of a copy of `bytes` bytes (half read, half written) with the caches flushed
+     * first, on every core, best of a few: the host's time floor for a working set of that
+     * size. 0 where the device's measured peaks are the floor instead (CUDA).
+     */
+    virtual double copy_floor_ms(std::size_t bytes) {
+        (void)bytes;
+        return 0;
+    }
 
     /** The stream handed to candidates (cudaStream_t on CUDA, nullptr on host). */
     virtual void* stream() = 0;

@@ -10,6 +10,8 @@
 #include "device.h"
 #include "kf/task.h"
 
+#include <memory>
+
 namespace kf::worker {
 
 struct EvalSettings {
@@ -21,6 +23,7 @@ struct EvalSettings {
     int max_reps = 1000;
     int rotate_buffers = 3;
     std::uint64_t seed = 0;
+    std::uint64_t memory_mb = 4096;  ///< address-space limit of a host runner process
     static EvalSettings from_json(const nlohmann::json& j);
 };
 
@@ -33,11 +36,15 @@ struct TimingStats {
 /** Reference timings kept for the worker's lifetime, keyed by reference library and case. */
 using ReferenceTimes = std::map<std::string, TimingStats>;
 
+class CandidateSite;
+
 struct EvalInputs {
     const Task* task = nullptr;
     Backend backend = Backend::Host;
-    EntryFn candidate = nullptr;
-    EntryFn reference = nullptr;
+    CandidateSite* candidate = nullptr;  ///< where the candidate runs
+    EntryFn reference = nullptr;         ///< the reference in this process: the expected outputs
+    /** Where the reference is timed (a process of its own on the host), made when needed. */
+    std::function<std::unique_ptr<CandidateSite>()> reference_timer;
     std::string reference_key;
     Peaks peaks;
     EvalSettings settings;

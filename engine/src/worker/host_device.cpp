@@ -238,6 +238,32 @@ public:
 
     void copy(const Buffer& dst, const Buffer& src, std::size_t bytes) override { std::memcpy(dst.ptr, src.ptr, bytes); }
 
+    double copy_floor_ms(std::size_t bytes) override {
+        std::size_t half = std::min<std::size_t>(bytes / 2, 1ull << 30);
+        if (half < 4096) return 0;
+        std::vector<char> src(half, 1), dst(half, 0);
+        double best = 0;
+        for (int r = 0; r < 5; ++r) {
+            flush_cache();
+            auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel
+            {
+                int threads = 1, id = 0;
+#ifdef _OPENMP
+                threads = omp_get_num_threads();
+                id = omp_get_thread_num();
+#endif
+                std::size_t chunk = (half + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
+                std::size_t begin = std::min(half, chunk * static_cast<std::size_t>(id));
+                std::memcpy(dst.data() + begin, src.data() + begin, std::min(half - begin, chunk));
+            }
+            double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            if (r == 0 || ms < best) best = ms;
+            src[static_cast<std::size_t>(r)] = dst[static_cast<std::size_t>(r) + 1];
+        }
+        return best * static_cast<double>(bytes / 2) / static_cast<double>(half);
+    }
+
     void* stream() override { return nullptr; }
     void synchronize() override {}
 

@@ -15,9 +15,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "candidate_site.h"
 #include "device.h"
 #include "evaluation.h"
+#include "runner_main.h"
 #include "kf/error.h"
+#include "kf/evaluator.h"
 #include "kf/task.h"
 #include "profile_mode.h"
 
@@ -46,18 +49,7 @@ json device_json(const DeviceInfo& d) {
             {"l2_bytes", d.l2_bytes}, {"driver", d.driver}};
 }
 
-std::filesystem::path peaks_cache_file(const DeviceInfo& d) {
-    const char* explicit_dir = std::getenv("KF_CACHE_DIR");
-    std::filesystem::path dir;
-    if (explicit_dir && *explicit_dir) dir = std::filesystem::path(explicit_dir).parent_path() / "devices";
-    else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) dir = std::filesystem::path(xdg) / "kernel-foundry" / "devices";
-    else if (const char* home = std::getenv("HOME"); home && *home) dir = std::filesystem::path(home) / ".cache" / "kernel-foundry" / "devices";
-    else dir = std::filesystem::temp_directory_path() / "kernel-foundry-devices";
-    std::string id = d.uuid;
-    for (char& c : id)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
-    return dir / (id + ".json");
-}
+std::filesystem::path peaks_cache_file(const DeviceInfo& d) { return kf::device_peaks_file(d.uuid); }
 
 /** A loaded candidate or reference library. Closed when the request ends. */
 class LoadedLibrary {
@@ -186,24 +178,72 @@ private:
         in.reference = ref_it->second->entry();
         in.reference_key = ref_path;
 
-        LoadedLibrary cand;
-        std::string err = cand.open(req.at("candidate").get<std::string>());
-        if (!err.empty()) {
-            send({{"id", id}, {"ok", true},
-                  {"result", {{"status", "load_error"}, {"stage", "load"}, {"message", "cannot load the candidate: " + err},
-                              {"fatal", false}}}});
-            return true;
+        std::string cand_path = req.at("candidate").get<std::string>();
+        std::unique_ptr<CandidateSite> site;
+        json notes = json::array();
+        if (*backend == Backend::Host) {
+            // The candidate runs in a sandboxed process of its own; the reference is timed in
+            // another. This process keeps the verdict, the reference outputs and the channel.
+            try {
+                site = runner_site(std::make_unique<RunnerProcess>(runner_options(cand_path, in.settings)));
+            } catch (const CandidateFault& f) {
+                bool load = f.message.rfind("load_error:", 0) == 0;
+                std::string why = load ? f.message.substr(11) : f.message;
+                std::string status = load ? "load_error" : f.integrity ? "integrity_violation" : "runtime_error";
+                json checks = json::array();
+                if (f.integrity) checks.push_back({{"name", "runner_channel"}, {"outcome", "fail"}, {"detail", why}});
+                send({{"id", id}, {"ok", true},
+                      {"result", {{"status", status}, {"stage", "load"},
+                                  {"message", (load ? "cannot load the candidate: " : f.integrity ? "" : "the candidate failed while loading: ") + why},
+                                  {"integrity", checks}, {"fatal", false}}}});
+                return true;
+            }
+            for (const auto& n : site->notes()) notes.push_back(n);
+            in.reference_timer = [this, ref_path, &in] {
+                return runner_site(std::make_unique<RunnerProcess>(runner_options(ref_path, in.settings)));
+            };
+        } else {
+            LoadedLibrary cand;
+            std::string err = cand.open(cand_path);
+            if (!err.empty()) {
+                send({{"id", id}, {"ok", true},
+                      {"result", {{"status", "load_error"}, {"stage", "load"}, {"message", "cannot load the candidate: " + err},
+                                  {"fatal", false}}}});
+                return true;
+            }
+            site = in_process_site(device(), cand.entry(), true);
+            in.reference_timer = [this, &in] { return in_process_site(device(), in.reference, false); };
+            in.candidate = site.get();
+            return finish_evaluation(id, in, notes);
         }
-        in.candidate = cand.entry();
+        in.candidate = site.get();
+        return finish_evaluation(id, in, notes);
+    }
+
+    bool finish_evaluation(const json& id, const EvalInputs& in, const json& notes) {
         json result = evaluate_candidate(device(), in, ref_times_, [&](const json& p) {
             send({{"id", id}, {"progress", p}});
         });
         result["device"] = device().info().name;
+        result["sandbox"] = {{"process", in.backend == Backend::Host}, {"notes", notes}};
         bool fatal = result.value("fatal", false);
         send({{"id", id}, {"ok", true}, {"result", result}});
         return !fatal;
     }
 
+    RunnerOptions runner_options(const std::string& library, const EvalSettings& st) {
+        RunnerOptions o;
+        o.worker = self_path_;
+        o.library = library;
+        o.limits.memory_bytes = st.memory_mb * (1ull << 20);
+        o.limits.file_bytes = 64ull << 20;
+        return o;
+    }
+
+public:
+    std::filesystem::path self_path_;
+
+private:
     std::string backend_name_;
     int ordinal_;
     std::unique_ptr<Device> device_;
@@ -222,6 +262,7 @@ void usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string(argv[1]) == "--runner") return kf::worker::runner_main(argc, argv);
     std::string backend = "host";
     int ordinal = 0;
     std::string profile_request;
@@ -252,6 +293,8 @@ int main(int argc, char** argv) {
     if (!g_out) return 1;
 
     Worker worker(backend, ordinal);
+    std::error_code ec;
+    worker.self_path_ = std::filesystem::read_symlink("/proc/self/exe", ec);
     std::string line;
     while (std::getline(std::cin, line)) {
         if (line.empty()) continue;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <random>
+#include <set>
 
 namespace kf::worker {
 
@@ -17,41 +19,49 @@ double percentile(std::vector<double> v, double q) {
     return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace
 
-TimingStats time_entry(Device& dev, CaseContext& cc, EntryFn fn, std::vector<TensorSet*>& sets,
-                       const EvalSettings& st, bool candidate) {
-    auto call = [&](std::size_t i) { return cc.call(fn, *sets[i % sets.size()]); };
-    auto guarded = [&](const std::function<void()>& f) {
-        if (!candidate) return dev.timed_call(f);
-        try {
-            return dev.timed_call(f);
-        } catch (const DeviceFault& e) {
-            throw CandidateFault{e.what(), e.sticky()};
-        }
-    };
-    for (int w = 0; w < st.warmup; ++w) {
+TimingStats time_calls(Device& dev, const TimedCalls& tc, const EvalSettings& st) {
+    auto set_of = [&](int i) { return static_cast<std::size_t>(i) % tc.sets; };
+    auto one = [&](int i, bool verify) {
+        tc.prepare(set_of(i));
         dev.flush_cache();
-        guarded(call(static_cast<std::size_t>(w)));
-    }
+        CallTime t = tc.call(set_of(i));
+        tc.after(set_of(i), verify);
+        return t;
+    };
+    for (int w = 0; w < st.warmup; ++w) one(w, false);
     auto f0 = std::chrono::steady_clock::now();
+    tc.prepare(0);
     dev.flush_cache();
     dev.synchronize();
-    double flush_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count();
-    CallTime est = guarded(call(0));
+    double prep_ms = ms_since(f0);
+    CallTime est = tc.call(0);
+    tc.after(0, false);
     double per_call = std::max(est.event_ms, 1e-3);
     int reps = static_cast<int>(std::ceil(st.min_time_ms / per_call));
-    // Bound the whole loop (flushes included) to about ten times the requested time.
-    double per_rep_wall = std::max(est.wall_ms, per_call) + flush_ms;
+    // Bound the whole loop (preparation and flushes included) to about ten times the requested time.
+    double per_rep_wall = std::max(est.wall_ms, per_call) + prep_ms;
     int wall_cap = static_cast<int>(std::floor(10.0 * std::max(st.min_time_ms, 1.0) / per_rep_wall));
     reps = std::clamp(std::min(reps, std::max(wall_cap, st.min_reps)), st.min_reps, st.max_reps);
+
+    // Which repetitions are checked is drawn here, after the library has been loaded and
+    // called: it cannot know in advance.
+    std::set<int> checked = {reps - 1};
+    std::mt19937_64 rng(std::random_device{}());
+    for (int k = 0; k < tc.verified_reps && static_cast<int>(checked.size()) < reps; ++k)
+        checked.insert(static_cast<int>(rng() % static_cast<std::uint64_t>(reps)));
 
     std::vector<double> ev, wall;
     ev.reserve(static_cast<std::size_t>(reps));
     wall.reserve(static_cast<std::size_t>(reps));
     for (int r = 0; r < reps; ++r) {
-        dev.flush_cache();
-        CallTime t = guarded(call(static_cast<std::size_t>(r)));
+        bool verify = tc.verified_reps > 0 && checked.count(r) > 0;
+        CallTime t = one(r, verify);
         ev.push_back(t.event_ms);
         wall.push_back(t.wall_ms);
     }

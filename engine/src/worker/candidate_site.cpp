@@ -1,0 +1,97 @@
+#include "candidate_site.h"
+
+namespace kf::worker {
+
+namespace {
+
+class InProcessSite final : public CandidateSite {
+public:
+    InProcessSite(Device& dev, EntryFn fn, bool blame) : dev_(dev), fn_(fn), blame_(blame) {}
+
+    std::vector<TensorSet*> new_sets(CaseContext& cc, std::size_t count) override {
+        cc_ = &cc;
+        sets_.clear();
+        for (std::size_t i = 0; i < count; ++i) sets_.push_back(&cc.new_set());
+        return sets_;
+    }
+
+    CallTime call(std::size_t i) override {
+        auto fn = cc_->call(fn_, *sets_.at(i));
+        if (!blame_) return dev_.timed_call(fn);
+        try {
+            return dev_.timed_call(fn);
+        } catch (const DeviceFault& f) {
+            throw CandidateFault{f.what(), f.sticky()};
+        }
+    }
+
+    LaunchReport account(std::size_t i) override {
+        try {
+            LaunchReport r = dev_.account_launches(cc_->call(fn_, *sets_.at(i)));
+            dev_.synchronize();
+            return r;
+        } catch (const DeviceFault& f) {
+            throw CandidateFault{f.what(), f.sticky()};
+        }
+    }
+
+private:
+    Device& dev_;
+    EntryFn fn_;
+    bool blame_;
+    CaseContext* cc_ = nullptr;
+    std::vector<TensorSet*> sets_;
+};
+
+class RunnerSite final : public CandidateSite {
+public:
+    explicit RunnerSite(std::unique_ptr<RunnerProcess> r) : runner_(std::move(r)) {}
+
+    std::vector<TensorSet*> new_sets(CaseContext& cc, std::size_t count) override {
+        arena_.reset();
+        arena_ = std::make_unique<SharedArena>(count * cc.arena_set_bytes());
+        std::vector<TensorSet*> sets;
+        std::vector<std::vector<std::size_t>> offsets;
+        for (std::size_t i = 0; i < count; ++i) {
+            TensorSet& s = cc.new_set(arena_.get());
+            sets.push_back(&s);
+            std::vector<std::size_t> o;
+            for (const auto& b : s.buffers) o.push_back(arena_->offset_of(b.ptr));
+            offsets.push_back(std::move(o));
+        }
+        runner_->bind(*arena_, cc.sizes(), cc.params(), offsets);
+        return sets;
+    }
+
+    CallTime call(std::size_t i) override {
+        double ms = runner_->call(i);
+        return CallTime{ms, ms};
+    }
+
+    LaunchReport account(std::size_t i) override {
+        call(i);
+        LaunchReport r;
+        r.note = "no kernel launches on the host backend";
+        return r;
+    }
+
+    void freeze() override { runner_->freeze(); }
+
+    std::vector<std::string> notes() const override { return runner_->warnings(); }
+
+private:
+    std::unique_ptr<RunnerProcess> runner_;
+    std::unique_ptr<SharedArena> arena_;
+};
+
+}  // namespace
+
+std::unique_ptr<CandidateSite> in_process_site(Device& dev, EntryFn fn, bool blame_library) {
+    return std::make_unique<InProcessSite>(dev, fn, blame_library);
+}
+
+std::unique_ptr<CandidateSite> runner_site(std::unique_ptr<RunnerProcess> runner) {
+    return std::make_unique<RunnerSite>(std::move(runner));
+}
+
+}  // namespace kf::worker

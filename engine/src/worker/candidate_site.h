@@ -1,0 +1,34 @@
+#pragma once
+// Where a library (a candidate, or the reference when it is timed) runs: in the worker's own
+// process (CUDA), or in a sandboxed runner process whose tensors live in shared memory
+// (host). The evaluation is written once against this interface.
+#include <memory>
+#include <vector>
+
+#include "case_buffers.h"
+#include "runner_process.h"
+
+namespace kf::worker {
+
+class CandidateSite {
+public:
+    virtual ~CandidateSite() = default;
+    /** `count` new tensor sets of `cc` that the library can reach; replaces the previous ones. */
+    virtual std::vector<TensorSet*> new_sets(CaseContext& cc, std::size_t count) = 0;
+    /** Calls the library on set `i` of the last new_sets() and waits for it. Throws CandidateFault. */
+    virtual CallTime call(std::size_t i) = 0;
+    /** The same under launch accounting. */
+    virtual LaunchReport account(std::size_t i) = 0;
+    /** Stops whatever the library left running until the next call (so nothing changes while
+     *  the judge looks at the outputs). */
+    virtual void freeze() {}
+    /** Confinement notes for the diagnosis. */
+    virtual std::vector<std::string> notes() const { return {}; }
+};
+
+/** Calls `fn` in this process. With `blame_library`, device faults become CandidateFaults. */
+std::unique_ptr<CandidateSite> in_process_site(Device& dev, EntryFn fn, bool blame_library);
+/** Calls the library loaded by `runner`, on tensors in shared memory. */
+std::unique_ptr<CandidateSite> runner_site(std::unique_ptr<RunnerProcess> runner);
+
+}  // namespace kf::worker

@@ -1,0 +1,292 @@
+#include "runner_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "case_buffers.h"
+#include "kf/process.h"
+
+namespace kf::worker {
+
+namespace {
+
+constexpr std::size_t kKeptOutput = 64 << 10;     // kept for the record
+constexpr std::size_t kForwardedOutput = 1 << 20;  // copied to the worker's log
+
+/** Waits for `fd` to be readable; false on time-out. */
+bool wait_readable(int fd, int timeout_ms) {
+    pollfd p{fd, POLLIN, 0};
+    for (;;) {
+        int n = poll(&p, 1, timeout_ms);
+        if (n < 0 && errno == EINTR) continue;
+        return n > 0;
+    }
+}
+
+std::vector<std::filesystem::path> library_path_dirs() {
+    std::vector<std::filesystem::path> out;
+    const char* lp = std::getenv("LD_LIBRARY_PATH");
+    if (!lp) return out;
+    std::string s = lp;
+    std::size_t start = 0;
+    while (start <= s.size()) {
+        std::size_t end = s.find(':', start);
+        if (end == std::string::npos) end = s.size();
+        if (end > start) out.emplace_back(s.substr(start, end - start));
+        start = end + 1;
+    }
+    return out;
+}
+
+/** True when every thread of `pid` is stopped (or the process is gone). */
+bool all_threads_stopped(pid_t pid) {
+    std::error_code ec;
+    std::filesystem::path dir = "/proc/" + std::to_string(pid) + "/task";
+    for (const auto& t : std::filesystem::directory_iterator(dir, ec)) {
+        std::ifstream in(t.path() / "stat");
+        std::string stat;
+        std::getline(in, stat);
+        auto close = stat.rfind(')');
+        if (close == std::string::npos || close + 2 >= stat.size()) continue;  // gone meanwhile
+        char state = stat[close + 2];
+        if (state != 'T' && state != 't' && state != 'Z' && state != 'X') return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+RunnerProcess::RunnerProcess(const RunnerOptions& opt) {
+    try {
+        start(opt);
+    } catch (...) {
+        shut_down();
+        throw;
+    }
+}
+
+void RunnerProcess::start(const RunnerOptions& opt) {
+    int sv[2], outp[2], info[2] = {-1, -1};
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        throw DeviceFault(std::string("socketpair: ") + std::strerror(errno), false);
+    if (pipe2(outp, O_CLOEXEC) != 0) {
+        close(sv[0]);
+        close(sv[1]);
+        throw DeviceFault(std::string("pipe: ") + std::strerror(errno), false);
+    }
+    std::string why;
+    bool use_bwrap = opt.sandbox && bwrap_usable(&why);
+    if (opt.sandbox && !use_bwrap)
+        warnings_.push_back("no private file system view (" + why + "): the candidate sees the worker's files");
+    std::vector<std::string> argv;
+    if (use_bwrap && pipe2(info, O_CLOEXEC) == 0) {
+        SandboxView view;
+        view.read_only = library_path_dirs();
+        view.read_only.push_back(opt.worker.parent_path());
+        view.read_only.push_back(opt.library);
+        argv = bwrap_arguments(view, 4);
+        sandboxed_ = true;
+    }
+    argv.insert(argv.end(), {opt.worker.string(), "--runner", "--library", opt.library.string(), "--memory",
+                             std::to_string(opt.limits.memory_bytes), "--file-size", std::to_string(opt.limits.file_bytes)});
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+
+    pid_t parent = getpid();
+    pid_ = fork();
+    if (pid_ == 0) {
+        setsid();
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(1);
+        int devnull = open("/dev/null", O_RDONLY);
+        dup2(devnull, 0);
+        dup2(outp[1], 1);
+        dup2(outp[1], 2);
+        dup2(sv[1], kRunnerControlFd);
+        if (info[1] >= 0) dup2(info[1], 4);
+        close_range(info[1] >= 0 ? 5 : 4, ~0U, 0);
+        execvp(cargv[0], cargv.data());
+        _exit(127);
+    }
+    close(sv[1]);
+    close(outp[1]);
+    if (info[1] >= 0) close(info[1]);
+    sock_ = sv[0];
+    out_fd_ = outp[0];
+    if (pid_ < 0) {
+        close(sock_);
+        close(out_fd_);
+        if (info[0] >= 0) close(info[0]);
+        throw DeviceFault(std::string("fork: ") + std::strerror(errno), false);
+    }
+    drain_ = std::thread([this] {
+        char buf[16384];
+        std::size_t forwarded = 0;
+        for (;;) {
+            if (!wait_readable(out_fd_, 100)) {
+                if (stop_drain_) break;
+                continue;
+            }
+            ssize_t n = read(out_fd_, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            auto len = static_cast<std::size_t>(n);
+            if (forwarded < kForwardedOutput) {
+                std::size_t w = std::min(len, kForwardedOutput - forwarded);
+                ssize_t ignored = write(2, buf, w);
+                (void)ignored;
+                forwarded += w;
+            }
+            std::lock_guard<std::mutex> lock(out_mutex_);
+            if (output_.size() < kKeptOutput) output_.append(buf, std::min(len, kKeptOutput - output_.size()));
+        }
+    });
+    runner_pid_ = pid_;
+    if (info[0] >= 0) {
+        // bubblewrap names the sandboxed process's PID in this namespace.
+        std::string text;
+        char buf[512];
+        auto until = std::chrono::steady_clock::now() + std::chrono::seconds(opt.load_timeout_s);
+        while (text.find('}') == std::string::npos && std::chrono::steady_clock::now() < until) {
+            if (!wait_readable(info[0], 200)) continue;
+            ssize_t n = read(info[0], buf, sizeof buf);
+            if (n <= 0) break;
+            text.append(buf, static_cast<std::size_t>(n));
+        }
+        close(info[0]);
+        auto j = nlohmann::json::parse(text, nullptr, false);
+        if (j.is_object() && j.contains("child-pid")) runner_pid_ = j["child-pid"].get<pid_t>();
+        else died("starting the sandbox");
+    }
+    if (!wait_readable(sock_, opt.load_timeout_s * 1000)) {
+        kill_all();
+        throw CandidateFault{"the library did not load within " + std::to_string(opt.load_timeout_s) + " s", false};
+    }
+    auto m = receive_runner_message(sock_);
+    if (!m) died("loading the library");
+    if (m->header.type == RunnerMsg::LoadError) {
+        kill_all();
+        throw CandidateFault{"load_error:" + m->payload, false};
+    }
+    if (m->header.type != RunnerMsg::Ready) forged("its ready message");
+    if (!m->payload.empty()) {
+        auto w = nlohmann::json::parse(m->payload, nullptr, false);
+        if (w.is_array())
+            for (const auto& s : w)
+                if (s.is_string()) warnings_.push_back(s.get<std::string>());
+    }
+}
+
+RunnerProcess::~RunnerProcess() { shut_down(); }
+
+void RunnerProcess::shut_down() {
+    if (sock_ >= 0 && pid_ > 0) send_runner_message(sock_, {RunnerMsg::Exit});
+    kill_all();
+    stop_drain_ = true;
+    if (drain_.joinable()) drain_.join();
+    if (out_fd_ >= 0) close(out_fd_);
+    if (sock_ >= 0) close(sock_);
+    out_fd_ = sock_ = -1;
+}
+
+void RunnerProcess::forged(const std::string& expected) {
+    kill_all();
+    throw CandidateFault{"the candidate wrote on the runner's control channel instead of " + expected +
+                             " (a forged message); its process was stopped",
+                         false, true};
+}
+
+void RunnerProcess::kill_all() {
+    if (pid_ <= 0) return;
+    if (runner_pid_ > 0) ::kill(runner_pid_, SIGKILL);
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+    pid_ = -1;
+    runner_pid_ = -1;
+}
+
+void RunnerProcess::died(const std::string& while_doing) {
+    std::string how;
+    if (pid_ > 0) {
+        int status = 0;
+        // It closed its end: give it a moment to finish dying, then make sure.
+        pid_t r = 0;
+        for (int i = 0; i < 100 && (r = waitpid(pid_, &status, WNOHANG)) == 0; ++i) usleep(10000);
+        if (r == pid_) {
+            if (sandboxed_ && WIFEXITED(status) && WEXITSTATUS(status) > 128) {
+                int sig = WEXITSTATUS(status) - 128;
+                const char* name = sigabbrev_np(sig);
+                how = "signal " + std::to_string(sig) + (name ? std::string(" (SIG") + name + ")" : std::string());
+            } else {
+                how = describe_wait_status(status);
+            }
+            pid_ = -1;
+        }
+        kill_all();
+    }
+    throw CandidateFault{"the candidate's process ended" + (how.empty() ? std::string() : " (" + how + ")") +
+                             " while " + while_doing,
+                         false};
+}
+
+void RunnerProcess::bind(const SharedArena& arena, const std::vector<long long>& sizes, const std::vector<double>& params,
+                         const std::vector<std::vector<std::size_t>>& set_offsets) {
+    resume();
+    nlohmann::json j = {{"sizes", sizes}, {"params", params}, {"sets", set_offsets}};
+    if (!send_runner_message(sock_, {RunnerMsg::Arena, 0, arena.capacity()}, {}, arena.fd()) ||
+        !send_runner_message(sock_, {RunnerMsg::Case}, j.dump()))
+        died("receiving its tensors");
+}
+
+double RunnerProcess::call(std::size_t index) {
+    resume();
+    // Anything waiting before the call was sent by the library on its own (a reply forged
+    // ahead of time, so that a later call seems to return at once).
+    if (wait_readable(sock_, 0)) {
+        if (!receive_runner_message(sock_)) died("waiting to be called");
+        forged("silence between calls");
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    if (!send_runner_message(sock_, {RunnerMsg::Call, static_cast<std::uint32_t>(index)})) died("being called");
+    auto m = receive_runner_message(sock_);
+    auto t1 = std::chrono::steady_clock::now();
+    if (!m) died("running the candidate");
+    if (m->header.type == RunnerMsg::Fault) throw CandidateFault{"the candidate threw: " + m->payload.substr(0, 500), false};
+    if (m->header.type != RunnerMsg::Done || m->header.index != index || !m->payload.empty()) forged("the reply to a call");
+    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+void RunnerProcess::freeze() {
+    if (frozen_ || runner_pid_ <= 0) return;
+    ::kill(runner_pid_, SIGSTOP);
+    frozen_ = true;
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!all_threads_stopped(runner_pid_) && std::chrono::steady_clock::now() < until) usleep(50);
+}
+
+void RunnerProcess::resume() {
+    if (!frozen_ || runner_pid_ <= 0) return;
+    ::kill(runner_pid_, SIGCONT);
+    frozen_ = false;
+}
+
+std::string RunnerProcess::output() {
+    std::lock_guard<std::mutex> lock(out_mutex_);
+    return output_;
+}
+
+}  // namespace kf::worker

@@ -1,0 +1,73 @@
+#pragma once
+// The judge's handle on a runner: a sandboxed child process that loads one library (a
+// candidate, or the reference for timing) and calls its entry point on tensor sets in a
+// SharedArena when told to. Everything it could fake (its output, its timing, a reply) is
+// either read by the judge itself or bounded by the judge's own clock.
+#include <sys/types.h>
+
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runner_protocol.h"
+#include "sandbox.h"
+#include "shared_arena.h"
+
+namespace kf::worker {
+
+struct RunnerOptions {
+    std::filesystem::path worker;   ///< this executable (started again with --runner)
+    std::filesystem::path library;  ///< the shared object to load
+    SandboxLimits limits;
+    bool sandbox = true;            ///< run it under bubblewrap when bubblewrap is usable
+    int load_timeout_s = 60;
+};
+
+class RunnerProcess {
+public:
+    /** Starts the runner and waits until it has loaded the library. Throws CandidateFault. */
+    explicit RunnerProcess(const RunnerOptions& opt);
+    ~RunnerProcess();
+    RunnerProcess(const RunnerProcess&) = delete;
+    RunnerProcess& operator=(const RunnerProcess&) = delete;
+
+    /** Maps `arena` in the runner and describes the tensor sets in it. */
+    void bind(const SharedArena& arena, const std::vector<long long>& sizes, const std::vector<double>& params,
+              const std::vector<std::vector<std::size_t>>& set_offsets);
+    /** Calls the entry point on set `index`; the judge's wall time in ms. Throws CandidateFault. */
+    double call(std::size_t index);
+    /** Stops every thread of the runner (SIGSTOP), so nothing changes while the judge looks. */
+    void freeze();
+    void resume();
+
+    /** How the process is confined, and what could not be applied (for the diagnosis). */
+    const std::vector<std::string>& warnings() const { return warnings_; }
+    bool sandboxed() const { return sandboxed_; }
+    /** The start of what the library printed (capped). */
+    std::string output();
+
+private:
+    [[noreturn]] void died(const std::string& while_doing);
+    /** The runner wrote something that is not the reply expected: it is stopped. */
+    [[noreturn]] void forged(const std::string& expected);
+    void start(const RunnerOptions& opt);
+    void kill_all();
+    void shut_down();
+
+    pid_t pid_ = -1;         ///< the process forked (bubblewrap, or the runner itself)
+    pid_t runner_pid_ = -1;  ///< the runner (in this PID namespace)
+    int sock_ = -1;
+    int out_fd_ = -1;
+    bool sandboxed_ = false;
+    bool frozen_ = false;
+    std::vector<std::string> warnings_;
+    std::atomic<bool> stop_drain_{false};
+    std::thread drain_;
+    std::mutex out_mutex_;
+    std::string output_;
+};
+
+}  // namespace kf::worker

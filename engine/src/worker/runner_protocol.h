@@ -1,0 +1,44 @@
+#pragma once
+// The judge's channel to a runner (docs/sandbox.md): fixed-size messages on a SOCK_SEQPACKET
+// socket pair, an optional text payload after the header, and the arena's memfd passed with
+// SCM_RIGHTS. Nothing the runner sends decides a verdict: the judge reads the outputs itself.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kf::worker {
+
+enum class RunnerMsg : std::uint32_t {
+    Ready = 1,      ///< runner → judge: library loaded, entry point found
+    LoadError = 2,  ///< runner → judge: payload says why
+    Arena = 3,      ///< judge → runner: fd attached, value = its size in bytes
+    Case = 4,       ///< judge → runner: payload = JSON {sizes, params, sets: [[offset...]...]}
+    Call = 5,       ///< judge → runner: index = tensor set
+    Done = 6,       ///< runner → judge: the call returned
+    Fault = 7,      ///< runner → judge: the call threw; payload says what
+    Exit = 8,       ///< judge → runner
+};
+
+struct RunnerHeader {
+    RunnerMsg type;
+    std::uint32_t index = 0;
+    std::uint64_t value = 0;
+};
+
+inline constexpr std::size_t kRunnerMaxMessage = 1 << 16;
+/** The control socket's descriptor number in the runner. */
+inline constexpr int kRunnerControlFd = 3;
+
+/** Sends one message (header, payload, optionally one descriptor). False when the peer is gone. */
+bool send_runner_message(int sock, const RunnerHeader& h, const std::string& payload = {}, int fd = -1);
+
+struct ReceivedMessage {
+    RunnerHeader header;
+    std::string payload;
+    int fd = -1;  ///< a descriptor that came with it, or -1
+};
+
+/** Receives one message; nullopt when the peer closed the socket or sent garbage. */
+std::optional<ReceivedMessage> receive_runner_message(int sock);
+
+}  // namespace kf::worker
