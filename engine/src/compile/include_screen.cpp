@@ -178,6 +178,7 @@ private:
             return;
         }
         std::string why = name_problem(name);
+        if (written.size() > 200) written = written.substr(0, 200) + "...";
         if (!why.empty())
             refuse(pos, what + " " + written + " is not allowed: " + why +
                             " (a candidate may include only system headers, kf_task.h and files beside it)");
