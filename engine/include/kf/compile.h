@@ -5,6 +5,7 @@
  * Diagnostics mapped to the candidate's own file and lines; ptxas resource usage is read at
  * compile time.
  */
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -20,6 +21,17 @@
 
 namespace kf {
 
+/**
+ * Resource limits of one compile (docs/compile.md). 0 picks the default; the limits in
+ * force are part of the cache key, since a compile that hit one fails the same way again.
+ */
+struct CompileLimits {
+    std::uint64_t memory_bytes = 0;   ///< RLIMIT_AS of each compiler process: 8 GiB (CUDA: nvcc, cicc, ptxas), 4 GiB (host)
+    std::uint64_t file_bytes = 0;     ///< RLIMIT_FSIZE: the largest file the compiler may write; 256 MiB
+    std::uint64_t library_bytes = 0;  ///< the largest shared object accepted; 64 MiB
+    std::size_t output_bytes = 0;     ///< compiler output (stdout+stderr) kept; 1 MiB
+};
+
 /** Everything that determines a compiled library; hashed (with the compiler's version) as the cache key. */
 struct CompileRequest {
     Backend backend = Backend::Host;
@@ -30,8 +42,14 @@ struct CompileRequest {
     std::string arch = "sm_90";             ///< CUDA only
     std::vector<std::string> libraries;     ///< extra libraries allowed by the task, e.g. "cublas"
     std::vector<std::string> extra_flags;
-    double timeout_s = 180;
+    /** Folders of headers the candidate may include (the task's, the project's): -I, read-only in the sandbox. */
+    std::vector<std::filesystem::path> include_dirs;
+    double timeout_s = 180;  ///< wall time; each compiler process also gets as many seconds of CPU time (RLIMIT_CPU)
+    CompileLimits limits;
 };
+
+/** `req.limits` with every 0 replaced by the backend's default. */
+CompileLimits effective_limits(const CompileRequest& req);
 
 struct CompileResult {
     bool ok = false;
@@ -49,6 +67,26 @@ std::vector<Diagnostic> parse_compiler_output(std::string_view output, std::stri
  */
 std::vector<Diagnostic> parse_compiler_output(std::string_view output, std::string_view source_name,
                                               const std::map<std::string, std::string>& files);
+/**
+ * Refuses file names a candidate may not use, before it is compiled: `#include`,
+ * `#include_next`, `#import`, `#embed`, `#pragma GCC dependency`, `_Pragma("...")`,
+ * `__has_include`, `__has_include_next` and `__has_embed` naming an absolute path (/dev,
+ * /proc, /sys included), a name containing "..", or a name computed by a macro; and the
+ * assembler's `.incbin` / `.include`. Line continuations and comments are taken into
+ * account. One error Diagnostic (tool "kfoundry") per offending line, naming the include;
+ * empty when the source is acceptable.
+ */
+std::vector<Diagnostic> screen_includes(std::string_view source, std::string_view source_name);
+
+/**
+ * Compiler output with the quoted source lines, caret lines and quoted tokens withheld for
+ * messages about files that are neither in `scratch` (the candidate, kf_task.h, the glue)
+ * nor under one of `system_roots` (system and toolkit headers): they could quote a file the
+ * candidate had no right to read.
+ */
+std::string withhold_outside_quotes(std::string_view output, const std::filesystem::path& scratch,
+                                    const std::vector<std::filesystem::path>& system_roots);
+
 /** Parses `ptxas -v` output ("Used N registers, ... bytes smem", "bytes stack frame, ... spill"). */
 std::vector<ResourceUsage> parse_ptxas_usage(std::string_view output);
 
@@ -57,6 +95,12 @@ std::string sha256_hex(std::string_view data);
 
 /** The compiler for a backend: CUDA $KF_NVCC, else nvcc on PATH, else /usr/local/cuda/bin/nvcc; host $KF_CXX, else g++. */
 std::string compiler_program(Backend b);
+/**
+ * The installation the compiler belongs to, from its real path: <root>/bin/<compiler> gives
+ * <root> (/usr for g++, /usr/local/cuda-13.0 for nvcc); read-only in the compile sandbox.
+ * Empty when the compiler is not found.
+ */
+std::filesystem::path compiler_root(Backend b);
 /** candidate.cu (CUDA) or candidate.cpp (host): the source name when a request gives none. */
 std::string default_source_name(Backend b);
 /** kf_glue.cu (CUDA) or kf_glue.cpp (host): the file the compiler is given. */

@@ -4,6 +4,7 @@
  * candidate kernel) runs in a child process; these are the two ways the engine starts one.
  */
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -23,11 +24,23 @@ struct ProcessResult {
 };
 
 /**
+ * Resource limits set in the child (setrlimit) before it starts the program; they are
+ * inherited by everything it starts. 0 leaves a limit as the parent has it.
+ */
+struct ProcessLimits {
+    std::uint64_t address_space_bytes = 0;  ///< RLIMIT_AS: virtual memory of each process
+    std::uint64_t file_size_bytes = 0;      ///< RLIMIT_FSIZE: largest file a process may write (SIGXFSZ beyond)
+    std::uint64_t cpu_seconds = 0;          ///< RLIMIT_CPU: CPU time of each process (SIGXCPU / SIGKILL beyond)
+};
+
+/**
  * Runs argv[0] (searched in PATH) with stdout+stderr captured, killing its whole process
  * group after `timeout`. Never throws for a failing program; start failures are reported.
+ * Output beyond `max_output` bytes is read and dropped.
  */
 ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                          const std::filesystem::path& cwd = {}, std::size_t max_output = 1 << 20);
+                          const std::filesystem::path& cwd = {}, std::size_t max_output = 1 << 20,
+                          const ProcessLimits& limits = {});
 
 /**
  * A long-lived child speaking line-oriented text over stdin/stdout (the worker).

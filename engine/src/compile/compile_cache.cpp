@@ -6,6 +6,7 @@
 // Readers only look at <key>/ folders, and rename() is atomic, so a crash (or a concurrent
 // process) can never expose a half-written entry.
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -19,6 +20,7 @@
 
 #include "kf/compile.h"
 #include "kf/process.h"
+#include "kf/sandbox_view.h"
 
 namespace kf {
 
@@ -125,6 +127,42 @@ Diagnostic error_diagnostic(std::string message, std::string tool) {
 
 std::string tool_of(Backend b) { return b == Backend::Cuda ? "nvcc" : "g++"; }
 
+std::string format_bytes(std::uint64_t bytes) {
+    constexpr std::uint64_t MiB = 1024 * 1024;
+    char buf[48];
+    if (bytes >= 1024 * MiB && bytes % (1024 * MiB) == 0)
+        std::snprintf(buf, sizeof buf, "%llu GiB", static_cast<unsigned long long>(bytes / (1024 * MiB)));
+    else
+        std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / MiB);
+    return buf;
+}
+
+bool contains(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
+
+/** Whether the compiler's bwrap sandbox can run here; the reason when not. */
+bool use_sandbox(std::string& why) { return bwrap_usable(&why); }
+
+/**
+ * What the compiler sees (docs/compile.md): the system and the compiler's installation,
+ * the request's include folders read-only, the compile's own folder read-write.
+ */
+SandboxView compile_view(const CompileRequest& req, const fs::path& scratch) {
+    SandboxView view;
+    view.read_only = system_read_only_paths();
+    if (fs::path root = compiler_root(req.backend); !root.empty()) view.read_only.push_back(root);
+    if (req.backend == Backend::Cuda) view.read_only.push_back("/usr/local/cuda");
+    for (const auto& dir : req.include_dirs) view.read_only.push_back(fs::absolute(dir));
+    view.scratch = scratch;
+    return view;
+}
+
+/** Folders whose files a compiler message may quote: system and toolkit headers. */
+std::vector<fs::path> quotable_roots(Backend b) {
+    std::vector<fs::path> roots = {"/usr"};
+    if (fs::path root = compiler_root(b); !root.empty()) roots.push_back(root);
+    return roots;
+}
+
 /**
  * Reads a finished entry. Returns nullopt for a missing entry, and removes (then returns
  * nullopt for) an entry that is unreadable or claims success without its library.
@@ -194,7 +232,7 @@ std::string CompileCache::compiler_identity(Backend b) {
 
 std::string CompileCache::key_of(const CompileRequest& req) {
     // Length-prefixed fields, so that no two different requests serialise to the same text.
-    std::string text = "kf-compile-key-v1\n";
+    std::string text = "kf-compile-key-v2\n";
     add_length_prefixed(text, "backend", to_string(req.backend));
     add_length_prefixed(text, "source", req.source);
     add_length_prefixed(text, "source_name", req.source_name.empty() ? default_source_name(req.backend) : req.source_name);
@@ -203,6 +241,13 @@ std::string CompileCache::key_of(const CompileRequest& req) {
     add_length_prefixed(text, "arch", req.backend == Backend::Cuda ? req.arch : std::string());
     for (const auto& lib : req.libraries) add_length_prefixed(text, "library", lib);
     for (const auto& flag : req.extra_flags) add_length_prefixed(text, "flag", flag);
+    for (const auto& dir : req.include_dirs) add_length_prefixed(text, "include_dir", dir.string());
+    const CompileLimits limits = effective_limits(req);
+    add_length_prefixed(text, "limits", std::to_string(limits.memory_bytes) + " " + std::to_string(limits.file_bytes) +
+                                            " " + std::to_string(limits.library_bytes) + " " +
+                                            std::to_string(limits.output_bytes));
+    std::string why;
+    add_length_prefixed(text, "sandbox", use_sandbox(why) ? "bwrap" : "none");
     add_length_prefixed(text, "compiler", compiler_identity(req.backend));
     return sha256_hex(text);
 }
@@ -261,30 +306,88 @@ CompileResult CompileCache::build(const CompileRequest& req, const std::string& 
         write_text(tmp / source_name, req.source);
         write_text(tmp / glue_file_name(req.backend), req.glue);
 
+        const CompileLimits limits = effective_limits(req);
+        const std::string tool = tool_of(req.backend);
         std::vector<std::string> cmd = compiler_command(req, tmp);
-        auto timeout = std::chrono::milliseconds(static_cast<long long>(req.timeout_s * 1000));
-        ProcessResult pr = run_process(cmd, timeout, tmp);
-
-        // Messages and the log name the final entry, not the temporary folder.
-        std::string output = pr.output;
-        replace_all(output, tmp.string(), entry.string());
         std::string identity = compiler_identity(req.backend);
         info.compiler = display_name(cmd[0], identity.substr(identity.find('\n') + 1));
-        info.seconds = pr.seconds;
-        info.log = truncate_log(output);
-        const std::map<std::string, std::string> files = {
-            {"kf_task.h", req.header}, {source_name, req.source}, {glue_file_name(req.backend), req.glue}};
-        info.diagnostics = parse_compiler_output(output, source_name, files);
-        for (auto& d : info.diagnostics) d.message = valid_utf8(d.message);
-        if (req.backend == Backend::Cuda) info.resources = parse_ptxas_usage(output);
 
-        const std::string tool = tool_of(req.backend);
+        ProcessResult pr;
+        std::vector<Diagnostic> refused = screen_includes(req.source, source_name);
+        std::string sandbox_problem;
+        const bool sandboxed = use_sandbox(sandbox_problem);
+        std::string output;
+        if (!refused.empty()) {
+            // Not compiled at all: the outcome is as deterministic as a compile error.
+            pr.exit_code = 1;
+            for (auto& d : refused) d.message = valid_utf8(d.message);
+            info.diagnostics = refused;
+            output = "kfoundry: the candidate was not compiled:\n";
+            for (const auto& d : refused) output += d.file + ":" + std::to_string(d.line) + ": error: " + d.message + "\n";
+        } else if (sandboxed && compiler_root(req.backend).empty()) {
+            // Inside bwrap a missing compiler would read as bwrap's exit code 1.
+            pr.start_failed = true;
+            pr.output = "cannot run '" + cmd[0] + "': not found";
+            output = pr.output;
+        } else {
+            std::vector<std::string> argv = cmd;
+            if (sandboxed) {
+                argv = bwrap_prefix(compile_view(req, tmp));
+                argv.insert(argv.end(), cmd.begin(), cmd.end());
+            }
+            ProcessLimits plimits;
+            plimits.address_space_bytes = limits.memory_bytes;
+            plimits.file_size_bytes = limits.file_bytes;
+            plimits.cpu_seconds = static_cast<std::uint64_t>(req.timeout_s) + 1;
+            auto timeout = std::chrono::milliseconds(static_cast<long long>(req.timeout_s * 1000));
+            pr = run_process(argv, timeout, tmp, limits.output_bytes, plimits);
+            // Quotes of files the candidate may not read are withheld; messages and the log
+            // name the final entry, not the temporary folder.
+            output = withhold_outside_quotes(pr.output, tmp, quotable_roots(req.backend));
+            replace_all(output, tmp.string(), entry.string());
+            const std::map<std::string, std::string> files = {
+                {"kf_task.h", req.header}, {source_name, req.source}, {glue_file_name(req.backend), req.glue}};
+            info.diagnostics = parse_compiler_output(output, source_name, files);
+            for (auto& d : info.diagnostics) d.message = valid_utf8(d.message);
+            if (req.backend == Backend::Cuda) info.resources = parse_ptxas_usage(output);
+        }
+        info.seconds = pr.seconds;
+
         if (pr.timed_out)
             info.diagnostics.push_back(
                 error_diagnostic("compilation timed out after " + format_seconds(req.timeout_s) + " s", tool));
         else if (pr.start_failed)
             info.diagnostics.push_back(error_diagnostic("could not start " + cmd[0] + ": " + valid_utf8(pr.output), tool));
-        info.ok = pr.exit_code == 0 && !pr.timed_out && fs::is_regular_file(tmp / "candidate.so", ec);
+        // A limit that was hit, said plainly (the compiler's own words vary).
+        const bool out_of_memory = contains(output, "out of memory") || contains(output, "virtual memory exhausted") ||
+                                   contains(output, "Cannot allocate memory") || contains(output, "std::bad_alloc");
+        const bool file_too_large =
+            pr.signal == SIGXFSZ || contains(output, "File size limit exceeded") || contains(output, "File too large");
+        if (pr.exit_code != 0 && out_of_memory)
+            info.diagnostics.push_back(error_diagnostic(
+                "the compiler ran out of memory: each compiler process may use " + format_bytes(limits.memory_bytes) +
+                    " of address space", tool));
+        if (pr.exit_code != 0 && file_too_large)
+            info.diagnostics.push_back(error_diagnostic(
+                "the compiler's output is too large: no file it writes may exceed " + format_bytes(limits.file_bytes), tool));
+        if (pr.signal == SIGXCPU)
+            info.diagnostics.push_back(error_diagnostic(
+                "the compiler used more than " + std::to_string(static_cast<long long>(req.timeout_s) + 1) +
+                    " s of CPU time", tool));
+        if (pr.output.size() >= limits.output_bytes)
+            output += "\n[kfoundry: compiler output cut at " + format_bytes(limits.output_bytes) + "]\n";
+
+        info.ok = refused.empty() && pr.exit_code == 0 && !pr.timed_out && fs::is_regular_file(tmp / "candidate.so", ec);
+        if (info.ok) {
+            std::uintmax_t size = fs::file_size(tmp / "candidate.so", ec);
+            if (ec || size > limits.library_bytes) {
+                info.ok = false;
+                fs::remove(tmp / "candidate.so", ec);
+                info.diagnostics.push_back(error_diagnostic(
+                    "the compiled library is " + format_bytes(size) + ", over the limit of " +
+                        format_bytes(limits.library_bytes) + " (large static arrays or heavy unrolling?)", "kfoundry"));
+            }
+        }
         bool has_error = false;
         for (const auto& d : info.diagnostics) has_error = has_error || d.severity == Severity::Error;
         if (!info.ok && !has_error) {
@@ -293,11 +396,21 @@ CompileResult CompileCache::build(const CompileRequest& req, const std::string& 
                                                   : "failed with exit code " + std::to_string(pr.exit_code);
             info.diagnostics.push_back(error_diagnostic(fs::path(cmd[0]).filename().string() + " " + why, tool));
         }
+        if (!sandboxed && refused.empty()) {
+            // Never silent: the record says the compiler ran without its sandbox, and why.
+            std::string warning = "the compiler ran without a sandbox: " + sandbox_problem +
+                                  "; it could read any file this user can read";
+            info.diagnostics.push_back(error_diagnostic(warning, "kfoundry"));
+            info.diagnostics.back().severity = Severity::Warning;
+            output = "kfoundry: warning: " + warning + "\n" + output;
+        }
+        info.log = truncate_log(output);
         result.ok = info.ok;
 
         // Only deterministic outcomes are kept: a timeout or a killed compiler may succeed
         // next time.
-        bool deterministic = !pr.timed_out && !pr.start_failed && pr.signal == 0 && pr.exit_code >= 0;
+        bool deterministic = !pr.timed_out && !pr.start_failed && (pr.signal == 0 || pr.signal == SIGXFSZ) &&
+                             pr.exit_code >= 0;
         if (!deterministic) {
             fs::remove_all(tmp, ec);
             return result;

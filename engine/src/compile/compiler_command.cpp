@@ -48,6 +48,29 @@ std::string compiler_program(Backend b) {
     return "g++";
 }
 
+CompileLimits effective_limits(const CompileRequest& req) {
+    constexpr std::uint64_t MiB = 1024 * 1024, GiB = 1024 * MiB;
+    CompileLimits l = req.limits;
+    // nvcc, cicc and ptxas reserve much more address space than they touch.
+    if (l.memory_bytes == 0) l.memory_bytes = req.backend == Backend::Cuda ? 8 * GiB : 4 * GiB;
+    if (l.file_bytes == 0) l.file_bytes = 256 * MiB;
+    if (l.library_bytes == 0) l.library_bytes = 64 * MiB;
+    if (l.output_bytes == 0) l.output_bytes = 1 * MiB;
+    return l;
+}
+
+std::filesystem::path compiler_root(Backend b) {
+    namespace fs = std::filesystem;
+    fs::path program = compiler_program(b);
+    if (!program.is_absolute()) program = find_in_path(program.string());
+    std::error_code ec;
+    fs::path real = program.empty() ? fs::path() : fs::canonical(program, ec);
+    if (real.empty() || ec) return {};
+    // <root>/bin/<compiler>: the toolkit's headers and tools live under <root>.
+    fs::path root = real.parent_path().parent_path();
+    return root == root.root_path() ? real.parent_path() : root;
+}
+
 std::string default_source_name(Backend b) { return b == Backend::Cuda ? "candidate.cu" : "candidate.cpp"; }
 
 std::string glue_file_name(Backend b) { return b == Backend::Cuda ? "kf_glue.cu" : "kf_glue.cpp"; }
@@ -66,6 +89,7 @@ std::vector<std::string> compiler_command(const CompileRequest& req, const std::
         cmd = {compiler_program(req.backend), "-std=c++17", "-O3", "-march=native", "-fopenmp", "-fPIC",
                "-shared", "-I" + workdir.string(), glue, "-o", out};
     }
+    for (const auto& dir : req.include_dirs) cmd.push_back("-I" + dir.string());
     // Undefined symbols are deliberately not an error here (no -Wl,--no-undefined): they are
     // screened when the library is loaded, where the message can name the missing symbol.
     for (const auto& lib : req.libraries) cmd.push_back("-l" + lib);

@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +37,23 @@ void child_setup(const std::filesystem::path& cwd) {
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(127);
 }
 
+/** Lowers one limit (soft and hard) in the child; a limit already lower is kept. */
+void lower_limit(int resource, std::uint64_t value) {
+    if (value == 0) return;
+    rlimit rl{};
+    if (getrlimit(resource, &rl) != 0) return;
+    rlim_t v = static_cast<rlim_t>(value);
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < v) v = rl.rlim_max;
+    rl.rlim_cur = rl.rlim_max = v;
+    setrlimit(resource, &rl);
+}
+
+void apply_limits(const ProcessLimits& limits) {
+    lower_limit(RLIMIT_AS, limits.address_space_bytes);
+    lower_limit(RLIMIT_FSIZE, limits.file_size_bytes);
+    lower_limit(RLIMIT_CPU, limits.cpu_seconds);
+}
+
 }  // namespace
 
 std::string describe_wait_status(int status) {
@@ -49,7 +67,7 @@ std::string describe_wait_status(int status) {
 }
 
 ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                          const std::filesystem::path& cwd, std::size_t max_output) {
+                          const std::filesystem::path& cwd, std::size_t max_output, const ProcessLimits& limits) {
     ProcessResult r;
     auto t0 = std::chrono::steady_clock::now();
     int fds[2];
@@ -70,6 +88,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
     pid_t pid = fork();
     if (pid == 0) {
         child_setup(cwd);
+        apply_limits(limits);
         int devnull = open("/dev/null", O_RDONLY);
         dup2(devnull, 0);
         dup2(fds[1], 1);
