@@ -18,6 +18,7 @@ a fresh-values check after timing and a physical floor.
 
 import argparse
 import contextlib
+import copy
 import gc
 import importlib.metadata
 import importlib.util
@@ -26,6 +27,7 @@ import math
 import os
 import platform
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -1044,23 +1046,73 @@ def same_values(a, b):
     return False
 
 
-def default_tolerance(dtype):
+# Named tolerance policies, so that a report can be compared with published numbers:
+# `current` is KernelBench today (fp32 atol = rtol = 1e-4, fp16/bf16 1e-2), `v0` is
+# KernelBench v0/v0.1, which most published results used (1e-2 for every float dtype), and
+# `strict` takes `current`'s tolerance and the fp64 rule together. With `current` and `v0`
+# an output also passes when it is no further from an fp64 run of the reference than the
+# fp32 reference is, within `fp64_factor` (honest kernels that reorder fp32 arithmetic).
+TOLERANCE_POLICIES = {
+    "current": {"fp32": 1e-4, "half": 1e-2, "fp64_rule": "or",
+                "summary": "KernelBench today: fp32 atol = rtol = 1e-4, fp16/bf16 1e-2; or within the fp64 rule"},
+    "v0": {"fp32": 1e-2, "half": 1e-2, "fp64_rule": "or",
+           "summary": "KernelBench v0/v0.1 (published results): atol = rtol = 1e-2; or within the fp64 rule"},
+    "strict": {"fp32": 1e-4, "half": 1e-2, "fp64_rule": "and",
+               "summary": "fp32 atol = rtol = 1e-4, fp16/bf16 1e-2, and within the fp64 rule"},
+}
+
+
+def default_tolerance(dtype, policy="current"):
     torch = _torch
+    pol = TOLERANCE_POLICIES[policy]
     if dtype in (torch.float16, torch.bfloat16):
-        return 1e-2
+        return pol["half"]
     if dtype.is_floating_point or dtype.is_complex:
-        return 1e-4
+        return pol["fp32"]
     return 0.0
 
 
-def compare_outputs(out, ref, opts):
-    """Compares the candidate's output tree with the reference's. Returns a dict with
-    passed, elements, max_abs_error, max_rel_error, mismatches, nan_count, inf_count,
-    rel_l2_error, problem (a sentence when something other than values is wrong) and
-    bad_type (a leaf that is not a plain torch.Tensor)."""
+def tolerance_record(opts):
+    """The tolerance a result was judged by, as reported with it."""
+    pol = TOLERANCE_POLICIES[opts["tolerance"]]
+    return {"policy": opts["tolerance"], "fp32_atol": pol["fp32"] if opts["atol"] is None else opts["atol"],
+            "fp32_rtol": pol["fp32"] if opts["rtol"] is None else opts["rtol"], "half_atol": pol["half"],
+            "fp64_rule": pol["fp64_rule"] if opts["fp64_reference"] else "off", "fp64_factor": opts["fp64_factor"],
+            "summary": pol["summary"]}
+
+
+def _unit_roundoff(dtype):
     torch = _torch
-    res = {"passed": False, "elements": 0, "max_abs_error": 0.0, "max_rel_error": 0.0, "mismatches": 0,
-           "nan_count": 0, "inf_count": 0, "rel_l2_error": 0.0, "problem": "", "bad_type": "", "small_outputs": False}
+    return {torch.float16: 2.0 ** -11, torch.bfloat16: 2.0 ** -8, torch.float64: 2.0 ** -53}.get(dtype, 2.0 ** -24)
+
+
+def _fp64_leaf_errors(oc, rc, dc):
+    """(candidate's max |out - fp64|, reference's max |ref - fp64|, max |fp64|) over one chunk;
+    equal values (infinities included) count as no error, NaN in the output as infinite."""
+    torch = _torch
+    c, r, d = oc.to(torch.float64), rc.to(torch.float64), dc.to(torch.float64)
+    dc_fin = torch.where(torch.isfinite(d), d.abs(), torch.zeros_like(d))
+    ec = torch.where(c == d, torch.zeros_like(d), (c - d).abs())
+    ec = torch.where(torch.isnan(ec), torch.full_like(ec, float("inf")), ec)
+    er = torch.where(r == d, torch.zeros_like(d), (r - d).abs()).nan_to_num(0.0, 0.0, 0.0)
+    if not c.numel():
+        return 0.0, 0.0, 0.0
+    return float(ec.max().item()), float(er.max().item()), float(dc_fin.max().item())
+
+
+def compare_outputs(out, ref, opts, ref64=None):
+    """Compares the candidate's output tree with the reference's (and, when given, with an
+    fp64 run of the reference). Returns a dict with passed, passed_by (tolerance or fp64),
+    elements, max_abs_error, max_rel_error, mismatches, nan_count, inf_count, rel_l2_error,
+    fp64 (the errors of the candidate and of the fp32 reference against the fp64 result),
+    problem (a sentence when something is wrong) and bad_type (a leaf that is not a plain
+    torch.Tensor)."""
+    torch = _torch
+    res = {"passed": False, "passed_by": "", "elements": 0, "max_abs_error": 0.0, "max_rel_error": 0.0,
+           "mismatches": 0, "nan_count": 0, "inf_count": 0, "rel_l2_error": 0.0, "problem": "", "bad_type": "",
+           "small_outputs": False,
+           "fp64": {"available": False, "passed": False, "candidate_max_abs_error": 0.0,
+                    "reference_max_abs_error": 0.0, "ratio": 0.0, "reason": "no fp64 reference"}}
     ref_leaves = tree_leaves(ref)
     out_leaves = tree_leaves(out)
     # The type check comes before anything touches the outputs: a tensor subclass could
@@ -1074,9 +1126,17 @@ def compare_outputs(out, ref, opts):
     if len(ref_leaves) != len(out_leaves):
         res["problem"] = "the candidate returns %d output(s), the reference %d" % (len(out_leaves), len(ref_leaves))
         return res
+    f64_leaves = tree_leaves(ref64) if ref64 is not None else None
+    f64 = res["fp64"]
+    if f64_leaves is not None and len(f64_leaves) == len(ref_leaves):
+        f64.update(available=True, passed=True, reason="")
+    elif f64_leaves is not None:
+        f64["reason"] = "the fp64 reference has another structure"
+        f64_leaves = None
+    factor = float(opts["fp64_factor"])
     sq_diff = 0.0
     sq_ref = 0.0
-    for (path, r), (_p2, o) in zip(ref_leaves, out_leaves):
+    for i, ((path, r), (_p2, o)) in enumerate(zip(ref_leaves, out_leaves)):
         name = "output" + path
         if not is_tensor(r):
             if is_tensor(o) or not _scalar_close(o, r, opts):
@@ -1097,20 +1157,32 @@ def compare_outputs(out, ref, opts):
             res["problem"] = "%s has dtype %s, expected %s" % (name, str(o.dtype).replace("torch.", ""),
                                                               str(r.dtype).replace("torch.", ""))
             return res
-        tol = default_tolerance(r.dtype)
+        tol = default_tolerance(r.dtype, opts["tolerance"])
         atol = tol if opts["atol"] is None else float(opts["atol"])
         rtol = tol if opts["rtol"] is None else float(opts["rtol"])
         of = o.detach().reshape(-1)
         rf = r.detach().reshape(-1)
+        df = None
+        if f64_leaves is not None:
+            d = f64_leaves[i][1]
+            if is_tensor(d) and tuple(d.shape) == tuple(r.shape) and r.is_floating_point():
+                df = d.detach().reshape(-1).to(r.device)
+            elif r.is_floating_point():
+                f64.update(available=False, passed=False, reason="the fp64 reference's %s does not match" % name)
+                f64_leaves = None
         if of.is_complex():
             of, rf = torch.view_as_real(of).reshape(-1), torch.view_as_real(rf).reshape(-1)
         n = rf.numel()
         res["elements"] += n
         chunk = 1 << 26
         floating = rf.is_floating_point()
+        leaf_c = leaf_r = leaf_mag = 0.0
         for s in range(0, n, chunk):
             oc, rc = of[s:s + chunk], rf[s:s + chunk]
             if floating:
+                if df is not None:
+                    ec, er, mag = _fp64_leaf_errors(oc, rc, df[s:s + chunk])
+                    leaf_c, leaf_r, leaf_mag = max(leaf_c, ec), max(leaf_r, er), max(leaf_mag, mag)
                 wide = torch.float64 if rc.dtype == torch.float64 else torch.float32
                 oc, rc = oc.to(wide), rc.to(wide)
                 res["nan_count"] += int(torch.isnan(oc).sum().item())
@@ -1139,17 +1211,51 @@ def compare_outputs(out, ref, opts):
                     res["max_abs_error"] = max(res["max_abs_error"], float(diff.max().item()))
                 sq_diff += float((diff.double() ** 2).sum().item())
                 sq_ref += float((ri.double() ** 2).sum().item())
+        if df is not None and f64["available"]:
+            # The fp32 reference's own distance from fp64, floored at a few roundings of the
+            # output (an exact reference, e.g. a ReLU, would otherwise allow nothing).
+            allowed = max(leaf_r, 4.0 * _unit_roundoff(r.dtype) * leaf_mag)
+            f64["candidate_max_abs_error"] = max(f64["candidate_max_abs_error"], leaf_c)
+            f64["reference_max_abs_error"] = max(f64["reference_max_abs_error"], leaf_r)
+            ratio = leaf_c / allowed if allowed > 0 else (0.0 if leaf_c == 0 else float("inf"))
+            f64["ratio"] = max(f64["ratio"], ratio)
+            if not leaf_c <= factor * allowed:
+                f64["passed"] = False
     if sq_ref > 0:
         res["rel_l2_error"] = math.sqrt(sq_diff) / math.sqrt(sq_ref) if math.isfinite(sq_diff) else float("inf")
     elif sq_diff > 0:
         res["rel_l2_error"] = float("inf")
-    res["passed"] = res["mismatches"] == 0 and res["nan_count"] == 0
-    if res["passed"] and sq_ref > 0 and res["rel_l2_error"] > opts["rel_l2_limit"]:
-        res["passed"] = False
+    tol_pass = res["mismatches"] == 0 and res["nan_count"] == 0
+    if tol_pass and sq_ref > 0 and res["rel_l2_error"] > opts["rel_l2_limit"]:
+        tol_pass = False
         res["small_outputs"] = True
         res["problem"] = ("passes the absolute tolerance only because the outputs are small: relative L2 error %.3g "
                           "> %.3g" % (res["rel_l2_error"], opts["rel_l2_limit"]))
+    fp64_pass = f64["available"] and f64["passed"] and res["nan_count"] == 0
+    rule = TOLERANCE_POLICIES[opts["tolerance"]]["fp64_rule"] if opts["fp64_reference"] else "off"
+    if rule == "or":
+        res["passed"] = tol_pass or fp64_pass
+    elif rule == "and":
+        res["passed"] = tol_pass and (fp64_pass or not f64["available"])
+    else:
+        res["passed"] = tol_pass
+    if res["passed"]:
+        res["passed_by"] = "tolerance" if tol_pass else "fp64"
+        res["problem"] = ""
+    elif f64["available"] and tol_pass and rule == "and":
+        res["problem"] = ("within the tolerance but %.3g from the fp64 result, %.1f times the fp32 reference's %.3g "
+                          "(at most %g allowed)" % (f64["candidate_max_abs_error"], f64["ratio"],
+                                                    f64["reference_max_abs_error"], factor))
     return res
+
+
+def fp64_note(cmp):
+    """'; error against fp64 X (the fp32 reference's: Y)' for messages."""
+    f = cmp.get("fp64") or {}
+    if not f.get("available"):
+        return ""
+    return "; error against fp64 %.3g (the fp32 reference's: %.3g)" % (f["candidate_max_abs_error"],
+                                                                    f["reference_max_abs_error"])
 
 
 def _scalar_close(o, r, opts):
@@ -1157,7 +1263,8 @@ def _scalar_close(o, r, opts):
         return o == r
     if not isinstance(o, (int, float)) or isinstance(o, bool):
         return False
-    tol = 1e-4 if opts["atol"] is None else float(opts["atol"])
+    tol = TOLERANCE_POLICIES[opts["tolerance"]]["fp32"]
+    tol = tol if opts["atol"] is None else float(opts["atol"])
     return math.isclose(o, r, rel_tol=tol if opts["rtol"] is None else float(opts["rtol"]), abs_tol=tol)
 
 
@@ -1182,9 +1289,14 @@ DEFAULT_OPTIONS = {
     "compile_baseline_timeout_s": 300.0,
     "rel_l2_limit": 1e-2,
     "inputs_on_device": True,
+    "tolerance": "current",
+    "fp64_reference": True,
+    "fp64_factor": 16.0,
+    "reuse_probes": 2,
 }
 
-_INT_OPTIONS = {"trials": 1, "warmup": 0, "reps": 1, "min_reps": 1, "rotate_buffers": 1, "seed": None}
+_INT_OPTIONS = {"trials": 1, "warmup": 0, "reps": 1, "min_reps": 1, "rotate_buffers": 1, "seed": None,
+                "reuse_probes": 0}
 
 
 def parse_options(raw):
@@ -1204,13 +1316,16 @@ def parse_options(raw):
             lo = _INT_OPTIONS[k]
             if lo is not None and v < lo:
                 raise RequestError("option %s must be at least %d" % (k, lo))
-        elif k in ("time", "inputs_on_device"):
+        elif k == "tolerance":
+            if v not in TOLERANCE_POLICIES:
+                raise RequestError("option tolerance must be one of %s" % ", ".join(sorted(TOLERANCE_POLICIES)))
+        elif k in ("time", "inputs_on_device", "fp64_reference"):
             if not isinstance(v, bool):
                 raise RequestError("option %s must be true or false" % k)
         elif k in ("atol", "rtol"):
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0):
                 raise RequestError("option %s must be a non-negative number or null" % k)
-        elif k in ("compile_baseline_timeout_s", "rel_l2_limit"):
+        elif k in ("compile_baseline_timeout_s", "rel_l2_limit", "fp64_factor"):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
                 raise RequestError("option %s must be a positive number" % k)
             v = float(v)
@@ -1225,11 +1340,15 @@ def parse_options(raw):
 # Evaluation
 # --------------------------------------------------------------------------------------
 
-CHECK_ORDER = ["forbidden_symbols", "framework_compute", "kernel_launch", "side_stream", "threads", "monkey_patch", "precision",
-               "inputs_unmodified", "output_type", "shape_generality", "output_reuse", "physical_floor"]
+CHECK_ORDER = ["forbidden_symbols", "framework_compute", "kernel_launch", "side_stream", "threads", "processes",
+               "monkey_patch", "precision", "inputs_unmodified", "output_type", "output_reuse", "shape_generality",
+               "physical_floor"]
 # Checks whose failure outranks wrong output (docs/diagnosis.md, status precedence).
-EARLY_CHECKS = ["forbidden_symbols", "inputs_unmodified", "output_type", "kernel_launch", "side_stream", "threads", "monkey_patch",
-                "precision", "framework_compute"]
+EARLY_CHECKS = ["forbidden_symbols", "inputs_unmodified", "output_type", "kernel_launch", "side_stream", "threads",
+                "processes", "monkey_patch", "precision", "framework_compute", "output_reuse"]
+# Checks made in the candidate's process (the others are the harness's own).
+CANDIDATE_SIDE_CHECKS = ["forbidden_symbols", "framework_compute", "kernel_launch", "side_stream", "threads",
+                         "processes", "monkey_patch", "precision", "inputs_unmodified", "output_type"]
 
 _STICKY = re.compile(r"illegal memory access|illegal address|device-side assert|unspecified launch failure|"
                      r"misaligned address|illegal instruction|an illegal|invalid program counter|"
@@ -1237,12 +1356,14 @@ _STICKY = re.compile(r"illegal memory access|illegal address|device-side assert|
 
 
 class CandidateError(Exception):
-    """The candidate raised while running: status runtime_error."""
+    """The candidate raised (or its process died) while running: status runtime_error."""
 
-    def __init__(self, where, exc):
+    def __init__(self, where, exc=None, info=None):
         super().__init__(where)
         self.where = where
         self.exc = exc
+        # What the candidate's process reported: type, message, log, sticky, exit.
+        self.info = info or {}
 
 
 class _CompileTimeout(Exception):
@@ -1263,80 +1384,175 @@ def alarm(seconds):
         signal.signal(signal.SIGALRM, old)
 
 
-class Evaluation:
-    """One evaluate request."""
+def input_digest(inputs):
+    """Per input: dtype, shape and float64 sum and sum of squares, so that the harness can
+    check that the candidate's process drew the very inputs the reference ran on."""
+    torch = _torch
+    out = []
+    for path, v in tree_leaves(inputs):
+        if not is_tensor(v):
+            out.append([path, repr(v)[:200]])
+            continue
+        t = v.detach().reshape(-1)
+        if t.is_complex():
+            t = torch.view_as_real(t).reshape(-1)
+        s = q = 0.0
+        for k in range(0, t.numel(), 1 << 26):
+            c = t[k:k + (1 << 26)].to(torch.float64)
+            s += float(c.sum().item())
+            q += float((c * c).sum().item())
+        out.append([path, str(v.dtype), list(v.shape), s, q])
+    return out
 
-    def __init__(self, worker, req_id, problem_path, candidate_path, build_dir, opts):
-        self.w = worker
-        self.dev = worker.dev
+
+def output_fingerprint(out):
+    return json.dumps(_json_clean(input_digest(out)), sort_keys=True)
+
+
+def _prctl(option, value):
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) == 0
+    except Exception:
+        return False
+
+
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
+
+
+def proc_table():
+    """{pid: (ppid, session, state, command line)} of the processes visible in /proc."""
+    table = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return table
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read().decode("utf-8", "replace")
+            rest = stat[stat.rindex(")") + 2:].split()
+            state, ppid, session = rest[0], int(rest[1]), int(rest[3])
+            try:
+                with open("/proc/%s/cmdline" % name, "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+            except OSError:
+                cmd = ""
+            table[int(name)] = (ppid, session, state, cmd or stat[stat.index("(") + 1:stat.rindex(")")])
+        except (OSError, ValueError, IndexError):
+            continue
+    return table
+
+
+def descendants(root, table=None, session=None):
+    """Processes below root (by parent), and those still in root's session (a process
+    started below root whose parent died is adopted by the worker, a subreaper)."""
+    table = proc_table() if table is None else table
+    kids = {}
+    for pid, (ppid, _s, _st, _c) in table.items():
+        kids.setdefault(ppid, []).append(pid)
+    found, todo = set(), [root]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            if k not in found and k != root:
+                found.add(k)
+                todo.append(k)
+    if session is not None:
+        found.update(pid for pid, (_p, s, _st, _c) in table.items() if s == session and pid != root)
+    return {pid: table[pid] for pid in found if pid in table}
+
+
+class ProcessWatch:
+    """Process starts in the candidate's process, seen by an audit hook (subprocess.Popen,
+    os.fork, os.system, os.posix_spawn, os.exec*, ...). The caller is the first frame outside
+    the process plumbing (subprocess, os, multiprocessing, torch.multiprocessing...): PyTorch,
+    Triton and their libraries (ninja and nvcc builds, ldconfig look-ups) are not the
+    candidate; the candidate's module or any other module is. The harness's own tools (nm)
+    run with `harness` raised."""
+
+    EVENTS = frozenset(["subprocess.Popen", "os.fork", "os.forkpty", "os.system", "os.posix_spawn", "os.exec",
+                        "os.spawn", "pty.spawn", "os.startfile"])
+    _PLUMBING = ("subprocess", "os", "posix", "multiprocessing", "ctypes", "platform", "shutil", "concurrent",
+                 "threading", "pty", "asyncio", "_posixsubprocess", "functools", "torch.multiprocessing",
+                 "torch.distributed")
+    _LIBRARIES = ("torch", "triton", "cuda", "nvidia", "numpy", "setuptools", "distutils", "_distutils_hack",
+                  "pkg_resources", "importlib", "sympy", "packaging", "filelock", "sysconfig", "jinja2", __name__)
+
+    def __init__(self):
+        self.started = []
+        self.internal = []
+        self.harness = 0  # > 0 while the harness itself runs a tool (nm)
+
+    def install(self):
+        sys.addaudithook(self._hook)
+
+    @staticmethod
+    def _under(mod, prefixes):
+        return any(mod == p or mod.startswith(p + ".") for p in prefixes)
+
+    def _hook(self, event, args):
+        if event not in self.EVENTS or self.harness:
+            return
+        try:
+            f = sys._getframe(1)
+            while f is not None and self._under(f.f_globals.get("__name__") or "", self._PLUMBING):
+                f = f.f_back
+            mod = (f.f_globals.get("__name__") or "") if f is not None else ""
+            what = event
+            if args and event in ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec"):
+                what += " " + one_line(repr(args[0] if event == "os.system" else args[1] if len(args) > 1 and
+                                            event == "subprocess.Popen" else args[0]), 80)
+            entry = "%s (from %s)" % (what, mod or "?")
+            (self.internal if self._under(mod, self._LIBRARIES) else self.started).append(entry)
+        except Exception:
+            pass
+
+
+class Session:
+    """What the harness and the candidate's process share: the device, the options, the
+    problem module, input generation, poisoning and the timing loop."""
+
+    def __init__(self, dev, opts):
+        self.dev = dev
         self.torch = _torch
-        self.req_id = req_id
-        self.problem_path = problem_path
-        self.candidate_path = candidate_path
-        self.build_dir = build_dir
         self.opts = opts
-        self.t0 = _perf_counter()
-        self.checks = {name: ("skipped", "not reached") for name in CHECK_ORDER}
-        self.result = {"status": "ok", "stage": "load", "message": "", "backend": BACKEND,
-                       "device": self.dev.info()["name"], "kernel_launches": -1, "fatal": False}
         self.problem = None
-        self.model = None
-        self.new = None
-        self.threads = ThreadWatch()
         self.flush_buf = None
-        self.output_bytes = 0
-        self.orig = worker.originals  # extended with the problem's Model once it is loaded
-
-    # -- plumbing ----------------------------------------------------------------------
-
-    def progress(self, stage, what, trial=None):
-        p = {"stage": stage, "what": what}
-        if trial is not None:
-            p["trial"] = trial
-        send({"id": self.req_id, "progress": p})
-
-    def check(self, name, outcome, detail):
-        self.checks[name] = (outcome, detail)
-
-    def fail_once(self, name, detail):
-        if self.checks[name][0] != "fail":
-            self.checks[name] = ("fail", detail)
 
     def sync(self):
         self.dev.synchronize()
 
-    def guard_harness(self, when):
-        """Reports and undoes changes to the harness's functions and precision settings."""
-        changed = self.orig.changed()
-        if changed:
-            self.fail_once("monkey_patch", "%s replaced %s" % (when, ", ".join(changed[:8])))
-            self.orig.restore()
-        now = precision_state(self.torch)
-        diff = ["%s %s -> %s" % (k, self.w.precision[k], now.get(k)) for k in self.w.precision
-                if now.get(k) != self.w.precision[k]]
-        if diff:
-            self.fail_once("precision", "%s changed %s" % (when, "; ".join(diff[:6])))
-            restore_precision(self.torch, self.w.precision)
-
-    def draw_inputs(self, seed):
+    def draw_inputs(self, seed, batch_size=None):
         torch = self.torch
-        torch.manual_seed(seed)
-        inputs = None
-        if self.opts["inputs_on_device"] and not self.dev.cpu:
-            try:
-                with torch.device(self.dev.torch_device()):
-                    inputs = self.problem.get_inputs()
-            except Exception:
-                torch.manual_seed(seed)
-                inputs = None
-        if inputs is None:
-            inputs = self.problem.get_inputs()
+        mod = self.problem
+        saved = getattr(mod, "batch_size", None)
+        if batch_size is not None:
+            mod.batch_size = batch_size
+        try:
+            torch.manual_seed(seed)
+            inputs = None
+            if self.opts["inputs_on_device"] and not self.dev.cpu:
+                try:
+                    with torch.device(self.dev.torch_device()):
+                        inputs = mod.get_inputs()
+                except Exception:
+                    torch.manual_seed(seed)
+                    inputs = None
+            if inputs is None:
+                inputs = mod.get_inputs()
+        finally:
+            if batch_size is not None:
+                mod.batch_size = saved
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         return to_device(inputs, self.dev.torch_device())
 
     def poison_free_memory(self):
         """Fills the memory a candidate's next allocations will get with NaN, so that an
-        output left unwritten cannot hold a result the reference just computed there."""
+        output left unwritten cannot hold a result an earlier call left there."""
         if self.dev.cpu:
             return
         torch = self.torch
@@ -1365,421 +1581,6 @@ class Evaluation:
             return float((x + 1).sum().item()) != 8.0
         except Exception:
             return True
-
-    def forward(self, model, inputs, where, candidate=True):
-        try:
-            if candidate:
-                with self.threads:
-                    out = model(*inputs)
-                    self.sync()
-            else:
-                out = model(*inputs)
-                self.sync()
-            return out
-        except BaseException as e:
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            raise CandidateError(where, e) if candidate else e
-
-    # -- the request -------------------------------------------------------------------
-
-    def run(self):
-        torch = self.torch
-        try:
-            with torch.no_grad():
-                if self.candidate_path is None:
-                    return self.baselines_only()
-                self.evaluate_candidate()
-        except CandidateError as ce:
-            self.runtime_error(ce)
-        finally:
-            self.finish_common()
-        return self.result
-
-    def finish_common(self):
-        self.result["integrity"] = [{"name": n, "outcome": self.checks[n][0], "detail": self.checks[n][1]}
-                                    for n in CHECK_ORDER]
-        self.result["eval_seconds"] = _perf_counter() - self.t0
-        self.orig.restore()
-        restore_precision(self.torch, self.w.precision)
-
-    def runtime_error(self, ce):
-        e = ce.exc
-        sticky = bool(_STICKY.search(str(e))) or self.device_broken()
-        self.result["status"] = "runtime_error"
-        if isinstance(e, SystemExit):
-            what = "called exit(%s)" % (e.code,)
-        else:
-            what = "raised %s: %s" % (type(e).__name__, one_line(e, 300))
-        self.result["message"] = "the candidate %s (%s)" % (what, ce.where)
-        self.result["log"] = format_exception_tail(e)
-        self.result["fatal"] = sticky
-        if is_compile_failure(e):  # Triton compiles on the first call
-            self.result["status"] = "compile_error"
-            self.result["stage"] = "compile"
-            self.result["message"] = "the candidate's kernel does not compile (%s): %s" % (ce.where, one_line(e, 300))
-            comp = self.result.setdefault("compile", {})
-            comp["ok"] = False
-            comp["log"] = tail(str(e))
-
-    def load_problem(self):
-        try:
-            self.problem = load_module_from(self.problem_path, "kb_problem")
-        except BaseException as e:
-            raise RequestError("the problem %s cannot be imported: %s: %s"
-                               % (self.problem_path, type(e).__name__, one_line(e, 300)))
-        missing = [n for n in ("Model", "get_inputs", "get_init_inputs") if not hasattr(self.problem, n)]
-        if missing:
-            raise RequestError("the problem %s defines no %s" % (self.problem_path, ", ".join(missing)))
-        # The problem's own Model is part of the harness from here on.
-        self.orig = Originals()
-        self.orig.entries = list(self.w.originals.entries)
-        self.orig.add_class_attr("the problem's Model.forward", self.problem.Model, "forward")
-        self.orig.add_module_attr("the problem's Model", self.problem, "Model")
-        self.orig.add_module_attr("the problem's get_inputs", self.problem, "get_inputs")
-
-    def build(self, cls, label):
-        torch = self.torch
-        torch.manual_seed(self.opts["seed"])
-        init = self.problem.get_init_inputs()
-        init = list(init) if isinstance(init, (list, tuple)) else [init]
-        return cls(*init).to(self.dev.torch_device())
-
-    # -- candidate evaluation ------------------------------------------------------------
-
-    def evaluate_candidate(self):
-        r = self.result
-        self.load_problem()
-        self.progress("compile", "importing %s" % os.path.basename(self.candidate_path))
-        r["stage"] = "compile"
-        if not os.path.isfile(self.candidate_path):
-            r.update(status="load_error", stage="load", message="the candidate %s does not exist" % self.candidate_path,
-                     compile={"ok": False, "cached": False, "seconds": 0.0, "compiler": "none", "log": "",
-                              "diagnostics": []})
-            return
-        module, comp, failure = import_candidate(self.candidate_path, self.build_dir, watch=self.threads)
-        extensions = comp.pop("_extensions", [])
-        r["compile"] = comp
-        if failure is not None:
-            r["status"] = failure["status"]
-            r["stage"] = "compile" if failure["status"] == "compile_error" else "load"
-            r["message"] = failure["message"]
-            return
-        r["stage"] = "load"
-        self.check("forbidden_symbols", *screen_symbols(extensions))
-        if self.checks["forbidden_symbols"][0] == "fail":
-            return self.integrity_violation()
-        self.progress("load", "building Model and ModelNew")
-        self.guard_harness("importing the candidate")
-        if self.threads.started:
-            self.fail_once("threads", "importing the candidate started thread(s): %s"
-                           % ", ".join(self.threads.started[:5]))
-        new_cls = getattr(module, "ModelNew", None)
-        if new_cls is None:
-            r.update(status="load_error", message="the candidate defines no ModelNew")
-            return
-        try:
-            self.model = self.build(self.problem.Model, "Model")
-        except Exception as e:
-            raise RequestError("the problem's Model(*get_init_inputs()) raised %s: %s" % (type(e).__name__,
-                                                                                          one_line(e, 300)))
-        try:
-            with self.threads:
-                self.new = self.build(new_cls, "ModelNew")
-        except BaseException as e:
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            raise CandidateError("ModelNew(*get_init_inputs())", e)
-        self.guard_harness("constructing ModelNew")
-
-        r["stage"] = "correctness"
-        primary = self.correctness_case("primary", None)
-        cases = [primary]
-        if self.early_failure():
-            self.finish_correctness(cases)
-            return self.integrity_violation()
-        if primary["passed"]:
-            sb = self.smaller_batch_case()
-            if sb is not None:
-                cases.append(sb)
-        else:
-            self.check("shape_generality", "skipped", "the primary case failed")
-        self.finish_correctness(cases)
-        if self.early_failure():
-            return self.integrity_violation()
-        if not primary["passed"]:
-            r["status"] = "incorrect"
-            r["message"] = primary["first_problem"]
-            return
-        if self.checks["shape_generality"][0] == "fail":
-            return self.integrity_violation()
-        r["stage"] = "integrity"
-        if not self.opts["time"]:
-            for n in ("output_reuse", "physical_floor"):
-                self.check(n, "skipped", "timing was not asked for")
-            r["stage"] = "done"
-            r["message"] = "correct (%d trials); not timed" % self.opts["trials"]
-            return
-        self.timing_stage()
-
-    def early_failure(self):
-        return any(self.checks[n][0] == "fail" for n in EARLY_CHECKS)
-
-    def integrity_violation(self):
-        r = self.result
-        failed = [n for n in CHECK_ORDER if self.checks[n][0] == "fail"]
-        r["status"] = "integrity_violation"
-        r["stage"] = "integrity"
-        r["message"] = "integrity check %s failed: %s" % (failed[0], self.checks[failed[0]][1]) if failed else \
-            "integrity check failed"
-
-    def finish_correctness(self, cases):
-        for c in cases:
-            c.pop("first_problem", None) if c is not cases[0] else None
-        prim = cases[0]
-        self.result["correctness"] = {
-            "passed": all(c["passed"] for c in cases),
-            "trials": prim["trials"],
-            "max_abs_error": max(c["max_abs_error"] for c in cases),
-            "max_rel_error": max(c["max_rel_error"] for c in cases),
-            "mismatches": sum(c["mismatches"] for c in cases),
-            "rel_l2_error": max(c["rel_l2_error"] for c in cases),
-            "cases": [{k: v for k, v in c.items() if k != "first_problem"} for c in cases],
-        }
-
-    def new_case(self, name):
-        return {"name": name, "passed": False, "trials": 0, "trials_passed": 0, "max_abs_error": 0.0,
-                "max_rel_error": 0.0, "mismatches": 0, "elements": 0, "nan_count": 0, "inf_count": 0,
-                "rel_l2_error": 0.0, "inputs_modified": False, "modified_input": "", "first_problem": ""}
-
-    def run_trial(self, case, seed, where, instrument=False, inputs=None):
-        """Reference, then candidate on the same fresh inputs; compares and checks the inputs.
-        Returns the comparison."""
-        if inputs is None:
-            inputs = self.draw_inputs(seed)
-        pristine = clone_tree(inputs)
-        ref = self.forward(self.model, clone_tree(inputs), where, candidate=False)
-        self.output_bytes = tensor_bytes(ref)
-        self.poison_free_memory()
-        if instrument:
-            out = self.instrumented_forward(inputs, where)
-        else:
-            out = self.forward(self.new, inputs, where)
-        self.guard_harness("the candidate's forward (%s)" % where)
-        cmp = compare_outputs(out, ref, self.opts)
-        modified = [("input %s (%s)" % (p or "0", describe(a))) for (p, a), (_q, b) in
-                    zip(tree_leaves(inputs), tree_leaves(pristine)) if is_tensor(a) and not same_values(a, b)]
-        case["trials"] += 1
-        if modified:
-            case["inputs_modified"] = True
-            case["modified_input"] = case["modified_input"] or modified[0]
-            self.fail_once("inputs_unmodified", "the candidate wrote into %s (%s)" % (modified[0], where))
-        if cmp["bad_type"]:
-            self.fail_once("output_type", cmp["bad_type"] + " (lazy or wrapped outputs are not accepted)")
-        for k in ("max_abs_error", "max_rel_error", "rel_l2_error"):
-            case[k] = max(case[k], cmp[k])
-        for k in ("mismatches", "nan_count", "inf_count"):
-            case[k] += cmp[k]
-        case["elements"] = max(case["elements"], cmp["elements"])
-        if cmp["passed"]:
-            case["trials_passed"] += 1
-        elif not case["first_problem"]:
-            if cmp["problem"]:
-                case["first_problem"] = "wrong output in %s: %s" % (where, cmp["problem"])
-            else:
-                case["first_problem"] = ("wrong output in %s: %d of %d elements differ (max abs error %.3g, %d NaN)"
-                                         % (where, cmp["mismatches"], cmp["elements"], cmp["max_abs_error"],
-                                            cmp["nan_count"]))
-        del out, ref, pristine
-        return cmp
-
-    def correctness_case(self, name, _unused):
-        case = self.new_case(name)
-        n = self.opts["trials"]
-        # The second trial is the watched one: a first call may compile or autotune (Triton's
-        # autotuner times its variants with PyTorch ops), which is not the steady forward.
-        watched = min(1, n - 1)
-        for k in range(n):
-            self.progress("correctness", "%s trial %d of %d" % (name, k + 1, n), trial=k)
-            self.run_trial(case, self.opts["seed"] + k, "%s trial %d" % (name, k + 1), instrument=(k == watched))
-        case["passed"] = case["trials_passed"] == case["trials"]
-        self.threads_verdict()
-        for n_ in ("inputs_unmodified",):
-            if self.checks[n_][0] != "fail":
-                self.check(n_, "pass", "inputs bit-identical after %d candidate calls" % case["trials"])
-        if self.checks["output_type"][0] != "fail":
-            self.check("output_type", "pass", "plain torch.Tensor outputs")
-        if self.checks["monkey_patch"][0] != "fail":
-            self.check("monkey_patch", "pass", "%d harness functions unchanged after import, construction and forward"
-                       % len(self.orig.entries))
-        if self.checks["precision"][0] != "fail":
-            self.check("precision", "pass", "TF32, reduced-precision reductions, matmul precision and default dtype "
-                       "unchanged")
-        return case
-
-    def threads_verdict(self):
-        if self.threads.started:
-            self.fail_once("threads", "thread(s) started by the candidate: %s" % ", ".join(self.threads.started[:5]))
-        elif self.threads.max_growth > 0 and not self.threads.internal:
-            self.fail_once("threads", "%d more live thread(s) after the candidate's forward" % self.threads.max_growth)
-        elif self.checks["threads"][0] != "fail":
-            self.check("threads", "pass", "no thread started during import, construction or forward")
-
-    def instrumented_forward(self, inputs, where):
-        """The candidate's forward under an aten-op recorder and, on CUDA, the profiler:
-        framework_compute, kernel_launch and side_stream."""
-        torch = self.torch
-        rec = make_op_recorder(torch)
-        prof = None
-        prof_error = ""
-        use_prof = not self.dev.cpu
-        out = None
-        with contextlib.ExitStack() as stack:
-            if use_prof:
-                try:
-                    from torch.profiler import ProfilerActivity, profile
-
-                    prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
-                    stack.enter_context(prof)
-                except Exception as e:
-                    prof, prof_error = None, one_line(e, 200)
-            self.sync()
-            sleep = getattr(torch.cuda, "_sleep", None) if not self.dev.cpu else None
-            if sleep is not None:
-                sleep(1000)
-            try:
-                with self.threads, rec:
-                    out = self.model_call(inputs)
-                    self.sync()
-            except BaseException as e:
-                if isinstance(e, KeyboardInterrupt):
-                    raise
-                raise CandidateError(where, e)
-            if sleep is not None:
-                sleep(1000)
-                self.sync()
-        compute = sorted((n for n in rec.ops if not op_is_glue(n)), key=lambda n: -rec.ops[n])
-        if compute:
-            self.fail_once("framework_compute", "forward computes with %s" % ", ".join(compute[:8]))
-        else:
-            glue = sorted(rec.ops)
-            self.check("framework_compute", "pass", "no PyTorch compute op in forward" +
-                       (" (glue only: %s)" % ", ".join(glue[:8]) if glue else ""))
-        if self.dev.cpu:
-            self.check("kernel_launch", "skipped", "CPU testing mode: no device kernels")
-            self.check("side_stream", "skipped", "CPU testing mode: no streams")
-            return out
-        if prof is None:
-            self.check("kernel_launch", "skipped", "the profiler is unavailable: %s" % prof_error)
-            return out
-        self.read_profile(prof, sleep is not None)
-        return out
-
-    def model_call(self, inputs):
-        return self.new(*inputs)
-
-    def read_profile(self, prof, have_markers):
-        torch = self.torch
-        try:
-            events = prof.events()
-        except Exception as e:
-            self.check("kernel_launch", "skipped", "the profiler's events cannot be read: %s" % one_line(e, 200))
-            return
-        cuda_type = torch.autograd.DeviceType.CUDA
-        gpu = []
-        for e in events:
-            if getattr(e, "device_type", None) != cuda_type:
-                continue
-            name = e.name or ""
-            kind = getattr(e, "activity_type", None)
-            if is_transfer_event(name) or (isinstance(kind, str) and kind and kind != "kernel"):
-                continue  # copies, fills, synchronisation records
-            stream = getattr(e, "device_resource_id", None)
-            if stream is None:
-                stream = getattr(e, "thread", None)
-            start = getattr(getattr(e, "time_range", None), "start", 0)
-            gpu.append((start, name, stream))
-        if not gpu:  # older or newer profilers: the raw Kineto records
-            try:
-                for k in prof.profiler.kineto_results.events():
-                    if k.device_type() == cuda_type and not is_transfer_event(k.name()):
-                        gpu.append((k.start_ns(), k.name(), k.device_resource_id()))
-            except Exception:
-                pass
-        gpu.sort(key=lambda x: x[0])
-        if have_markers:
-            markers = [g for g in gpu if "spin_kernel" in g[1]]
-            kernels = [g for g in gpu if "spin_kernel" not in g[1]]
-        else:
-            markers, kernels = [], gpu
-        if not gpu:
-            self.check("kernel_launch", "skipped", "the profiler recorded no device activity (CUPTI unavailable?)")
-            return
-        own = [k for k in kernels if not _FRAMEWORK_KERNEL.search(k[1])]
-        framework = [k for k in kernels if _FRAMEWORK_KERNEL.search(k[1])]
-        self.result["kernel_launches"] = len(own)
-        short = lambda ks: ", ".join(sorted(set(one_line(k[1], 80) for k in ks))[:4])
-        if not own:
-            self.fail_once("kernel_launch", "no kernel launched by the candidate" +
-                           (" (only PyTorch's own: %s)" % short(framework) if framework else ""))
-        else:
-            self.check("kernel_launch", "pass", "%d kernel launch(es) per call: %s" % (len(own), short(own)))
-        if markers:
-            main = markers[0][2]
-            other = [k for k in kernels if k[2] != main]
-            if other:
-                self.fail_once("side_stream", "%d kernel(s) on stream %s while the call's stream is %s: %s"
-                               % (len(other), other[0][2], main, short(other)))
-            else:
-                self.check("side_stream", "pass", "all %d kernel(s) on the call's stream" % len(kernels))
-        else:
-            self.check("side_stream", "skipped", "no stream marker in the profile; checked by wall time while timing")
-
-    def smaller_batch_case(self):
-        mod = self.problem
-        bs = getattr(mod, "batch_size", None)
-        if isinstance(bs, bool) or not isinstance(bs, int) or bs <= 1:
-            self.check("shape_generality", "skipped", "the problem has no module-level int batch_size > 1")
-            return None
-        primary_shapes = [tuple(t.shape) for _p, t in tree_leaves(self.draw_inputs(self.opts["seed"]))
-                          if is_tensor(t)]
-        small = max(1, bs // 2)
-        case = self.new_case("smaller-batch")
-        self.progress("correctness", "smaller-batch (batch_size %d instead of %d)" % (small, bs), trial=0)
-        try:
-            mod.batch_size = small
-            inputs = self.draw_inputs(self.opts["seed"] + 101)
-            shapes = [tuple(t.shape) for _p, t in tree_leaves(inputs) if is_tensor(t)]
-            if shapes == primary_shapes:
-                self.check("shape_generality", "skipped", "get_inputs() does not follow the module's batch_size")
-                return None
-            try:
-                cmp = self.run_trial(case, 0, "smaller-batch trial (batch_size %d)" % small, inputs=inputs)
-            except CandidateError as ce:
-                if self.device_broken():
-                    raise
-                case["trials"] += 1
-                self.fail_once("shape_generality", "hard-coded for the benchmarked shape: with batch_size %d the "
-                               "candidate raised %s: %s" % (small, type(ce.exc).__name__, one_line(ce.exc, 200)))
-                return case
-            except Exception as e:  # the problem's own Model does not run at the smaller size
-                if self.device_broken():
-                    raise
-                self.check("shape_generality", "skipped", "the problem's Model fails with batch_size %d: %s: %s"
-                           % (small, type(e).__name__, one_line(e, 200)))
-                return None
-        finally:
-            mod.batch_size = bs
-        case["passed"] = case["trials_passed"] == case["trials"]
-        if case["passed"]:
-            self.check("shape_generality", "pass", "correct with batch_size %d as well as %d" % (small, bs))
-        else:
-            self.fail_once("shape_generality", "hard-coded for the benchmarked shape: with batch_size %d: %s"
-                           % (small, cmp["problem"] or "%d of %d elements differ" % (cmp["mismatches"],
-                                                                                     cmp["elements"])))
-        return case
-
-    # -- timing --------------------------------------------------------------------------
 
     def timing_sets(self):
         """Input sets rotated between repetitions (fewer when device memory is short)."""
@@ -1844,6 +1645,928 @@ class Evaluation:
         s["warmup"] = opts["warmup"]
         return s
 
+    def load_problem(self, path):
+        try:
+            self.problem = load_module_from(path, "kb_problem")
+        except BaseException as e:
+            raise RequestError("the problem %s cannot be imported: %s: %s" % (path, type(e).__name__, one_line(e, 300)))
+        missing = [n for n in ("Model", "get_inputs", "get_init_inputs") if not hasattr(self.problem, n)]
+        if missing:
+            raise RequestError("the problem %s defines no %s" % (path, ", ".join(missing)))
+
+    def build(self, cls):
+        torch = self.torch
+        torch.manual_seed(self.opts["seed"])
+        init = self.problem.get_init_inputs()
+        init = list(init) if isinstance(init, (list, tuple)) else [init]
+        return cls(*init).to(self.dev.torch_device())
+
+
+# --------------------------------------------------------------------------------------
+# The candidate's process
+# --------------------------------------------------------------------------------------
+
+
+class CandidateRunner(Session):
+    """Runs in a process of its own, started for one evaluation: imports the candidate, builds
+    ModelNew, calls it on inputs it draws itself and hands the outputs over as files. It never
+    sees the reference's outputs: the harness compares them after each call returns. Checks
+    that watch the candidate's own process (threads, processes, harness changes, aten ops,
+    kernels, streams, inputs written, output types) are made here and reported with every
+    reply."""
+
+    def __init__(self, dev, req):
+        super().__init__(dev, parse_options(req.get("options")))
+        self.req = req
+        self.out_dir = req["out_dir"]
+        self.checks = {name: ("skipped", "not reached") for name in CANDIDATE_SIDE_CHECKS}
+        self.threads = ThreadWatch()
+        self.procs = ProcessWatch()  # installed once PyTorch is imported
+        self.kernel_launches = -1
+        self.new = None
+        self.n_out = 0
+
+    # -- plumbing ----------------------------------------------------------------------
+
+    def check(self, name, outcome, detail):
+        self.checks[name] = (outcome, detail)
+
+    def fail_once(self, name, detail):
+        if self.checks[name][0] != "fail":
+            self.checks[name] = ("fail", detail)
+
+    def state(self, reply):
+        self.processes_verdict()
+        reply["checks"] = {n: list(v) for n, v in self.checks.items()}
+        reply["kernel_launches"] = self.kernel_launches
+        return reply
+
+    def processes_verdict(self):
+        if self.procs.started:
+            self.fail_once("processes", "the candidate started process(es): %s" % ", ".join(self.procs.started[:4]))
+
+    def guard_harness(self, when):
+        changed = self.orig.changed()
+        if changed:
+            self.fail_once("monkey_patch", "%s replaced %s" % (when, ", ".join(changed[:8])))
+            self.orig.restore()
+        now = precision_state(self.torch)
+        diff = ["%s %s -> %s" % (k, self.precision[k], now.get(k)) for k in self.precision
+                if now.get(k) != self.precision[k]]
+        if diff:
+            self.fail_once("precision", "%s changed %s" % (when, "; ".join(diff[:6])))
+            restore_precision(self.torch, self.precision)
+
+    def forward(self, inputs, where):
+        try:
+            with self.threads:
+                out = self.new(*inputs)
+                self.sync()
+            return out
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            raise CandidateError(where, e)
+
+    def save_outputs(self, out):
+        """Writes the outputs for the harness (torch.save; read back with weights_only), after
+        checking that every leaf is a plain tensor or a number: a tensor subclass could compute
+        when first read. Returns (path, bad_type)."""
+        for path, o in tree_leaves(out):
+            if is_tensor(o):
+                if type(o) is not _TensorType:
+                    return None, "output%s is a %s.%s, not a plain torch.Tensor" % (path, type(o).__module__,
+                                                                                   type(o).__name__)
+            elif not (o is None or isinstance(o, (bool, int, float, str))):
+                return None, "output%s is a %s.%s, not a tensor" % (path, type(o).__module__, type(o).__name__)
+        self.n_out += 1
+        path = os.path.join(self.out_dir, "out_%d.pt" % self.n_out)
+        self.torch.save(tree_map(lambda v: v.detach() if is_tensor(v) else v, out), path)
+        return path, ""
+
+    def checked_call(self, inputs, where, instrument=False):
+        """One call on inputs: poisoned memory, the call, the output-type and input checks.
+        Returns (file, bad_type)."""
+        pristine = clone_tree(inputs)
+        self.poison_free_memory()
+        out = self.instrumented_forward(inputs, where) if instrument else self.forward(inputs, where)
+        self.guard_harness("the candidate's forward (%s)" % where)
+        path, bad = self.save_outputs(out)
+        del out
+        if bad:
+            self.fail_once("output_type", bad + " (lazy or wrapped outputs are not accepted)")
+        modified = [("input %s (%s)" % (p or "0", describe(a))) for (p, a), (_q, b) in
+                    zip(tree_leaves(inputs), tree_leaves(pristine)) if is_tensor(a) and not same_values(a, b)]
+        if modified:
+            self.fail_once("inputs_unmodified", "the candidate wrote into %s (%s)" % (modified[0], where))
+        return path, bad, modified[0] if modified else ""
+
+    def write_fresh(self, target, seed, batch_size=None):
+        """Fresh values written into the same input tensors, through .data so that their
+        version counters stay as they were: a result cached by pointer is stale now."""
+        fresh = self.draw_inputs(seed, batch_size)
+        for (_p, t), (_q, f) in zip(tree_leaves(target), tree_leaves(fresh)):
+            if is_tensor(t) and is_tensor(f) and t.shape == f.shape and t.dtype == f.dtype:
+                t.data.copy_(f)
+        del fresh
+        self.sync()
+
+    # -- requests ----------------------------------------------------------------------
+
+    def handle(self, req):
+        cmd = req.get("cmd")
+        try:
+            if cmd == "load":
+                return self.state(self.load())
+            if cmd == "call":
+                return self.state(self.call(req))
+            if cmd == "time":
+                return self.state(self.time())
+            if cmd == "finish":
+                return self.state(self.finish())
+        except CandidateError as ce:
+            e = ce.exc
+            info = {"where": ce.where, "type": type(e).__name__, "message": one_line(e, 300),
+                    "log": format_exception_tail(e), "exit": e.code if isinstance(e, SystemExit) else None,
+                    "compile_failure": is_compile_failure(e),
+                    "sticky": bool(_STICKY.search(str(e))) or self.device_broken()}
+            return self.state({"ok": False, "candidate_error": info})
+        return {"ok": False, "error": "unknown command %r" % (cmd,)}
+
+    def load(self):
+        global _TensorType
+        torch = self.dev.require()
+        _TensorType = torch.Tensor
+        import torch._dynamo  # noqa: F401  (wraps torch.manual_seed when imported: before the snapshot)
+        import torch.profiler  # noqa: F401
+        import torch.utils._python_dispatch  # noqa: F401
+
+        self.torch = torch
+        self.dev.info()  # platform look-ups (uname) before the watch starts
+        self.procs.install()
+        self.orig = harness_originals(torch)
+        self.precision = precision_state(torch)
+        self.load_problem(self.req["problem"])
+        self.orig.add_class_attr("the problem's Model.forward", self.problem.Model, "forward")
+        self.orig.add_module_attr("the problem's get_inputs", self.problem, "get_inputs")
+        path, build_dir = self.req["candidate"], self.req.get("build_dir")
+        if not os.path.isfile(path):
+            return {"ok": True, "failure": {"status": "load_error", "stage": "load",
+                                            "message": "the candidate %s does not exist" % path},
+                    "compile": {"ok": False, "cached": False, "seconds": 0.0, "compiler": "none", "log": "",
+                                "diagnostics": []}}
+        module, comp, failure = import_candidate(path, build_dir, watch=self.threads)
+        extensions = comp.pop("_extensions", [])
+        if failure is not None:
+            failure["stage"] = "compile" if failure["status"] == "compile_error" else "load"
+            return {"ok": True, "failure": failure, "compile": comp}
+        self.procs.harness += 1
+        try:
+            self.check("forbidden_symbols", *screen_symbols(extensions))
+        finally:
+            self.procs.harness -= 1
+        if self.checks["forbidden_symbols"][0] == "fail":
+            return {"ok": True, "compile": comp, "stop": True}
+        self.guard_harness("importing the candidate")
+        if self.threads.started:
+            self.fail_once("threads", "importing the candidate started thread(s): %s"
+                           % ", ".join(self.threads.started[:5]))
+        new_cls = getattr(module, "ModelNew", None)
+        if new_cls is None:
+            return {"ok": True, "compile": comp, "failure": {"status": "load_error", "stage": "load",
+                                                            "message": "the candidate defines no ModelNew"}}
+        try:
+            with self.threads:
+                with torch.no_grad():
+                    self.new = self.build(new_cls)
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            raise CandidateError("ModelNew(*get_init_inputs())", e)
+        self.guard_harness("constructing ModelNew")
+        return {"ok": True, "compile": comp}
+
+    def call(self, req):
+        torch = self.torch
+        where = str(req.get("where", "a trial"))
+        batch_size = req.get("batch_size")
+        with torch.no_grad():
+            inputs = self.draw_inputs(int(req["seed"]), batch_size)
+            digest = input_digest(inputs)
+            first, bad, modified = self.checked_call(inputs, where, bool(req.get("instrument")))
+            reply = {"ok": True, "digest": digest, "outputs": [first], "bad_type": bad, "modified_input": modified}
+            if req.get("probe_seed") is not None and not bad and not modified:
+                self.write_fresh(inputs, int(req["probe_seed"]), batch_size)
+                reply["probe_digest"] = input_digest(inputs)
+                second, bad2, _m = self.checked_call(inputs, where + ", called again on the same input tensors "
+                                                     "holding fresh values")
+                reply["outputs"].append(second)
+                reply["bad_type"] = bad2
+        self.threads_verdict()
+        return reply
+
+    def time(self):
+        torch = self.torch
+        with torch.no_grad():
+            sets = self.timing_sets()
+            self.guard_harness("before timing")
+            try:
+                with self.threads:
+                    cand = self.time_calls(self.new, sets, "candidate")
+            except BaseException as e:
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                raise CandidateError("timing", e)
+            self.threads_verdict()
+            self.guard_harness("the candidate's forward while timing")
+            # Work left on another stream or thread finishes inside the wall time, outside the events.
+            if not self.dev.cpu:
+                gap = cand["wall_median_ms"] - cand["median_ms"]
+                if gap > max(0.2, 2.0 * cand["median_ms"]):
+                    self.fail_once("side_stream", "wall time %s ms against event time %s ms: work outside the timed "
+                                   "stream" % (fmt_ms(cand["wall_median_ms"]), fmt_ms(cand["median_ms"])))
+                elif self.checks["side_stream"][0] == "skipped":
+                    self.check("side_stream", "skipped", "launch accounting unavailable; event time (%s ms) agrees "
+                               "with wall time (%s ms)" % (fmt_ms(cand["median_ms"]), fmt_ms(cand["wall_median_ms"])))
+            input_bytes = tensor_bytes(sets[0])
+            # After timing: fresh values in one timed input set's own tensors.
+            target = sets[0]
+            self.write_fresh(target, self.opts["seed"] + 7919)
+            digest = input_digest(target)
+            path, bad, _m = self.checked_call(target, "the fresh-values call after timing")
+        return {"ok": True, "timing": cand, "input_bytes": input_bytes, "digest": digest, "outputs": [path],
+                "bad_type": bad}
+
+    def finish(self):
+        self.threads_verdict()
+        self.processes_verdict()
+        if self.checks["processes"][0] != "fail":
+            self.check("processes", "pass", "no process started during import, construction or forward" +
+                       (" (compilers: %d)" % len(self.procs.internal) if self.procs.internal else ""))
+        for name, detail in (("inputs_unmodified", "inputs bit-identical after every candidate call"),
+                             ("output_type", "plain torch.Tensor outputs"),
+                             ("monkey_patch", "%d harness functions unchanged after import, construction and forward"
+                              % len(self.orig.entries)),
+                             ("precision", "TF32, reduced-precision reductions, matmul precision and default dtype "
+                              "unchanged")):
+            if self.checks[name][0] != "fail":
+                self.check(name, "pass", detail)
+        return {"ok": True}
+
+    def threads_verdict(self):
+        if self.threads.started:
+            self.fail_once("threads", "thread(s) started by the candidate: %s" % ", ".join(self.threads.started[:5]))
+        elif self.threads.max_growth > 0 and not self.threads.internal:
+            self.fail_once("threads", "%d more live thread(s) after the candidate's forward" % self.threads.max_growth)
+        elif self.checks["threads"][0] != "fail":
+            self.check("threads", "pass", "no thread started during import, construction or forward")
+
+    def instrumented_forward(self, inputs, where):
+        """The candidate's forward under an aten-op recorder and, on CUDA, the profiler:
+        framework_compute, kernel_launch and side_stream."""
+        torch = self.torch
+        rec = make_op_recorder(torch)
+        prof = None
+        prof_error = ""
+        use_prof = not self.dev.cpu
+        out = None
+        with contextlib.ExitStack() as stack:
+            if use_prof:
+                try:
+                    from torch.profiler import ProfilerActivity, profile
+
+                    prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+                    stack.enter_context(prof)
+                except Exception as e:
+                    prof, prof_error = None, one_line(e, 200)
+            self.sync()
+            sleep = getattr(torch.cuda, "_sleep", None) if not self.dev.cpu else None
+            if sleep is not None:
+                sleep(1000)
+            try:
+                with self.threads, rec:
+                    out = self.new(*inputs)
+                    self.sync()
+            except BaseException as e:
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                raise CandidateError(where, e)
+            if sleep is not None:
+                sleep(1000)
+                self.sync()
+        compute = sorted((n for n in rec.ops if not op_is_glue(n)), key=lambda n: -rec.ops[n])
+        if compute:
+            self.fail_once("framework_compute", "forward computes with %s" % ", ".join(compute[:8]))
+        else:
+            glue = sorted(rec.ops)
+            self.check("framework_compute", "pass", "no PyTorch compute op in forward" +
+                       (" (glue only: %s)" % ", ".join(glue[:8]) if glue else ""))
+        if self.dev.cpu:
+            self.check("kernel_launch", "skipped", "CPU testing mode: no device kernels")
+            self.check("side_stream", "skipped", "CPU testing mode: no streams")
+            return out
+        if prof is None:
+            self.check("kernel_launch", "skipped", "the profiler is unavailable: %s" % prof_error)
+            return out
+        self.read_profile(prof, sleep is not None)
+        return out
+
+    def read_profile(self, prof, have_markers):
+        torch = self.torch
+        try:
+            events = prof.events()
+        except Exception as e:
+            self.check("kernel_launch", "skipped", "the profiler's events cannot be read: %s" % one_line(e, 200))
+            return
+        cuda_type = torch.autograd.DeviceType.CUDA
+        gpu = []
+        for e in events:
+            if getattr(e, "device_type", None) != cuda_type:
+                continue
+            name = e.name or ""
+            kind = getattr(e, "activity_type", None)
+            if is_transfer_event(name) or (isinstance(kind, str) and kind and kind != "kernel"):
+                continue  # copies, fills, synchronisation records
+            stream = getattr(e, "device_resource_id", None)
+            if stream is None:
+                stream = getattr(e, "thread", None)
+            start = getattr(getattr(e, "time_range", None), "start", 0)
+            gpu.append((start, name, stream))
+        if not gpu:  # older or newer profilers: the raw Kineto records
+            try:
+                for k in prof.profiler.kineto_results.events():
+                    if k.device_type() == cuda_type and not is_transfer_event(k.name()):
+                        gpu.append((k.start_ns(), k.name(), k.device_resource_id()))
+            except Exception:
+                pass
+        gpu.sort(key=lambda x: x[0])
+        if have_markers:
+            markers = [g for g in gpu if "spin_kernel" in g[1]]
+            kernels = [g for g in gpu if "spin_kernel" not in g[1]]
+        else:
+            markers, kernels = [], gpu
+        if not gpu:
+            self.check("kernel_launch", "skipped", "the profiler recorded no device activity (CUPTI unavailable?)")
+            return
+        own = [k for k in kernels if not _FRAMEWORK_KERNEL.search(k[1])]
+        framework = [k for k in kernels if _FRAMEWORK_KERNEL.search(k[1])]
+        self.kernel_launches = len(own)
+        short = lambda ks: ", ".join(sorted(set(one_line(k[1], 80) for k in ks))[:4])
+        if not own:
+            self.fail_once("kernel_launch", "no kernel launched by the candidate" +
+                           (" (only PyTorch's own: %s)" % short(framework) if framework else ""))
+        else:
+            self.check("kernel_launch", "pass", "%d kernel launch(es) per call: %s" % (len(own), short(own)))
+        if markers:
+            main = markers[0][2]
+            other = [k for k in kernels if k[2] != main]
+            if other:
+                self.fail_once("side_stream", "%d kernel(s) on stream %s while the call's stream is %s: %s"
+                               % (len(other), other[0][2], main, short(other)))
+            else:
+                self.check("side_stream", "pass", "all %d kernel(s) on the call's stream" % len(kernels))
+        else:
+            self.check("side_stream", "skipped", "no stream marker in the profile; checked by wall time while timing")
+
+
+def candidate_process(args):
+    """--candidate-process: serves one evaluation's candidate over the control pipes the
+    harness passed (JSON lines), then exits; the harness kills it and everything it started."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    r_fd, w_fd = (int(x) for x in args.control.split(","))
+    os.set_inheritable(r_fd, False)
+    os.set_inheritable(w_fd, False)
+    ctl_in = os.fdopen(r_fd, "rb", buffering=0)
+    ctl_out = os.fdopen(w_fd, "w", encoding="utf-8", buffering=1)
+    sys.stdout = sys.stderr
+    dev = Device(args.device)
+    runner = None
+    while True:
+        raw = ctl_in.readline()
+        if not raw:
+            os._exit(0)
+        try:
+            req = json.loads(raw.decode("utf-8", "replace"))
+            if runner is None:
+                runner = CandidateRunner(dev, req)
+            reply = runner.handle(req)
+        except BaseException as e:  # a failure of this side of the harness
+            reply = {"ok": False, "error": "%s: %s" % (type(e).__name__, one_line(e, 300)),
+                     "log": format_exception_tail(e)}
+        ctl_out.write(json.dumps(_json_clean(reply), allow_nan=False) + "\n")
+        ctl_out.flush()
+        if req.get("cmd") == "finish":
+            os._exit(0)
+
+
+class CandidateProcess:
+    """The harness's end of a candidate's process: started per evaluation in a session of its
+    own, driven over two pipes, killed with every process it started when the evaluation
+    ends."""
+
+    def __init__(self, dev, build_dir):
+        r1, w1 = os.pipe()  # harness -> candidate
+        r2, w2 = os.pipe()  # candidate -> harness
+        env = dict(os.environ)
+        if build_dir:
+            os.makedirs(build_dir, exist_ok=True)
+            env["TORCH_EXTENSIONS_DIR"] = build_dir
+        self.out_dir = tempfile.mkdtemp(prefix="kb_outputs_", dir=_output_dir_root())
+        self.children_before = set(pid for pid, v in proc_table().items() if v[0] == os.getpid())
+        self.p = subprocess.Popen([sys.executable, "-u", os.path.abspath(__file__), "--candidate-process", "--device",
+                                   dev.spec, "--control", "%d,%d" % (r1, w2)], pass_fds=(r1, w2),
+                                  stdin=subprocess.DEVNULL, stdout=2, start_new_session=True, env=env)
+        os.close(r1)
+        os.close(w2)
+        self.w = os.fdopen(w1, "w", encoding="utf-8", buffering=1)
+        self.r = os.fdopen(r2, "rb", buffering=0)
+        self.killed = []
+
+    def request(self, obj, where):
+        try:
+            self.w.write(json.dumps(obj) + "\n")
+            self.w.flush()
+            line = self.r.readline()
+        except (BrokenPipeError, OSError):
+            line = b""
+        if not line:
+            code = self.p.wait()
+            how = ("was killed by signal %d" % -code) if code < 0 else ("exited with code %d" % code)
+            raise CandidateError(where, info={"type": "ProcessExit", "message": "the candidate's process %s" % how,
+                                              "log": "", "exit": code, "died": True})
+        try:
+            reply = json.loads(line.decode("utf-8", "replace"))
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict):
+            raise RuntimeError("the candidate's process answered %r" % line[:200])
+        if "error" in reply and not reply.get("ok", False) and "candidate_error" not in reply:
+            raise RuntimeError("the candidate's process failed: %s\n%s" % (reply["error"], reply.get("log", "")))
+        return reply
+
+    def running_beside(self):
+        """Processes started below the candidate's process that are alive (or unreaped) now."""
+        return descendants(self.p.pid, session=self.p.pid)
+
+    def kill(self):
+        """Kills the candidate's process, its process group and every process it started."""
+        table = proc_table()
+        doomed = descendants(self.p.pid, table, session=self.p.pid)
+        # Processes adopted by the worker (a subreaper) after their parent died.
+        me = os.getpid()
+        for pid, (ppid, _s, _st, cmd) in table.items():
+            if ppid == me and pid != self.p.pid and pid not in self.children_before and "_inductor" not in cmd:
+                doomed[pid] = table[pid]
+        try:
+            os.killpg(self.p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        for pid in doomed:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            self.p.kill()
+        except OSError:
+            pass
+        try:
+            self.p.wait(timeout=30)
+        except Exception:
+            pass
+        for pid in doomed:
+            try:
+                os.waitpid(pid, os.WNOHANG)  # adopted ones are the worker's to reap
+            except (ChildProcessError, OSError):
+                pass
+        for f in (self.w, self.r):
+            try:
+                f.close()
+            except Exception:
+                pass
+        shutil.rmtree(self.out_dir, ignore_errors=True)
+        self.killed = ["%d (%s)" % (pid, one_line(v[3], 60)) for pid, v in doomed.items()]
+        return self.killed
+
+
+def _output_dir_root():
+    """Where outputs travel from the candidate's process to the harness: /dev/shm when it has
+    room (1 GiB free at least), else the temporary folder."""
+    try:
+        st = os.statvfs("/dev/shm")
+        if st.f_bavail * st.f_frsize >= (1 << 30) and os.access("/dev/shm", os.W_OK):
+            return "/dev/shm"
+    except OSError:
+        pass
+    return None
+
+
+class Evaluation(Session):
+    """One evaluate request, on the harness's side. The reference (fp32, and fp64 beside it)
+    runs here; the candidate runs in a CandidateProcess, which never holds the reference's
+    outputs, and its outputs are compared here after each call returns."""
+
+    def __init__(self, worker, req_id, problem_path, candidate_path, build_dir, opts):
+        super().__init__(worker.dev, opts)
+        self.w = worker
+        self.req_id = req_id
+        self.problem_path = problem_path
+        self.candidate_path = candidate_path
+        self.build_dir = build_dir
+        self.t0 = _perf_counter()
+        self.checks = {name: ("skipped", "not reached") for name in CHECK_ORDER}
+        self.result = {"status": "ok", "stage": "load", "message": "", "backend": BACKEND,
+                       "device": self.dev.info()["name"], "kernel_launches": -1, "fatal": False,
+                       "tolerance": tolerance_record(opts)}
+        self.model = None
+        self.model64 = None
+        self.fp64_error = "" if opts["fp64_reference"] else "the fp64 reference is turned off"
+        self.output_bytes = 0
+        self.orig = worker.originals
+        self.child = None
+        self.seen_outputs = {}  # fingerprint of an earlier output -> where it came from
+
+    # -- plumbing ----------------------------------------------------------------------
+
+    def progress(self, stage, what, trial=None):
+        p = {"stage": stage, "what": what}
+        if trial is not None:
+            p["trial"] = trial
+        send({"id": self.req_id, "progress": p})
+
+    def check(self, name, outcome, detail):
+        self.checks[name] = (outcome, detail)
+
+    def fail_once(self, name, detail):
+        if self.checks[name][0] != "fail":
+            self.checks[name] = ("fail", detail)
+
+    def ask(self, obj, where):
+        """A request to the candidate's process; merges the checks it reports and looks for
+        processes it left running."""
+        reply = self.child.request(obj, where)
+        for name, v in (reply.get("checks") or {}).items():
+            if name in CANDIDATE_SIDE_CHECKS and isinstance(v, list) and len(v) == 2:
+                if self.checks[name][0] != "fail":
+                    self.checks[name] = (str(v[0]), str(v[1]))
+        if isinstance(reply.get("kernel_launches"), int):
+            self.result["kernel_launches"] = reply["kernel_launches"]
+        beside = self.child.running_beside()
+        if beside:
+            self.fail_once("processes", "process(es) running beside the candidate after %s: %s" % (
+                where, ", ".join("%d (%s)" % (pid, one_line(v[3], 60)) for pid, v in list(beside.items())[:4])))
+        if "candidate_error" in reply:
+            raise CandidateError(where, info=reply["candidate_error"])
+        return reply
+
+    def load_output(self, path):
+        torch = self.torch
+        if not isinstance(path, str) or os.path.dirname(os.path.abspath(path)) != os.path.abspath(self.child.out_dir):
+            raise RuntimeError("the candidate's process named an output file outside its folder: %r" % (path,))
+        try:
+            out = torch.load(path, map_location=self.dev.torch_device(), weights_only=True)
+        except Exception as e:
+            return None, "its output cannot be read back as tensors: %s" % one_line(e, 200)
+        finally:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        return out, ""
+
+    def reference(self, inputs):
+        """The problem's Model on a copy of the inputs, and an fp64 copy of it on fp64 inputs."""
+        ref = self.model(*clone_tree(inputs))
+        self.sync()
+        ref64 = None
+        if not self.fp64_error:
+            torch = self.torch
+            try:
+                if self.model64 is None:
+                    self.model64 = copy.deepcopy(self.model).double()
+                wide = tree_map(lambda v: v.to(torch.float64) if is_tensor(v) and v.is_floating_point() else
+                                (v.clone() if is_tensor(v) else v), inputs)
+                ref64 = self.model64(*wide)
+                self.sync()
+            except Exception as e:
+                self.fp64_error = "the problem's Model does not run in fp64: %s: %s" % (type(e).__name__,
+                                                                                      one_line(e, 200))
+                self.model64 = None
+                ref64 = None
+        return ref, ref64
+
+    def finish_common(self):
+        self.result["integrity"] = [{"name": n, "outcome": self.checks[n][0], "detail": self.checks[n][1]}
+                                    for n in CHECK_ORDER]
+        self.result["eval_seconds"] = _perf_counter() - self.t0
+        if self.orig is not None:
+            self.orig.restore()
+        if self.w.precision is not None:
+            restore_precision(self.torch, self.w.precision)
+
+    def runtime_error(self, ce):
+        info = ce.info
+        if ce.exc is not None:  # raised on this side (should not happen with a candidate process)
+            info = {"type": type(ce.exc).__name__, "message": one_line(ce.exc, 300),
+                    "log": format_exception_tail(ce.exc), "sticky": False}
+        self.result["status"] = "runtime_error"
+        if info.get("died"):
+            what = info.get("message", "died")
+            self.result["message"] = "%s (%s)" % (what, ce.where)
+        else:
+            if info.get("type") == "SystemExit":
+                what = "called exit(%s)" % (info.get("exit"),)
+            else:
+                what = "raised %s: %s" % (info.get("type"), info.get("message"))
+            self.result["message"] = "the candidate %s (%s)" % (what, ce.where)
+        self.result["log"] = info.get("log", "")
+        self.result["fatal"] = bool(info.get("sticky"))
+        if info.get("compile_failure"):  # Triton compiles on the first call
+            self.result["status"] = "compile_error"
+            self.result["stage"] = "compile"
+            self.result["message"] = "the candidate's kernel does not compile (%s): %s" % (ce.where,
+                                                                                         info.get("message"))
+            comp = self.result.setdefault("compile", {})
+            comp["ok"] = False
+            comp["log"] = tail(info.get("log", ""))
+
+    # -- the request -------------------------------------------------------------------
+
+    def run(self):
+        torch = self.torch
+        try:
+            with torch.no_grad():
+                if self.candidate_path is None:
+                    return self.baselines_only()
+                self.evaluate_candidate()
+        except CandidateError as ce:
+            self.runtime_error(ce)
+        finally:
+            self.stop_candidate()
+            self.finish_common()
+        return self.result
+
+    def stop_candidate(self):
+        if self.child is None:
+            return
+        killed = self.child.kill()
+        if killed:
+            self.fail_once("processes", "process(es) started by the candidate, killed with the evaluation: %s"
+                           % ", ".join(killed[:4]))
+            if self.result.get("status") in ("ok", "incorrect"):
+                self.integrity_violation()
+        self.child = None
+
+    def evaluate_candidate(self):
+        r = self.result
+        self.load_problem(self.problem_path)
+        try:
+            self.model = self.build(self.problem.Model)
+        except Exception as e:
+            raise RequestError("the problem's Model(*get_init_inputs()) raised %s: %s" % (type(e).__name__,
+                                                                                          one_line(e, 300)))
+        self.progress("compile", "importing %s" % os.path.basename(self.candidate_path))
+        r["stage"] = "compile"
+        self.child = CandidateProcess(self.dev, self.build_dir)
+        loaded = self.ask({"cmd": "load", "problem": self.problem_path, "candidate": self.candidate_path,
+                           "build_dir": self.build_dir, "options": self.opts, "out_dir": self.child.out_dir},
+                          "importing the candidate and constructing ModelNew")
+        r["compile"] = loaded.get("compile") or {}
+        failure = loaded.get("failure")
+        if failure:
+            r.update(status=failure.get("status", "load_error"), stage=failure.get("stage", "load"),
+                     message=failure.get("message", ""))
+            return
+        r["stage"] = "load"
+        if loaded.get("stop") or self.early_failure():
+            return self.integrity_violation()
+        r["stage"] = "correctness"
+        primary = self.correctness_case()
+        cases = [primary]
+        if self.early_failure():
+            self.finish_correctness(cases)
+            return self.integrity_violation()
+        if primary["passed"]:
+            sb = self.smaller_batch_case()
+            if sb is not None:
+                cases.append(sb)
+        else:
+            self.check("shape_generality", "skipped", "the primary case failed")
+        self.finish_correctness(cases)
+        if self.early_failure():
+            return self.integrity_violation()
+        if not primary["passed"]:
+            r["status"] = "incorrect"
+            r["message"] = primary["first_problem"]
+            return
+        if self.checks["shape_generality"][0] == "fail":
+            return self.integrity_violation()
+        r["stage"] = "integrity"
+        if not self.opts["time"]:
+            self.ask({"cmd": "finish"}, "finishing")
+            if self.early_failure():
+                return self.integrity_violation()
+            if self.checks["output_reuse"][0] != "fail":
+                self.check("output_reuse", "pass", self.reuse_detail())
+            self.check("physical_floor", "skipped", "timing was not asked for")
+            r["stage"] = "done"
+            r["message"] = "correct (%d trials)%s; not timed" % (self.opts["trials"], self.passed_by_note())
+            return
+        self.timing_stage()
+
+    def early_failure(self):
+        return any(self.checks[n][0] == "fail" for n in EARLY_CHECKS)
+
+    def integrity_violation(self):
+        r = self.result
+        failed = [n for n in CHECK_ORDER if self.checks[n][0] == "fail"]
+        r["status"] = "integrity_violation"
+        r["stage"] = "integrity"
+        r["message"] = "integrity check %s failed: %s" % (failed[0], self.checks[failed[0]][1]) if failed else \
+            "integrity check failed"
+
+    def finish_correctness(self, cases):
+        prim = cases[0]
+        keep = lambda c: {k: v for k, v in c.items() if k != "first_problem"}
+        f_avail = [c for c in cases if c["fp64"]["available"]]
+        passed_by = sorted(set(c["passed_by"] for c in cases if c["passed_by"]))
+        self.result["correctness"] = {
+            "passed": all(c["passed"] for c in cases),
+            "trials": prim["trials"],
+            "max_abs_error": max(c["max_abs_error"] for c in cases),
+            "max_rel_error": max(c["max_rel_error"] for c in cases),
+            "mismatches": sum(c["mismatches"] for c in cases),
+            "rel_l2_error": max(c["rel_l2_error"] for c in cases),
+            "tolerance": tolerance_record(self.opts),
+            "passed_by": "fp64" if "fp64" in passed_by else ("tolerance" if passed_by else ""),
+            "fp64_available": bool(f_avail),
+            "fp64_note": "" if f_avail else (self.fp64_error or "no fp64 reference"),
+            "candidate_error_fp64": max([c["fp64"]["candidate_max_abs_error"] for c in f_avail] or [0.0]),
+            "reference_error_fp64": max([c["fp64"]["reference_max_abs_error"] for c in f_avail] or [0.0]),
+            "fp64_ratio": max([c["fp64"]["ratio"] for c in f_avail] or [0.0]),
+            "cases": [keep(c) for c in cases],
+        }
+
+    def new_case(self, name):
+        return {"name": name, "passed": False, "trials": 0, "trials_passed": 0, "max_abs_error": 0.0,
+                "max_rel_error": 0.0, "mismatches": 0, "elements": 0, "nan_count": 0, "inf_count": 0,
+                "rel_l2_error": 0.0, "inputs_modified": False, "modified_input": "", "first_problem": "",
+                "passed_by": "", "fp64": {"available": False, "candidate_max_abs_error": 0.0,
+                                          "reference_max_abs_error": 0.0, "ratio": 0.0}}
+
+    def judge(self, path, seed, where, batch_size, digest, bad_type, case=None):
+        """Reads one output of the candidate, compares it with the reference for the inputs
+        of `seed` and records it in `case`. Returns the comparison."""
+        inputs = self.draw_inputs(seed, batch_size)
+        if digest is not None and _json_clean(input_digest(inputs)) != _json_clean(digest):
+            self.fail_once("monkey_patch", "the inputs drawn beside the candidate differ from the reference's "
+                           "(%s): input generation was changed" % where)
+        ref, ref64 = self.reference(inputs)
+        del inputs
+        self.output_bytes = tensor_bytes(ref)
+        if bad_type or path is None:
+            cmp = {"passed": False, "problem": bad_type or "no output", "bad_type": bad_type}
+            out = None
+        else:
+            out, unreadable = self.load_output(path)
+            if unreadable:
+                cmp = {"passed": False, "problem": unreadable, "bad_type": ""}
+            else:
+                cmp = compare_outputs(out, ref, self.opts, ref64)
+        if case is not None:
+            case["trials"] += 1
+            for k in ("max_abs_error", "max_rel_error", "rel_l2_error"):
+                case[k] = max(case[k], cmp.get(k, 0.0))
+            for k in ("mismatches", "nan_count", "inf_count"):
+                case[k] += cmp.get(k, 0)
+            case["elements"] = max(case["elements"], cmp.get("elements", 0))
+            f = cmp.get("fp64") or {}
+            if f.get("available"):
+                cf = case["fp64"]
+                cf["available"] = True
+                for k in ("candidate_max_abs_error", "reference_max_abs_error", "ratio"):
+                    cf[k] = max(cf[k], f[k])
+            if cmp["passed"]:
+                case["trials_passed"] += 1
+                if cmp.get("passed_by") == "fp64" or not case["passed_by"]:
+                    case["passed_by"] = cmp.get("passed_by", "")
+            elif not case["first_problem"]:
+                if cmp.get("problem"):
+                    case["first_problem"] = "wrong output in %s: %s" % (where, cmp["problem"])
+                else:
+                    case["first_problem"] = ("wrong output in %s: %d of %d elements differ (max abs error %.3g, "
+                                             "%d NaN)%s" % (where, cmp["mismatches"], cmp["elements"],
+                                                            cmp["max_abs_error"], cmp["nan_count"], fp64_note(cmp)))
+        if out is not None:
+            # A wrong output equal to an earlier right one: a stale result (keyed on a
+            # pointer the allocator handed out again, say), not a wrong computation.
+            fp = output_fingerprint(out)
+            if not cmp["passed"] and fp in self.seen_outputs:
+                self.fail_once("output_reuse", "for fresh inputs in %s it returned the output of %s (a stale result "
+                               "reused)" % (where, self.seen_outputs[fp]))
+            elif cmp["passed"]:
+                self.seen_outputs.setdefault(fp, where)
+        del out, ref, ref64
+        return cmp
+
+    def trial(self, case, seed, where, instrument=False, batch_size=None, probe_seed=None):
+        reply = self.ask({"cmd": "call", "seed": seed, "batch_size": batch_size, "instrument": instrument,
+                          "probe_seed": probe_seed, "where": where}, where)
+        if reply.get("modified_input"):
+            case["inputs_modified"] = True
+            case["modified_input"] = case["modified_input"] or reply["modified_input"]
+        outputs = reply.get("outputs") or [None]
+        cmp = self.judge(outputs[0], seed, where, batch_size, reply.get("digest"),
+                         reply.get("bad_type") if len(outputs) == 1 else "", case)
+        if len(outputs) > 1:
+            again = where + ", called again on the same input tensors holding fresh values"
+            pcmp = self.judge(outputs[1], probe_seed, again, batch_size, reply.get("probe_digest"),
+                              reply.get("bad_type"))
+            if cmp["passed"] and not pcmp["passed"]:
+                self.fail_once("output_reuse", "wrong when fresh values are written into the same input tensors and "
+                               "it is called again (%s): %s" % (where, pcmp.get("problem") or "%d of %d elements "
+                                                                 "differ" % (pcmp["mismatches"], pcmp["elements"])))
+        return cmp
+
+    def correctness_case(self):
+        case = self.new_case("primary")
+        n = self.opts["trials"]
+        # The second trial is the watched one: a first call may compile or autotune (Triton's
+        # autotuner times its variants with PyTorch ops), which is not the steady forward.
+        watched = min(1, n - 1)
+        for k in range(n):
+            self.progress("correctness", "primary trial %d of %d" % (k + 1, n), trial=k)
+            probe = self.opts["seed"] + 50000 + k if k < self.opts["reuse_probes"] else None
+            self.trial(case, self.opts["seed"] + k, "primary trial %d" % (k + 1), instrument=(k == watched),
+                       probe_seed=probe)
+            if self.checks["output_reuse"][0] == "fail":
+                break
+        case["passed"] = case["trials_passed"] == case["trials"]
+        if self.checks["inputs_unmodified"][0] != "fail":
+            self.check("inputs_unmodified", "pass", "inputs bit-identical after %d candidate calls" % case["trials"])
+        return case
+
+    def reuse_detail(self):
+        probes = min(self.opts["reuse_probes"], self.opts["trials"])
+        return ("right for fresh values in the same input tensors (%d trial(s)%s); no stale output for fresh inputs%s"
+                % (probes, " and after timing" if self.opts["time"] else "",
+                   "; free memory poisoned before every candidate call" if not self.dev.cpu else ""))
+
+    def passed_by_note(self):
+        c = self.result.get("correctness") or {}
+        if c.get("passed_by") == "fp64":
+            return (" by the fp64 rule: error against fp64 %.3g, the fp32 reference's %.3g"
+                    % (c["candidate_error_fp64"], c["reference_error_fp64"]))
+        return ""
+
+    def smaller_batch_case(self):
+        mod = self.problem
+        bs = getattr(mod, "batch_size", None)
+        if isinstance(bs, bool) or not isinstance(bs, int) or bs <= 1:
+            self.check("shape_generality", "skipped", "the problem has no module-level int batch_size > 1")
+            return None
+        primary_shapes = [tuple(t.shape) for _p, t in tree_leaves(self.draw_inputs(self.opts["seed"]))
+                          if is_tensor(t)]
+        small = max(1, bs // 2)
+        case = self.new_case("smaller-batch")
+        self.progress("correctness", "smaller-batch (batch_size %d instead of %d)" % (small, bs), trial=0)
+        shapes = [tuple(t.shape) for _p, t in tree_leaves(self.draw_inputs(self.opts["seed"] + 101, small))
+                  if is_tensor(t)]
+        if shapes == primary_shapes:
+            self.check("shape_generality", "skipped", "get_inputs() does not follow the module's batch_size")
+            return None
+        try:
+            saved = mod.batch_size
+            mod.batch_size = small
+            try:
+                self.reference(self.draw_inputs(self.opts["seed"] + 101))
+            finally:
+                mod.batch_size = saved
+        except Exception as e:  # the problem's own Model does not run at the smaller size
+            self.check("shape_generality", "skipped", "the problem's Model fails with batch_size %d: %s: %s"
+                       % (small, type(e).__name__, one_line(e, 200)))
+            return None
+        try:
+            cmp = self.trial(case, self.opts["seed"] + 101, "smaller-batch trial (batch_size %d)" % small,
+                             batch_size=small)
+        except CandidateError as ce:
+            if ce.info.get("died") or ce.info.get("sticky"):
+                raise
+            case["trials"] += 1
+            self.fail_once("shape_generality", "hard-coded for the benchmarked shape: with batch_size %d the "
+                           "candidate raised %s: %s" % (small, ce.info.get("type"), ce.info.get("message")))
+            return case
+        case["passed"] = case["trials_passed"] == case["trials"]
+        if case["passed"]:
+            self.check("shape_generality", "pass", "correct with batch_size %d as well as %d" % (small, bs))
+        else:
+            self.fail_once("shape_generality", "hard-coded for the benchmarked shape: with batch_size %d: %s"
+                           % (small, cmp.get("problem") or "%d of %d elements differ" % (cmp["mismatches"],
+                                                                                         cmp["elements"])))
+        return case
+
+    # -- timing --------------------------------------------------------------------------
+
     def baseline_key(self):
         st = os.stat(self.problem_path)
         o = self.opts
@@ -1895,7 +2618,7 @@ class Evaluation:
                 torch._dynamo.reset()
             except Exception:
                 pass
-            # torch.compile is the harness's own doing: undo any change without blaming a candidate.
+            # torch.compile is the harness's own doing: undo any change.
             changed = self.orig.changed()
             if changed:
                 log("torch.compile changed %s; restored" % ", ".join(changed))
@@ -1906,18 +2629,20 @@ class Evaluation:
         r = self.result
         r["stage"] = "timing"
         self.progress("timing", "timing the candidate")
-        sets = self.timing_sets()
-        self.guard_harness("before timing")
-        try:
-            with self.threads:
-                cand = self.time_calls(self.new, sets, "candidate")
-        except BaseException as e:
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            raise CandidateError("timing", e)
-        self.threads_verdict()
-        self.guard_harness("the candidate's forward while timing")
-        base, sets = self.baselines(sets, need_eager=True)
+        timed = self.ask({"cmd": "time"}, "timing")
+        cand = timed["timing"]
+        self.progress("integrity", "fresh values in a timed input set")
+        outputs = timed.get("outputs") or [None]
+        cmp = self.judge(outputs[0], self.opts["seed"] + 7919, "the fresh-values call after timing", None,
+                         timed.get("digest"), timed.get("bad_type"))
+        if not cmp["passed"]:
+            self.fail_once("output_reuse", "wrong for fresh values in a timed input buffer (stale or cached results): "
+                           + (cmp.get("problem") or "%d of %d elements differ" % (cmp["mismatches"],
+                                                                                  cmp["elements"])))
+        elif self.checks["output_reuse"][0] != "fail":
+            self.check("output_reuse", "pass", self.reuse_detail())
+        self.ask({"cmd": "finish"}, "finishing")
+        base, _sets = self.baselines(None, need_eager=True)
         eager = base.get("eager", {})
         r["baselines"] = {k: {kk: vv for kk, vv in v.items() if kk in ("median_ms", "mean_ms", "min_ms", "max_ms",
                                                                       "reps", "spread", "error", "cached",
@@ -1932,23 +2657,13 @@ class Evaluation:
                        "reps": cand["reps"], "warmup": cand["warmup"], "wall_median_ms": cand["wall_median_ms"],
                        "reference_median_ms": eager["median_ms"], "reference_min_ms": eager["min_ms"],
                        "reference_spread": eager["spread"], "reference_reps": eager["reps"], "speedup": speedup}
-        # Work left on another stream or thread finishes inside the wall time, outside the events.
-        if not self.dev.cpu:
-            gap = cand["wall_median_ms"] - cand["median_ms"]
-            if gap > max(0.2, 2.0 * cand["median_ms"]):
-                self.fail_once("side_stream", "wall time %s ms against event time %s ms: work outside the timed "
-                               "stream" % (fmt_ms(cand["wall_median_ms"]), fmt_ms(cand["median_ms"])))
-            elif self.checks["side_stream"][0] == "skipped":
-                self.check("side_stream", "skipped", "launch accounting unavailable; event time (%s ms) agrees with "
-                           "wall time (%s ms)" % (fmt_ms(cand["median_ms"]), fmt_ms(cand["wall_median_ms"])))
-        self.output_reuse_check(sets)
-        self.roofline(sets, cand["median_ms"])
+        self.roofline(int(timed.get("input_bytes") or 0), cand["median_ms"])
         failed = [n for n in CHECK_ORDER if self.checks[n][0] == "fail"]
         if failed:
             return self.integrity_violation()
         r["stage"] = "done"
-        msg = "correct; %.2fx eager (%s ms against %s ms)" % (speedup, fmt_ms(cand["median_ms"]),
-                                                             fmt_ms(eager["median_ms"]))
+        msg = "correct%s; %.2fx eager (%s ms against %s ms)" % (self.passed_by_note(), speedup,
+                                                               fmt_ms(cand["median_ms"]), fmt_ms(eager["median_ms"]))
         if "median_ms" in comp:
             msg += ", %.2fx torch.compile (%s ms)" % (comp["median_ms"] / cand["median_ms"]
                                                       if cand["median_ms"] > 0 else 0.0, fmt_ms(comp["median_ms"]))
@@ -1956,28 +2671,8 @@ class Evaluation:
             msg += "; torch.compile baseline failed"
         r["message"] = msg
 
-    def output_reuse_check(self, sets):
-        """Fresh values written into a rotated input set (same tensors, same pointers): a
-        result cached by input pointer or left from the timed calls shows here."""
-        self.progress("integrity", "fresh values in a timed input set")
-        fresh = self.draw_inputs(self.opts["seed"] + 7919)
-        target = sets[0]
-        for (_p, t), (_q, f) in zip(tree_leaves(target), tree_leaves(fresh)):
-            if is_tensor(t) and is_tensor(f) and t.shape == f.shape:
-                t.data.copy_(f)  # through .data: the tensor's version counter stays as it was
-        del fresh
-        case = self.new_case("after-timing")
-        cmp = self.run_trial(case, 0, "the fresh-values call after timing", inputs=target)
-        if cmp["passed"]:
-            self.check("output_reuse", "pass", "right for fresh values in a timed input buffer; free memory poisoned "
-                       "before every candidate call" if not self.dev.cpu else
-                       "right for fresh values in a timed input buffer")
-        else:
-            self.fail_once("output_reuse", "wrong for fresh values in a timed input buffer (stale or cached results): "
-                           + (cmp["problem"] or "%d of %d elements differ" % (cmp["mismatches"], cmp["elements"])))
-
-    def roofline(self, sets, median_ms):
-        nbytes = tensor_bytes(sets[0]) + self.output_bytes
+    def roofline(self, input_bytes, median_ms):
+        nbytes = input_bytes + self.output_bytes
         rl = {"bytes": nbytes, "achieved_gbps": nbytes / median_ms / 1e6 if median_ms > 0 else 0.0,
               "peak_gbps": 0.0, "bandwidth_fraction": 0.0, "floor_ms": 0.0, "bound": ""}
         peaks = None
@@ -2009,12 +2704,12 @@ class Evaluation:
 
     def baselines_only(self):
         r = self.result
-        self.load_problem()
+        self.load_problem(self.problem_path)
         r["stage"] = "timing"
         for n in CHECK_ORDER:
             self.check(n, "skipped", "no candidate")
         try:
-            self.model = self.build(self.problem.Model, "Model")
+            self.model = self.build(self.problem.Model)
         except Exception as e:
             raise RequestError("the problem's Model(*get_init_inputs()) raised %s: %s" % (type(e).__name__,
                                                                                           one_line(e, 300)))
@@ -2146,7 +2841,7 @@ class Worker:
             if "integrity" not in result:
                 ev.finish_common()
         finally:
-            ev.model = ev.new = ev.flush_buf = None
+            ev.model = ev.model64 = ev.flush_buf = None
             ev.problem = None
             for name in [m for m in sys.modules if m.startswith(("kb_candidate_", "kb_problem_"))]:
                 sys.modules.pop(name, None)
@@ -2162,6 +2857,12 @@ class Worker:
 
 def serve(args):
     _setup_private_streams()
+    # Candidates run in processes of their own (CandidateProcess). Not dumpable: they cannot
+    # read this process's memory through /proc or ptrace (unless they run as root). A
+    # subreaper: a process they start whose parent dies is adopted here and killed with the
+    # evaluation.
+    _prctl(PR_SET_DUMPABLE, 0)
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
     worker = Worker(args.device)
     while True:
         raw = _proto_in.readline()
@@ -2234,6 +2935,8 @@ def main(argv=None):
     ap.add_argument("--device", default="0", help="CUDA device ordinal (default 0)")
     ap.add_argument("--compile", metavar="CANDIDATE.py", help="build one candidate and exit (0 built, 3 failed)")
     ap.add_argument("--build-dir", metavar="DIR", help="TORCH_EXTENSIONS_DIR for --compile")
+    ap.add_argument("--candidate-process", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--control", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.device != "cpu":
         try:
@@ -2241,7 +2944,9 @@ def main(argv=None):
                 raise ValueError
         except ValueError:
             ap.error("--device must be a non-negative integer")
-    if args.compile:
+    if args.candidate_process:
+        candidate_process(args)
+    elif args.compile:
         compile_one(args)
     else:
         serve(args)

@@ -82,6 +82,24 @@ private slots:
               d["baselines"].contains("compile") ? d["baselines"]["compile"].dump().c_str() : "-");
     }
 
+    void verdicts_of_the_cuda_candidates() {
+        // Honest fp32 reorderings correct by the fp64 rule, a bfloat16 downgrade rejected, a peek
+        // at the reference that finds nothing, a pointer-keyed cache named output_reuse, process
+        // starts named processes and killed (tests/data/kernelbench/candidates/README.md).
+        fs::path out = kftest::temp_dir("kbgpu-verdicts") / "out.json";
+        kf::ProcessResult r = kf::run_process(
+            {"python3", (kftest::source_dir() / "scripts" / "kernelbench" / "kb_gpu_test.py").string(), out.string(),
+             "--device", "0", "--shared-build", "--build-root", kftest::temp_dir("kbgpu-verdicts-build").string(),
+             "--only",
+             "good_cuda_gemm_folded.py,good_cuda_gemm_reversed.py,cheat_gemm_bf16.py,cheat_frame_peek.py,"
+             "cheat_pointer_cache.py,cheat_process_popen.py,cheat_process_fork.py,cheat_process_multiprocessing.py"},
+            std::chrono::minutes(14));
+        qInfo("%s", r.output.c_str());
+        QVERIFY2(r.exit_code == 0, r.output.c_str());
+        kf::ProcessResult left = kf::run_process({"pgrep", "-f", "sleep 3517"}, std::chrono::seconds(30));
+        QVERIFY2(left.exit_code != 0, "a process started by a candidate outlived its evaluation");
+    }
+
     void run_tunes_a_model_new_and_reports() {
         fs::path project = kftest::temp_dir("kbgpu-project") / "p";
         kf::ProcessResult run = cli({"kernelbench", "run", "--kb", compile_data().string(), "--level", "1", "--problems",

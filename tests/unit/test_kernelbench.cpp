@@ -129,7 +129,8 @@ private slots:
         QCOMPARE(j["rows"][3]["status"].get<std::string>(), std::string("missing"));
         std::string md = kb::to_markdown(r);
         QVERIFY(md.find("| eager | 50.0% | 50.0% | 25.0% | 25.0% | 25.0% | 0.0% |") != std::string::npos);
-        QVERIFY(md.find("| 1 | 1 | p1 | ok | 1 | 2 | 0.9 | 2.00x | 0.90x |") != std::string::npos);
+        QVERIFY(md.find("| 1 | 1 | p1 | ok | 1 | 2 | 0.9 | 2.00x | 0.90x | — | — |") != std::string::npos);
+        QCOMPARE(r.tolerance, std::string("unrecorded"));  // rows without a recorded policy
         // No problems: zeros, not a division by zero.
         kb::Report empty = kb::make_report({});
         QCOMPARE(empty.correctness_rate, 0.0);
@@ -236,6 +237,72 @@ private slots:
         } catch (const Error& e) {
             QVERIFY2(std::string(e.what()).find("PyTorch") != std::string::npos, e.what());
         }
+    }
+
+    void tolerance_policies() {
+        kb::EvalOptions o;
+        QCOMPARE(o.to_json()["tolerance"].get<std::string>(), std::string("current"));
+        for (const char* p : kb::kTolerancePolicies) QVERIFY(!kb::describe_tolerance(p).empty());
+        QVERIFY(kb::describe_tolerance("v0").find("1e-2") != std::string::npos);
+        QVERIFY(kb::describe_tolerance("loose").empty());
+        // The report names the policy of its rows, or says they are mixed.
+        auto a = outcome(1, "ok", 1.0, 2.0, 0), b = outcome(2, "ok", 1.0, 2.0, 0);
+        a.tolerance = b.tolerance = "v0";
+        a.error_fp64 = 0.02;
+        a.reference_error_fp64 = 0.003;
+        a.passed_by = "fp64";
+        kb::Report r = kb::make_report({a, b});
+        QCOMPARE(r.tolerance, std::string("v0"));
+        std::string md = kb::to_markdown(r);
+        QVERIFY2(md.find("- Tolerance: v0 (KernelBench v0/v0.1") != std::string::npos, md.c_str());
+        QVERIFY2(md.find("| 0.02 (fp64 rule) | 0.003 |") != std::string::npos, md.c_str());
+        nlohmann::json j = kb::to_json(r);
+        QCOMPARE(j["tolerance"].get<std::string>(), std::string("v0"));
+        QCOMPARE(j["rows"][0]["error_fp64"].get<double>(), 0.02);
+        QVERIFY(j["rows"][1]["error_fp64"].is_null());
+        b.tolerance = "current";
+        QCOMPARE(kb::make_report({a, b}).tolerance, std::string("mixed: current, v0"));
+    }
+
+    void cli_tolerance_is_sent_stored_and_reported() {
+        auto cli = [&](std::vector<std::string> args) {
+            args.insert(args.begin(), kftest::cli_path().string());
+            qputenv("KF_CACHE_DIR", QByteArray::fromStdString((kftest::temp_dir("kbcache") / "compile").string()));
+            return run_process(args, std::chrono::minutes(2));
+        };
+        auto run = [&](const fs::path& project, const std::string& tolerance) {
+            return cli({"kernelbench", "run", "--kb", fake_root().string(), "--level", "1", "--kb-worker",
+                        fake_worker().string(), "--problems", "1", "--project", project.string(), "--candidates",
+                        (fake_root() / "candidates-fp64").string(), "--tolerance", tolerance});
+        };
+        auto report = [&](const fs::path& project) {
+            ProcessResult rep = cli({"kernelbench", "report", "--project", project.string(), "--json"});
+            return nlohmann::json::parse(rep.output.substr(rep.output.find('{')));
+        };
+        // v0: the reordered candidate is correct by the fp64 rule; the report says so.
+        auto v0 = kftest::temp_dir("kbtol") / "v0";
+        ProcessResult r1 = run(v0, "v0");
+        QVERIFY2(r1.exit_code == 0, r1.output.c_str());
+        QVERIFY(r1.output.find("tolerance v0") != std::string::npos);
+        nlohmann::json j = report(v0);
+        QCOMPARE(j["tolerance"].get<std::string>(), std::string("v0"));
+        QCOMPARE(j["correct"].get<int>(), 1);
+        QCOMPARE(j["rows"][0]["passed_by"].get<std::string>(), std::string("fp64"));
+        QCOMPARE(j["rows"][0]["error_fp64"].get<double>(), 0.02);
+        QCOMPARE(j["rows"][0]["reference_error_fp64"].get<double>(), 0.003);
+        ProcessResult md = cli({"kernelbench", "report", "--project", v0.string()});
+        QVERIFY2(md.output.find("- Tolerance: v0") != std::string::npos, md.output.c_str());
+        // Another policy is not "already finished": the problem runs again, judged by it.
+        ProcessResult r2 = run(v0, "strict");
+        QVERIFY2(r2.exit_code == 0, r2.output.c_str());
+        QVERIFY(r2.output.find("already finished") == std::string::npos);
+        j = report(v0);
+        QCOMPARE(j["tolerance"].get<std::string>(), std::string("strict"));
+        QCOMPARE(j["correct"].get<int>(), 0);
+        // An unknown policy is refused before anything runs.
+        ProcessResult bad = run(kftest::temp_dir("kbtol") / "bad", "loose");
+        QVERIFY(bad.exit_code != 0);
+        QVERIFY2(bad.output.find("loose") != std::string::npos, bad.output.c_str());
     }
 
     void cli_run_resume_and_report() {

@@ -60,6 +60,17 @@ struct WorkerOptions {
     std::vector<std::string> command() const;
 };
 
+/**
+ * Named tolerance policies (docs/kernelbench-worker.md): `current` is KernelBench today (fp32
+ * atol = rtol = 1e-4), `v0` the 1e-2 of KernelBench v0/v0.1 that most published results used,
+ * `strict` today's tolerance and the fp64 rule together. With `current` and `v0` an output no
+ * further from an fp64 run of the reference than the fp32 reference is (within a small factor)
+ * is correct too.
+ */
+inline constexpr const char* kTolerancePolicies[] = {"current", "v0", "strict"};
+/** One line saying what a policy means; "" for an unknown name. */
+std::string describe_tolerance(const std::string& policy);
+
 /** Evaluation options (the worker's defaults are KernelBench's: 5 trials, 100 timed calls). */
 struct EvalOptions {
     int trials = 5;
@@ -68,7 +79,8 @@ struct EvalOptions {
     int reps = 100;
     int rotate_buffers = 3;
     std::uint64_t seed = 42;
-    std::optional<double> atol, rtol;  ///< default: by output dtype (fp32 1e-4, fp16/bf16 1e-2)
+    std::string tolerance = "current";  ///< a kTolerancePolicies name
+    std::optional<double> atol, rtol;  ///< override the policy's fp32 tolerance
     std::vector<std::string> baselines = {"eager", "compile"};
     double timeout_s = 900;            ///< the whole request, baselines and compile included
     double compile_timeout_s = 600;    ///< one candidate's compile (`--compile` mode)
@@ -83,6 +95,13 @@ struct Result {
     nlohmann::json raw;                                    ///< the worker's whole result
     double eager_ms() const;    ///< median; 0 when unknown
     double compile_ms() const;  ///< median; 0 when unknown or failed
+    /**
+     * How correctness was judged: `tolerance` (the policy's name), `passed_by` ("tolerance",
+     * "fp64" or ""), `fp64_available`, `candidate_error_fp64` and `reference_error_fp64` (the
+     * largest absolute errors of the candidate and of the fp32 reference against an fp64 run
+     * of the reference). An empty object when the worker gave no correctness record.
+     */
+    nlohmann::json verdict() const;
 };
 
 /**
@@ -130,6 +149,10 @@ struct ProblemOutcome {
     std::int64_t candidate_id = 0;  ///< in the project store
     int evaluations = 0;
     std::string message;
+    std::string tolerance;   ///< the policy the problem was run with; "" when not recorded
+    std::string passed_by;   ///< "tolerance" or "fp64" for a correct kernel
+    double error_fp64 = -1;            ///< the kernel's max abs error against fp64; -1 unknown
+    double reference_error_fp64 = -1;  ///< the fp32 reference's max abs error against fp64; -1 unknown
     double speedup_eager() const;    ///< 0 unless correct and both times known
     double speedup_compile() const;  ///< 0 unless correct and both times known
 };
@@ -141,6 +164,8 @@ struct Report {
     std::vector<std::pair<double, double>> fast_eager, fast_compile;  ///< (p, share of all problems)
     double geomean_eager = 0, geomean_compile = 0;  ///< over correct problems with the baseline
     int without_compile_baseline = 0;
+    /** The tolerance policy of the rows ("v0"), "mixed: current, v0", or "unrecorded". */
+    std::string tolerance;
     std::vector<ProblemOutcome> rows;
 };
 

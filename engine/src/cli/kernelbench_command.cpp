@@ -33,6 +33,12 @@ CLI::App* add_kernelbench_command(CLI::App& app, KernelBenchArgs& a) {
         c->add_option("--worker-log", a.worker_log, "Where the Python worker's output goes (default: discarded)");
         c->add_option("--device", a.device, "CUDA device index (cpu: the worker's CPU testing mode)")->capture_default_str();
         c->add_option("--trials", a.trials, "Correctness trials, each on fresh inputs")->capture_default_str()->check(CLI::Range(1, 100));
+        c->add_option("--tolerance", a.tolerance,
+                      "Correctness tolerance: current (KernelBench today, fp32 1e-4), v0 (1e-2, as in most published "
+                      "results) or strict; each also weighs the error against an fp64 run of the reference")
+            ->capture_default_str()
+            ->check(CLI::IsMember(std::vector<std::string>(std::begin(kb::kTolerancePolicies),
+                                                           std::end(kb::kTolerancePolicies))));
         c->add_option("--reps", a.reps, "Timed calls per measurement")->capture_default_str()->check(CLI::Range(1, 100000));
         c->add_option("--seed", a.seed, "Seed of Model/ModelNew construction and of the inputs")->capture_default_str();
         c->add_option("--timeout", a.timeout_s, "Seconds allowed per evaluation (baselines included)")->capture_default_str()->check(CLI::PositiveNumber);
@@ -85,6 +91,7 @@ kb::WorkerOptions worker_options(const KernelBenchArgs& a) {
 kb::EvalOptions eval_options(const KernelBenchArgs& a) {
     kb::EvalOptions o;
     o.trials = a.trials;
+    o.tolerance = a.tolerance;
     o.reps = a.reps;
     o.seed = a.seed;
     o.timeout_s = a.timeout_s;
@@ -148,9 +155,16 @@ int cmd_eval(KernelBenchArgs& a) {
         j["baselines"] = r.baselines;
         j["kernelbench_mean_ms"] = r.means;
         j["compile_step"] = {{"ok", ci.ok}, {"seconds", ci.seconds}, {"cached", ci.cached}};
+        j["tolerance"] = a.tolerance;
+        j["verdict"] = r.verdict();
         std::cout << j.dump(2) << "\n";
     } else {
         std::cout << p.key() << "\n" << render_diagnosis(r.diagnosis, source);
+        std::cout << "tolerance: " << a.tolerance << " (" << kb::describe_tolerance(a.tolerance) << ")\n";
+        if (json v = r.verdict(); v.value("fp64_available", false))
+            std::cout << "max abs error against fp64: candidate " << v.value("candidate_error_fp64", 0.0)
+                      << ", fp32 reference " << v.value("reference_error_fp64", 0.0)
+                      << (v.value("passed_by", "") == "fp64" ? " (correct by the fp64 rule)" : "") << "\n";
         std::cout << "baselines: " << baseline_line(r) << "\n";
         std::cout << "compile step: " << (ci.ok ? "ok" : "failed") << ", " << ci.seconds << " s"
                   << (ci.cached ? " (cached)" : "") << "\n";
@@ -174,6 +188,15 @@ struct ProblemRun {
         baselines_saved = true;
     }
 
+    /** How each candidate's correctness was judged (tolerance, errors against fp64), by candidate id. */
+    void save_verdict(std::int64_t candidate, const kb::Result& r) {
+        json v = r.verdict();
+        if (v.empty()) return;
+        json all = store.get_state(run, "kernelbench_verdicts").value_or(json::object());
+        all[std::to_string(candidate)] = v;
+        store.put_state(run, "kernelbench_verdicts", all);
+    }
+
     std::vector<Diagnosis> evaluate_batch(const std::vector<Child>& batch) {
         std::vector<fs::path> paths;
         for (const auto& c : batch) {
@@ -189,6 +212,7 @@ struct ProblemRun {
             kb::Result r = ev.evaluate(p, paths[i], eval_options(a));
             if (compiled[i].ok && r.diagnosis.compile.seconds <= 0) r.diagnosis.compile.seconds = compiled[i].seconds;
             save_baselines(r);
+            save_verdict(batch[i].id, r);
             store.add_evaluation(batch[i].id, r.diagnosis);
             std::printf("  #%lld %-20s %s\n", static_cast<long long>(batch[i].id),
                         std::string(to_string(r.diagnosis.status)).c_str(), r.diagnosis.message.c_str());
@@ -239,15 +263,18 @@ int cmd_run(KernelBenchArgs& a) {
     if (!start_worker(ev)) return kExitNoDevice;
     fs::path files = store.dir() / "kernelbench" / "candidates";
     fs::create_directories(files);
+    // Finished problems, with the tolerance they were judged by (runs from before the policies
+    // were recorded used today's KernelBench tolerance).
     std::map<std::string, std::string> finished;
     for (const auto& r : store.runs())
-        if (r.config.is_object() && r.config.value("kind", "") == "kernelbench" && r.state == "done") finished[r.task] = r.state;
+        if (r.config.is_object() && r.config.value("kind", "") == "kernelbench" && r.state == "done")
+            finished[r.task] = r.config.value("tolerance", "current");
     int done = 0;
     for (const auto& p : problems) {
         ++done;
         std::printf("[%d/%zu] %s\n", done, problems.size(), p.key().c_str());
         std::fflush(stdout);
-        if (!a.force && finished.count(p.key())) {
+        if (auto f = finished.find(p.key()); !a.force && f != finished.end() && f->second == a.tolerance) {
             std::printf("  already finished in this project (--force runs it again)\n");
             continue;
         }
@@ -255,12 +282,14 @@ int cmd_run(KernelBenchArgs& a) {
         if (!a.candidates_dir.empty()) candidates = kb::find_candidates(a.candidates_dir, p);
         json config = {{"kind", "kernelbench"}, {"level", p.level}, {"id", p.id},
                        {"name", p.name},        {"file", p.file.string()}, {"kb", fs::absolute(a.kb).string()},
-                       {"budget", a.budget},    {"seed", a.seed},  {"trials", a.trials}, {"reps", a.reps}};
+                       {"budget", a.budget},    {"seed", a.seed},  {"trials", a.trials}, {"reps", a.reps},
+                       {"tolerance", a.tolerance}};
         ProblemRun pr{a, ev, store, p, store.add_run(p.key(), config), files, false};
         pr.go(candidates);
     }
     auto rep = kb::make_report(kb::outcomes_from_store(store));
-    std::printf("\ncorrect %d of %d problem(s) in the project; fast_1 against eager %.1f%%; `kfoundry kernelbench report "
+    std::printf("\ntolerance %s: %s\n", a.tolerance.c_str(), kb::describe_tolerance(a.tolerance).c_str());
+    std::printf("correct %d of %d problem(s) in the project; fast_1 against eager %.1f%%; `kfoundry kernelbench report "
                 "--project %s` for the full report\n",
                 rep.correct, rep.problems, 100 * rep.fast_eager[3].second, a.project.string().c_str());
     return kExitOk;

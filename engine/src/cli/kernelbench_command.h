@@ -23,6 +23,7 @@ struct KernelBenchArgs {
     int budget = 0;  ///< evaluations per problem; 0: each candidate once
     int jobs = 0;    ///< parallel compiles; 0: the number of cores
     int trials = 5;
+    std::string tolerance = "current";  ///< current, v0 or strict (kb::kTolerancePolicies)
     int reps = 100;
     std::uint64_t seed = 42;
     double timeout_s = 900;

@@ -69,10 +69,24 @@ std::vector<std::string> WorkerOptions::command() const {
     return {py, "-u", s.string(), "--device", device};
 }
 
+std::string describe_tolerance(const std::string& policy) {
+    if (policy == "current")
+        return "KernelBench today: fp32 atol = rtol = 1e-4 (fp16/bf16 1e-2), or no further from fp64 than the fp32 "
+               "reference within a factor";
+    if (policy == "v0")
+        return "KernelBench v0/v0.1, as in most published results: atol = rtol = 1e-2, or no further from fp64 than "
+               "the fp32 reference within a factor";
+    if (policy == "strict")
+        return "fp32 atol = rtol = 1e-4 (fp16/bf16 1e-2) and no further from fp64 than the fp32 reference within a "
+               "factor";
+    return "";
+}
+
 json EvalOptions::to_json() const {
     json j = {{"trials", trials},       {"time", time},       {"warmup", warmup},
               {"reps", reps},           {"rotate_buffers", rotate_buffers}, {"seed", seed},
-              {"baselines", baselines}, {"atol", nullptr},    {"rtol", nullptr}};
+              {"baselines", baselines}, {"atol", nullptr},    {"rtol", nullptr},
+              {"tolerance", tolerance}};
     if (atol) j["atol"] = *atol;
     if (rtol) j["rtol"] = *rtol;
     return j;
@@ -86,6 +100,18 @@ double Result::eager_ms() const {
 double Result::compile_ms() const {
     if (baselines.contains("compile") && baselines["compile"].is_object()) return baselines["compile"].value("median_ms", 0.0);
     return 0.0;
+}
+
+json Result::verdict() const {
+    if (!raw.is_object() || !raw.contains("correctness") || !raw["correctness"].is_object()) return json::object();
+    const json& c = raw["correctness"];
+    std::string policy;
+    if (raw.contains("tolerance") && raw["tolerance"].is_object()) policy = raw["tolerance"].value("policy", "");
+    return {{"tolerance", policy},
+            {"passed_by", c.value("passed_by", "")},
+            {"fp64_available", c.value("fp64_available", false)},
+            {"candidate_error_fp64", c.value("candidate_error_fp64", 0.0)},
+            {"reference_error_fp64", c.value("reference_error_fp64", 0.0)}};
 }
 
 struct Evaluator::Impl {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "kf/kernelbench.h"
@@ -67,6 +68,15 @@ Report make_report(std::vector<ProblemOutcome> rows) {
     }
     r.geomean_eager = geomean(se);
     r.geomean_compile = geomean(sc);
+    std::set<std::string> policies;
+    for (const auto& o : r.rows)
+        if (o.status != "missing" || !o.tolerance.empty()) policies.insert(o.tolerance.empty() ? "unrecorded" : o.tolerance);
+    if (policies.empty()) r.tolerance = "unrecorded";
+    else if (policies.size() == 1) r.tolerance = *policies.begin();
+    else {
+        r.tolerance = "mixed:";
+        for (const auto& t : policies) r.tolerance += (r.tolerance.back() == ':' ? " " : ", ") + t;
+    }
     return r;
 }
 
@@ -88,8 +98,14 @@ json to_json(const Report& r) {
                         {"speedup_compile", o.speedup_compile()},
                         {"candidate_id", o.candidate_id},
                         {"evaluations", o.evaluations},
-                        {"message", o.message}});
-    return {{"problems", r.problems},
+                        {"message", o.message},
+                        {"tolerance", o.tolerance},
+                        {"passed_by", o.passed_by},
+                        {"error_fp64", o.error_fp64 >= 0 ? json(o.error_fp64) : json(nullptr)},
+                        {"reference_error_fp64", o.reference_error_fp64 >= 0 ? json(o.reference_error_fp64) : json(nullptr)}});
+    return {{"tolerance", r.tolerance},
+            {"tolerance_meaning", describe_tolerance(r.tolerance)},
+            {"problems", r.problems},
             {"attempted", r.attempted},
             {"correct", r.correct},
             {"correctness_rate", r.correctness_rate},
@@ -104,6 +120,8 @@ json to_json(const Report& r) {
 std::string to_markdown(const Report& r) {
     std::ostringstream o;
     o << "# KernelBench report\n\n";
+    std::string meaning = describe_tolerance(r.tolerance);
+    o << "- Tolerance: " << r.tolerance << (meaning.empty() ? std::string() : " (" + meaning + ")") << "\n";
     o << "- Problems: " << r.problems << " (attempted " << r.attempted << ", correct " << r.correct << ")\n";
     o << "- Correctness rate: " << fmt(100 * r.correctness_rate, "%.1f") << "%\n";
     o << "- Geometric-mean speedup of the correct kernels: " << fmt(r.geomean_eager, "%.3f") << "x over eager, "
@@ -119,17 +137,21 @@ std::string to_markdown(const Report& r) {
     for (auto [p, v] : r.fast_eager) o << " " << fmt(100 * v, "%.1f") << "% |";
     o << "\n| torch.compile |";
     for (auto [p, v] : r.fast_compile) o << " " << fmt(100 * v, "%.1f") << "% |";
-    o << "\n\n| level | id | problem | status | kernel ms | eager ms | compile ms | vs eager | vs compile |\n";
-    o << "|---|---|---|---|---|---|---|---|---|\n";
+    o << "\n\n| level | id | problem | status | kernel ms | eager ms | compile ms | vs eager | vs compile | error vs fp64 "
+         "| reference error vs fp64 |\n";
+    o << "|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& x : r.rows) {
         o << "| " << x.level << " | " << x.id << " | " << x.name << " | " << x.status << " | " << ms_or_dash(x.candidate_ms)
           << " | " << ms_or_dash(x.eager_ms) << " | " << ms_or_dash(x.compile_ms) << " | "
           << (x.speedup_eager() > 0 ? fmt(x.speedup_eager(), "%.2f") + "x" : std::string("—")) << " | "
-          << (x.speedup_compile() > 0 ? fmt(x.speedup_compile(), "%.2f") + "x" : std::string("—")) << " |\n";
+          << (x.speedup_compile() > 0 ? fmt(x.speedup_compile(), "%.2f") + "x" : std::string("—")) << " | "
+          << (x.error_fp64 >= 0 ? fmt(x.error_fp64) + (x.passed_by == "fp64" ? " (fp64 rule)" : "") : std::string("—"))
+          << " | " << (x.reference_error_fp64 >= 0 ? fmt(x.reference_error_fp64) : std::string("—")) << " |\n";
     }
     o << "\nfast_p: the share of all problems whose kernel is correct and more than p times as fast as the "
          "baseline (medians measured side by side in one process); a problem without a correct kernel counts as a "
-         "failure.\n";
+         "failure. Errors vs fp64: the largest absolute difference from an fp64 run of the reference, of the kernel "
+         "and of the fp32 reference itself.\n";
     return o.str();
 }
 
@@ -144,6 +166,7 @@ std::vector<ProblemOutcome> outcomes_from_store(ProjectStore& store) {
     std::vector<ProblemOutcome> out;
     for (const auto& [task, run] : latest) {
         ProblemOutcome o;
+        o.tolerance = run.config.value("tolerance", "");
         o.level = run.config.value("level", 0);
         o.id = run.config.value("id", 0);
         o.name = run.config.value("name", task);
@@ -164,6 +187,14 @@ std::vector<ProblemOutcome> outcomes_from_store(ProjectStore& store) {
             o.correct = true;
             o.candidate_id = best->first.id;
             o.message = d.value("message", "");
+            json verdicts = store.get_state(run.id, "kernelbench_verdicts").value_or(json::object());
+            if (auto v = verdicts.find(std::to_string(best->first.id)); v != verdicts.end() && v->is_object()) {
+                o.passed_by = v->value("passed_by", "");
+                if (v->value("fp64_available", false)) {
+                    o.error_fp64 = v->value("candidate_error_fp64", 0.0);
+                    o.reference_error_fp64 = v->value("reference_error_fp64", 0.0);
+                }
+            }
             if (d.contains("timing") && d["timing"].is_object()) {
                 o.candidate_ms = d["timing"].value("median_ms", 0.0);
                 if (o.eager_ms <= 0) o.eager_ms = d["timing"].value("reference_median_ms", 0.0);

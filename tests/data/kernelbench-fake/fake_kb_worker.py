@@ -6,7 +6,9 @@ in the problem and candidate files, so that the engine's side (time limits, rest
 parallel compiles, the store and the report) is tested on any machine:
 
   problem:   # fake-eager-ms: 2.0        # fake-compile-ms: 1.0 | error
-  candidate: # fake: ms=0.5 | status=incorrect | hang | crash | compile-error
+  candidate: # fake: ms=0.5 | status=incorrect | hang | crash | compile-error | fp64
+             (fp64: incorrect under the current tolerance, correct by the fp64 rule under v0 or
+             current's fp64 rule: passed_by fp64; the request's tolerance is echoed back)
              # fake: ms-per-block        (median = 100 / BLOCK, BLOCK from its #define)
              # fake-compile-seconds: 1.0
 """
@@ -63,8 +65,11 @@ def evaluate(req, send):
         baselines["compile"] = {"error": "fake torch.compile failure"} if c == "error" else {
             "median_ms": float(c), "mean_ms": float(c), "min_ms": float(c), "reps": 100}
     send({"progress": {"stage": "baseline", "what": "eager"}})
+    policy = req["options"].get("tolerance", "current")
+    if policy not in ("current", "v0", "strict"):
+        return None
     result = {"backend": "kernelbench", "device": "Fake GPU", "baselines": baselines, "integrity": [],
-              "kernelbench_mean_ms": {"eager": eager * 1.01}}
+              "kernelbench_mean_ms": {"eager": eager * 1.01}, "tolerance": {"policy": policy}}
     cand = req.get("candidate")
     if cand is None:
         result.update({"status": "ok", "stage": "done", "message": "baselines timed"})
@@ -81,8 +86,13 @@ def evaluate(req, send):
         return result
     status = d.get("status", "ok")
     result["compile"] = {"ok": True, "cached": True, "seconds": 0, "compiler": "fake"}
+    if "fp64" in d and policy == "strict":
+        status = "incorrect"
     result["correctness"] = {"passed": status == "ok", "trials": 5, "max_abs_error": 0.0 if status == "ok" else 1.0,
-                             "max_rel_error": 0.0, "mismatches": 0 if status == "ok" else 10, "cases": []}
+                             "max_rel_error": 0.0, "mismatches": 0 if status == "ok" else 10, "cases": [],
+                             "passed_by": ("fp64" if "fp64" in d else "tolerance") if status == "ok" else "",
+                             "fp64_available": True, "candidate_error_fp64": 0.02 if "fp64" in d else 1e-6,
+                             "reference_error_fp64": 0.003 if "fp64" in d else 1e-6}
     if status != "ok":
         result.update({"status": status, "stage": "correctness", "message": "fake " + status})
         return result
@@ -128,7 +138,11 @@ def main():
                 send({"ok": True, "protocol": 1, "backend": "kernelbench", "torch": "fake", "cuda": True,
                       "device": {"name": "Fake GPU"}, "pid": os.getpid()})
         elif cmd == "evaluate":
-            send({"ok": True, "result": evaluate(req, send)})
+            res = evaluate(req, send)
+            if res is None:
+                send({"ok": False, "error": "option tolerance must be one of current, strict, v0"})
+            else:
+                send({"ok": True, "result": res})
         elif cmd == "shutdown":
             send({"ok": True})
             return 0
