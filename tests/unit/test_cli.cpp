@@ -55,6 +55,21 @@ private slots:
         QVERIFY(r.output.find("cudaStream_t stream") != std::string::npos);
     }
 
+    /** Nothing can beat a memcpy reference without loops or tunables: its own exit code and outcome. */
+    void evolve_without_improvement_exits_6() {
+        auto project = kftest::temp_dir("cli-noimp");
+        auto r = cli({"evolve", kftest::data("tasks/opaque_copy").string(), "--project", project.string(), "--backend", "host",
+                      "--islands", "2", "--budget", "4", "--min-time", "5", "--trials", "1", "--no-library", "--json"});
+        QVERIFY2(r.exit_code == 6, r.output.c_str());
+        json j = json::parse(r.output.substr(r.output.find("{\n")));
+        QCOMPARE(j["outcome"].get<std::string>(), std::string("no_improvement"));
+        QCOMPARE(j["best"]["is_reference"].get<bool>(), true);
+        QVERIFY(j["best"].contains("bound_fraction"));
+        QVERIFY2(r.output.find("no improvement over the reference") != std::string::npos, r.output.c_str());
+        QVERIFY2(r.output.find("no op-class template: cannot derive the computation from reference.cpp") != std::string::npos,
+                 r.output.c_str());
+    }
+
     void usage_errors_exit_2() {
         QCOMPARE(cli({"task", "header", "no_such_task"}).exit_code, 2);
         QCOMPARE(cli({"eval", "softmax", "/no/such/file.cu"}).exit_code, 2);

@@ -71,6 +71,46 @@ private slots:
         for (const auto& p : without.patterns) QVERIFY(p.name != last);
     }
 
+    /** Retrieval by op class: a pattern written with other parameter names is adapted to the task's entry point. */
+    void patterns_are_adapted_to_the_task_signature() {
+        ExperienceLibrary lib = ExperienceLibrary::open(kftest::temp_dir("retr-adapt") / "lib.db");
+        sync_seed_patterns(lib, seed_file(), tasks());
+        Task softmax = load_task(kftest::task("level1/softmax"));
+        // The same task with its tensors renamed: no pattern has this signature.
+        auto dir = kftest::temp_dir("retr-adapt-task");
+        std::string manifest = kftest::read_file(softmax.manifest);
+        auto rename = [&](const std::string& from, const std::string& to) {
+            for (std::size_t at = manifest.find(from); at != std::string::npos; at = manifest.find(from, at + to.size()))
+                manifest.replace(at, from.size(), to);
+        };
+        rename("\"name\": \"x\"", "\"name\": \"logits\"");
+        rename("\"name\": \"y\"", "\"name\": \"probs\"");
+        kftest::write_file(dir / "task.json", manifest);
+        for (const auto& [b, path] : softmax.references)
+            kftest::write_file(dir / path.filename(), "#include \"kf_task.h\"\n");
+        Task renamed = load_task(dir);
+        Retrieval host = retrieve_patterns(lib, renamed, Backend::Host);
+        QCOMPARE(host.patterns.size(), retrieve_patterns(lib, softmax, Backend::Host).patterns.size());
+        QVERIFY(!host.patterns.empty());
+        for (const auto& p : host.patterns) {
+            QVERIFY(host.adapted.count(p.source));
+            QVERIFY2(p.source.find("kf_pattern_solve(logits, probs,") != std::string::npos, p.source.c_str());
+            QVERIFY(host.ids.count(p.source));
+        }
+        QVERIFY(host.summary.find("adapted to the entry point") != std::string::npos);
+        // Types must agree position by position.
+        QVERIFY(!adapt_to_signature("x", "extern \"C\" void kf_solve(const float* x, float* y, int n);",
+                                    "extern \"C\" void kf_solve(const float* a, float* b, long long n);"));
+        auto a = adapt_to_signature("extern \"C\" void kf_solve(const float* x, float* y, int n) {}",
+                                    "extern \"C\" void kf_solve(const float* x, float* y, int n);",
+                                    "extern \"C\" void kf_solve(const float* a, float* b, int m);");
+        QVERIFY(a);
+        QVERIFY2(a->find("void kf_pattern_solve(const float* x") != std::string::npos, a->c_str());
+        QVERIFY2(a->find("extern \"C\" void kf_solve(const float* a, float* b, int m) { kf_pattern_solve(a, b, m); }") !=
+                     std::string::npos,
+                 a->c_str());
+    }
+
     void no_matching_pattern_says_so() {
         ExperienceLibrary lib = ExperienceLibrary::open(kftest::temp_dir("retr-none") / "lib.db");
         sync_seed_patterns(lib, seed_file(), tasks());

@@ -2,6 +2,8 @@
 // built-in experts, driven by a deterministic fake evaluator.
 #include <QtTest>
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "kf/experts.h"
@@ -40,6 +42,12 @@ Diagnosis fake_evaluate(const Child& c) {
     d.status = Status::Ok;
     if (c.proposal.source.find("BROKEN") != std::string::npos) {
         d.status = Status::CompileError;
+        return d;
+    }
+    if (c.proposal.source.find("ALWAYS_WRONG") != std::string::npos ||
+        (c.proposal.source.find("WRONG_AT_64") != std::string::npos &&
+         (!c.proposal.tunables.count("BLOCK") || c.proposal.tunables.at("BLOCK") == 64))) {
+        d.status = Status::Incorrect;
         return d;
     }
     double fit = 1.0;
@@ -292,6 +300,57 @@ private slots:
         std::vector<std::string> joined = first.keys;
         joined.insert(joined.end(), second.keys.begin(), second.keys.end());
         QCOMPARE(joined, straight.keys);
+    }
+
+    /** Children of a failed parent are repairs: rewarded for becoming correct, the parent abandoned after 3 failures. */
+    void failed_parents_are_repaired_or_abandoned() {
+        // Nothing can repair this kernel: its children fail, and it is given up.
+        Recorder r;
+        std::vector<SearchEvent> events;
+        std::map<std::int64_t, std::vector<std::int64_t>> parents_of;
+        SearchHooks h = r.hooks();
+        h.on_event = [&](const SearchEvent& e) { events.push_back(e); };
+        h.on_result = [&](const Child& c, const Diagnosis&) { parents_of[c.id] = c.proposal.parents; };
+        SearchConfig cfg = config(60);
+        cfg.islands.islands = 1;
+        Search s(cfg, {}, h);
+        Proposal wrong;
+        wrong.source = std::string("// ALWAYS_WRONG\n") + kTemplate;
+        wrong.family = "wrong";
+        wrong.expert = "seed";
+        s.add_seeds({wrong});
+        SearchResult res = s.run();
+        QCOMPARE(res.outcomes["incorrect"], res.evaluations);
+        // No failed parent gets more than kMaxFailedRepairs children; those abandoned got exactly that many.
+        std::map<std::int64_t, int> children;
+        for (const auto& [id, parents] : parents_of)
+            if (!parents.empty()) ++children[parents.front()];
+        for (const auto& [parent, n] : children) QVERIFY2(n <= kMaxFailedRepairs, std::to_string(parent).c_str());
+        int abandoned = 0;
+        for (const auto& e : events)
+            if (e.kind == "log" && e.message.find("abandoned failed candidate") != std::string::npos) {
+                ++abandoned;
+                QCOMPARE(children[e.member], kMaxFailedRepairs);
+            }
+        QVERIFY(abandoned >= 1);
+        QCOMPARE(static_cast<int>(s.state()["abandoned"].size()), abandoned);
+        Router::Stats tuner = s.router().stats("incorrect", "tuner");
+        QVERIFY(tuner.tries > 0);
+        QCOMPARE(tuner.reward_sum, 0.0);
+
+        // A repairable kernel: a child that becomes correct earns the full reward of 1,
+        // whatever its speed (here 1x, no "gain" at all).
+        Recorder r2;
+        Search s2(cfg, {}, r2.hooks());
+        Proposal fixable;
+        fixable.source = std::string("// WRONG_AT_64\n") + kTemplate;
+        fixable.family = "fixable";
+        fixable.expert = "seed";
+        s2.add_seeds({fixable});
+        s2.run();
+        Router::Stats repaired = s2.router().stats("incorrect", "tuner");
+        QVERIFY(repaired.improvements >= 1);
+        QCOMPARE(repaired.reward_sum, static_cast<double>(repaired.improvements));
     }
 
     void exhausted_space_ends_cleanly() {

@@ -16,6 +16,7 @@
 
 #include "kf/population.h"
 #include "kf/task.h"
+#include "kf/templates.h"
 
 namespace kf {
 
@@ -82,5 +83,17 @@ protected:
 std::unique_ptr<Expert> make_tuner();
 std::unique_ptr<Expert> make_crossover();
 std::unique_ptr<Expert> make_pattern_expert();
+/**
+ * The template expert: instantiates the op-class templates (kf/templates.h) from the task's
+ * computation, declared in its manifest or derived from its reference (kf/recognise.h),
+ * an untried instance of another family than the parent's first. Refuses, saying why, when
+ * the task has no computation and none can be derived, or when every instance was tried.
+ */
+std::unique_ptr<Expert> make_template_expert();
+
+/** The task's computation: the manifest's, else one derived from the reference; why not otherwise. */
+std::optional<Computation> task_computation(const Task& task, Backend backend, std::string* why = nullptr);
+/** The op-class template instances for the task (empty, with why, when there are none). */
+std::vector<TemplateKernel> templates_for_task(const Task& task, Backend backend, std::string* why = nullptr);
 
 }  // namespace kf

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,13 +45,27 @@ std::vector<SeedEntry> read_seed_entries(const std::filesystem::path& seed_json)
 int sync_seed_patterns(ExperienceLibrary& library, const std::filesystem::path& seed_json,
                        const std::filesystem::path& tasks_dir);
 
+/**
+ * A pattern written for another entry point, adapted to the task's: its kf_solve renamed
+ * kf_pattern_solve and a kf_solve with the task's parameters calling it, argument by
+ * argument. Only when the parameter types agree position by position (names may differ);
+ * nullopt otherwise.
+ */
+std::optional<std::string> adapt_to_signature(const std::string& source, const std::string& pattern_signature,
+                                              const std::string& task_signature);
+
 struct Retrieval {
     std::vector<PatternSource> patterns;          ///< best evidence first
     std::map<std::string, std::int64_t> ids;      ///< pattern source -> library id
+    std::set<std::string> adapted;                ///< sources adapted to the task's entry point
     std::string summary;                          ///< one line for the log, e.g. "3 patterns (...)"
 };
 
-/** The active patterns that fit the task, ranked by (successes+1)/(applications+2). */
+/**
+ * The active patterns of the task's op class and backend, ranked by (successes+1)/(applications+2):
+ * those written for the task's entry signature as they are, the others adapted to it when
+ * their parameter types agree by position (adapt_to_signature), the rest left out.
+ */
 Retrieval retrieve_patterns(const ExperienceLibrary& library, const Task& task, Backend backend, int limit = 12);
 
 }  // namespace kf

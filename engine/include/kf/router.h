@@ -19,6 +19,8 @@ namespace kf {
 std::string diagnosis_class(const Diagnosis& d);
 /** The same from a member's summary (status and bound). */
 std::string diagnosis_class(const Member& m);
+/** True for the classes of failed candidates (compile_error ... integrity_violation). */
+bool is_failure_class(const std::string& dclass);
 
 struct RouteDecision {
     std::string expert;
@@ -44,6 +46,8 @@ public:
                          const std::vector<std::string>& allowed = {}) const;
     /** Feedback: the child improved on its parent by `gain` (child/parent fitness; 0 when it failed). */
     void reward(const std::string& dclass, const std::string& expert, double gain);
+    /** Feedback for a child of a failed parent: reward 1 when it became correct, else 0. */
+    void reward_repair(const std::string& dclass, const std::string& expert, bool became_correct);
 
     struct Stats {
         int tries = 0;

@@ -26,6 +26,9 @@
 
 namespace kf {
 
+/** Children of a failed parent that may fail before the parent is abandoned. */
+inline constexpr int kMaxFailedRepairs = 3;
+
 struct SearchConfig {
     IslandConfig islands;
     int budget = 100;            ///< evaluations (seeds included); 0: unlimited
@@ -33,7 +36,8 @@ struct SearchConfig {
     int stagnation_stop = 0;     ///< rounds without a new global best that end the run; 0: never
     std::uint64_t seed = 1;
     /** Experts each island favours (round-robin over islands when fewer lists than islands). */
-    std::vector<std::vector<std::string>> island_experts = {{"tuner"}, {"pattern"}, {"crossover", "tuner"}, {"pattern", "tuner"}};
+    std::vector<std::vector<std::string>> island_experts = {
+        {"tuner"}, {"pattern", "template"}, {"crossover", "tuner"}, {"template", "tuner"}};
     /** The task searched (given to experts that read it, e.g. for prompts); may be null. */
     const Task* task = nullptr;
     Backend backend = Backend::Host;
@@ -162,6 +166,8 @@ private:
     int evals_since_best_ = 0;
     double best_fitness_ = 0;
     std::map<std::string, int> outcomes_;
+    std::map<std::int64_t, int> failed_repairs_;  ///< failed parent -> its children that failed too
+    std::set<std::int64_t> abandoned_;            ///< failed parents no longer chosen
     std::chrono::steady_clock::time_point started_;
 };
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kf/computation.h"
 #include "kf/dtype.h"
 #include "kf/expr.h"
 
@@ -78,6 +79,8 @@ struct Task {
     std::vector<TaskCase> cases;
     std::map<Backend, std::filesystem::path> references;  ///< absolute paths
     std::vector<std::string> tags;
+    /** What the task computes, as declared in the manifest (docs/task-format.md); may be absent. */
+    std::optional<Computation> computation;
 
     bool supports(Backend b) const { return references.count(b) != 0; }
     /** The primary case for a backend followed by the validation cases that run on it. */

@@ -13,6 +13,7 @@
 #include "kf/library.h"
 #include "kf/llm.h"
 #include "kf/paths.h"
+#include "kf/run_summary.h"
 
 namespace kf::cli {
 
@@ -27,9 +28,9 @@ void on_interrupt(int) { g_stop = true; }
 /** The live display: one redrawn status line on a terminal, plain lines otherwise. */
 class ProgressDisplay {
 public:
-    ProgressDisplay(std::string task, int budget, int islands)
-        : task_(std::move(task)), budget_(budget), best_(static_cast<std::size_t>(islands), 0.0),
-          tty_(isatty(STDOUT_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
+    ProgressDisplay(std::string task, int budget, int islands, std::ostream& out, int fd)
+        : task_(std::move(task)), budget_(budget), best_(static_cast<std::size_t>(islands), 0.0), out_(out),
+          tty_(isatty(fd) != 0), start_(std::chrono::steady_clock::now()) {}
 
     void handle(const SearchEvent& e) {
         if (e.kind == "seeded" || e.kind == "evaluated") {
@@ -43,11 +44,11 @@ public:
         if (e.kind == "log") line(e.message);
         else if (e.kind == "improved" || e.kind == "migrated" || e.kind == "stopped") line(e.kind + ": " + e.message);
         if (tty_) redraw();
-        else if (evaluations_ % 10 == 0 && (e.kind == "seeded" || e.kind == "evaluated")) std::cout << status() << "\n" << std::flush;
+        else if (evaluations_ % 10 == 0 && (e.kind == "seeded" || e.kind == "evaluated")) out_ << status() << "\n" << std::flush;
     }
     void finish() {
-        if (tty_) std::cout << "\n";
-        std::cout << status() << "\n" << std::flush;
+        if (tty_) out_ << "\n";
+        out_ << status() << "\n" << std::flush;
     }
 
 private:
@@ -71,17 +72,18 @@ private:
     void redraw() const {
         int width = 24;
         int filled = budget_ > 0 ? std::min(width, evaluations_ * width / budget_) : 0;
-        std::cout << "\r\033[K[" << std::string(static_cast<std::size_t>(filled), '#')
+        out_ << "\r\033[K[" << std::string(static_cast<std::size_t>(filled), '#')
                   << std::string(static_cast<std::size_t>(width - filled), '.') << "] " << status() << std::flush;
     }
     void line(const std::string& text) const {
-        if (tty_) std::cout << "\r\033[K";
-        std::cout << "  " << text << "\n";
+        if (tty_) out_ << "\r\033[K";
+        out_ << "  " << text << "\n";
     }
 
     std::string task_;
     int budget_;
     std::vector<double> best_;
+    std::ostream& out_;
     bool tty_;
     int evaluations_ = 0;
     std::map<std::string, int> failures_;
@@ -146,33 +148,36 @@ int run_evolve(const EvolveArgs& args) {
     }
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
-    bool any_best = false;
+    // With --json the progress goes to stderr and stdout carries the summary alone.
+    std::ostream& out = args.as_json ? std::cerr : std::cout;
+    const int out_fd = args.as_json ? STDERR_FILENO : STDOUT_FILENO;
+    json summaries = json::array();
+    bool all_improved = true, any_without_correct = false;
     for (const Task& task : tasks) {
-        ProgressDisplay display(task.name, args.options.search.budget, args.options.search.islands.islands);
-        std::cout << (args.options.resume ? "resuming " : "evolving ") << task.name << " on the " << args.backend
-                  << " backend, project " << args.project.string() << "\n";
+        ProgressDisplay display(task.name, args.options.search.budget, args.options.search.islands.islands, out, out_fd);
+        out << (args.options.resume ? "resuming " : "evolving ") << task.name << " on the " << args.backend
+            << " backend, project " << args.project.string() << "\n";
         EvolveOptions options = args.options;
         // The engine adds the LLM experts, feeds their bandit, asks for insights, keeps their
         // accounting in the run state and stops the run when a budget is spent.
         options.llm = ensemble;
-        EvolveOutcome out = evolve(task, evaluator, store, options, [&](const SearchEvent& e) { display.handle(e); },
-                                   [] { return g_stop.load(); });
+        EvolveOutcome result = evolve(task, evaluator, store, options, [&](const SearchEvent& e) { display.handle(e); },
+                                      [] { return g_stop.load(); });
         display.finish();
-        std::cout << "run " << out.run_id << ": " << out.result.stop_reason << "\n";
-        if (ensemble) {
-            print_llm_usage(*ensemble);
-            if (ensemble->budget_spent()) break;
-        }
-        if (out.result.best) {
-            any_best = true;
-            std::cout << "best: candidate " << out.result.best->id << ", " << out.result.best->fitness << "x the reference ("
-                      << out.result.best->family << ", " << out.result.best->expert << ")\n";
-        } else {
-            std::cout << "no correct candidate\n";
-        }
-        if (g_stop) break;
+        out << "run " << result.run_id << ": " << result.result.stop_reason << "\n";
+        if (ensemble) print_llm_usage(*ensemble);
+        RunSummary summary = summarize_run(store, result.run_id, args.min_gain);
+        out << summary.line() << "\n" << std::flush;
+        json sj = summary.to_json();
+        sj["stop_reason"] = result.result.stop_reason;
+        summaries.push_back(sj);
+        all_improved = all_improved && summary.outcome == RunOutcome::Improved;
+        any_without_correct = any_without_correct || summary.outcome == RunOutcome::NoCorrect;
+        if ((ensemble && ensemble->budget_spent()) || g_stop) break;
     }
-    return any_best ? kExitOk : kExitCandidateFailed;
+    if (args.as_json) std::cout << (summaries.size() == 1 ? summaries[0] : summaries).dump(2) << "\n";
+    if (any_without_correct) return kExitCandidateFailed;
+    return all_improved ? kExitOk : kExitNoImprovement;
 }
 
 std::optional<std::pair<CandidateRecord, EvaluationRecord>> best_in_project(ProjectStore& store, const std::string& task) {

@@ -16,7 +16,12 @@ struct EvolveArgs {
     EvolveOptions options;
     std::string worker;
     std::string llm_config;  ///< LLM experts configuration (docs/llm.md); empty: built-in experts only
+    bool as_json = false;    ///< progress on stderr, the runs' summaries (kf::RunSummary) as JSON on stdout
+    double min_gain = 1.02;  ///< speedup over the reference that counts as an improvement
 };
+
+/** `evolve` ran, found correct candidates, but none beat the reference by min_gain. */
+inline constexpr int kExitNoImprovement = 6;
 
 int run_evolve(const EvolveArgs& args);
 /** The best correct candidate over all runs of a project (of one task when given). */

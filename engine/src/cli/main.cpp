@@ -243,6 +243,10 @@ int main(int argc, char** argv) {
     evolve->add_option("--min-time", ev.options.eval.min_time_ms, "Minimum timed milliseconds per evaluation")->capture_default_str();
     evolve->add_option("--llm-config", ev.llm_config, "LLM experts configuration (JSON, docs/llm.md); default: built-in experts only")
         ->check(CLI::ExistingFile);
+    evolve->add_flag("--json", ev.as_json, "Progress on stderr; the summary of each run as JSON on stdout");
+    evolve->add_option("--min-gain", ev.min_gain, "Speedup over the reference that counts as an improvement")
+        ->capture_default_str()
+        ->check(CLI::Range(1.0, 1000.0));
 
     auto* runs = app.add_subcommand("runs", "List the runs of a project");
     runs->add_option("--project", project_s, "Project folder")->required()->check(CLI::ExistingDirectory);

@@ -66,6 +66,18 @@ std::vector<Proposal> task_seeds(const Task& task, Backend b) {
  */
 std::vector<Proposal> initial_seeds(const Task& task, Backend b, const std::vector<PatternSource>& patterns) {
     std::vector<Proposal> seeds = task_seeds(task, b);
+    // The template expert's first instance of each op-class template family (the expert
+    // proposes the others during the run).
+    std::set<std::string> families;
+    for (const TemplateKernel& k : templates_for_task(task, b)) {
+        if (!families.insert(k.family).second) continue;
+        Proposal s;
+        s.source = k.source;
+        s.family = k.family;
+        s.expert = "seed";
+        s.rationale = "op-class template " + k.name + " (template expert): " + k.description;
+        seeds.push_back(s);
+    }
     for (const auto& p : patterns) {
         Proposal s;
         s.source = p.source;
@@ -203,12 +215,14 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     if (!opt.experience_library.empty()) library.emplace(ExperienceLibrary::open(opt.experience_library));
     std::vector<PatternSource> patterns;
     std::map<std::string, std::int64_t> pattern_ids;
+    std::set<std::string> adapted_patterns;
     std::string retrieval_summary;
     if (library) {
         sync_seed_patterns(*library, seed_file, bundled_tasks_dir());
         Retrieval r = retrieve_patterns(*library, task, b);
         patterns = std::move(r.patterns);
         pattern_ids = std::move(r.ids);
+        adapted_patterns = std::move(r.adapted);
         retrieval_summary = r.summary;
     } else {
         patterns = load_seed_patterns(seed_file, task, b);
@@ -249,6 +263,16 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
 
     store.add_event(run, "retrieval", {{"message", retrieval_summary}, {"patterns", patterns.size()}});
     if (on_event) on_event({"log", -1, 0, retrieval_summary, {{"patterns", patterns.size()}}});
+    {
+        // What the template expert works from: the manifest's computation, one derived from
+        // the reference, or plainly why there is none.
+        std::string why;
+        std::optional<Computation> comp = task_computation(task, b, &why);
+        std::string line = comp ? "op-class templates from the computation (" + comp->origin + "): " + comp->summary()
+                                : "no op-class template: " + why;
+        store.add_event(run, "templates", {{"message", line}});
+        if (on_event) on_event({"log", -1, 0, line, {}});
+    }
 
     llm::LlmEnsemble* ens = opt.llm.get();
     const std::string llm_line = llm_summary(ens);
@@ -327,7 +351,8 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
         auto id = pattern_ids.find(c.proposal.source);
         if (!library || id == pattern_ids.end()) return;
         try {
-            if (d.status == Status::CompileError && c.proposal.tunables.empty()) {
+            // An adapted pattern that fails to compile says nothing about the template itself.
+            if (d.status == Status::CompileError && c.proposal.tunables.empty() && !adapted_patterns.count(c.proposal.source)) {
                 library->mark_pattern_broken(id->second, d.message.substr(0, 300));
                 if (on_event) on_event({"log", c.island, c.id, "library pattern marked broken: " + d.message.substr(0, 200), {}});
             } else {

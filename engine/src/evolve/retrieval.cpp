@@ -1,6 +1,7 @@
 #include "kf/retrieval.h"
 
 #include <fstream>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -89,29 +90,89 @@ int sync_seed_patterns(ExperienceLibrary& library, const std::filesystem::path& 
     return changed;
 }
 
+namespace {
+
+struct SignatureParam {
+    std::string type, name;
+};
+
+/** The parameters of a `void kf_solve(...)` declaration; nullopt when it does not read as one. */
+std::optional<std::vector<SignatureParam>> signature_params(const std::string& sig) {
+    std::size_t open = sig.find("kf_solve("), close = sig.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+    std::string inner = sig.substr(open + 9, close - open - 9);
+    std::vector<SignatureParam> out;
+    static const std::regex param("^\\s*(.*[^A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)\\s*$");
+    std::size_t start = 0;
+    while (start <= inner.size()) {
+        std::size_t comma = inner.find(',', start);
+        std::string one = inner.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        std::smatch m;
+        if (!std::regex_match(one, m, param)) return std::nullopt;
+        out.push_back({normalize_signature(m[1].str()), m[2].str()});
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    for (auto& p : out)
+        while (!p.type.empty() && p.type.back() == ' ') p.type.pop_back();
+    return out;
+}
+
+}  // namespace
+
+std::optional<std::string> adapt_to_signature(const std::string& source, const std::string& pattern_signature,
+                                              const std::string& task_signature) {
+    auto from = signature_params(pattern_signature), to = signature_params(task_signature);
+    if (!from || !to || from->size() != to->size()) return std::nullopt;
+    std::string args, renamed;
+    for (std::size_t k = 0; k < from->size(); ++k) {
+        if ((*from)[k].type != (*to)[k].type) return std::nullopt;
+        args += (k ? ", " : "") + (*to)[k].name;
+        if ((*from)[k].name != (*to)[k].name) renamed += (renamed.empty() ? "" : ", ") + (*from)[k].name + " -> " + (*to)[k].name;
+    }
+    static const std::regex entry("\\bkf_solve\\b");
+    std::string body = std::regex_replace(source, entry, "kf_pattern_solve");
+    std::string def = task_signature;
+    if (!def.empty() && def.back() == ';') def.pop_back();
+    return body + "\n// Adapted by Kernel Foundry to this task's entry point, argument by argument (" +
+           (renamed.empty() ? std::string("same types") : renamed) + ").\n" + def + " { kf_pattern_solve(" + args + "); }\n";
+}
+
 Retrieval retrieve_patterns(const ExperienceLibrary& library, const Task& task, Backend backend, int limit) {
+    // By op class and backend, not by parameter names: a pattern for another entry point is
+    // adapted to this one when its parameter types agree position by position.
     PatternQuery q;
     q.op_class = task.op_class;
     q.backend = std::string(to_string(backend));
-    q.signature = entry_signature(task, backend);
-    q.limit = limit;
+    q.limit = 0;
+    const std::string signature = entry_signature(task, backend);
     Retrieval r;
     std::string ranked;
     for (const Pattern& p : library.patterns(q)) {
+        if (limit > 0 && static_cast<int>(r.patterns.size()) >= limit) break;
+        std::string source = p.source;
+        bool adapted = false;
+        if (normalize_signature(p.signature) != normalize_signature(signature)) {
+            std::optional<std::string> a = adapt_to_signature(p.source, p.signature, signature);
+            if (!a) continue;
+            source = *a;
+            adapted = true;
+        }
         PatternSource ps;
         ps.name = p.name;
         ps.family = p.family;
-        ps.source = p.source;
+        ps.source = source;
+        if (adapted) r.adapted.insert(source);
         ps.bound_tags = p.bound_tags;
         ps.description = p.description;
-        r.ids[p.source] = p.id;
+        r.ids[source] = p.id;
         r.patterns.push_back(std::move(ps));
         ranked += (ranked.empty() ? "" : ", ") + p.name + " " + std::to_string(p.successes) + "/" +
-                  std::to_string(p.applications);
+                  std::to_string(p.applications) + (adapted ? " (adapted to the entry point)" : "");
     }
     if (r.patterns.empty())
         r.summary = "no library pattern matches task " + task.name + " (op class " + task.op_class + ", " +
-                    std::string(to_string(backend)) + " backend, its entry signature): starting from the task's own seeds";
+                    std::string(to_string(backend)) + " backend, entry point with the same parameter types): starting from the task's own seeds";
     else
         r.summary = std::to_string(r.patterns.size()) + " library pattern(s) for " + task.name +
                     ", best evidence first (successes/uses): " + ranked;

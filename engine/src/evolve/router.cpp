@@ -26,6 +26,11 @@ std::string diagnosis_class(const Diagnosis& d) {
 
 std::string diagnosis_class(const Member& m) { return class_of(m.status, m.bound, false); }
 
+bool is_failure_class(const std::string& dclass) {
+    return dclass == "compile_error" || dclass == "load_error" || dclass == "runtime_error" || dclass == "timeout" ||
+           dclass == "incorrect" || dclass == "integrity_violation";
+}
+
 Router::Router(std::vector<std::string> experts, double exploration)
     : experts_(std::move(experts)), exploration_(exploration) {
     // Hand-written priors: which built-in expert is likely to help for each class. Without an
@@ -103,6 +108,15 @@ void Router::reward(const std::string& dclass, const std::string& expert, double
     if (gain > 1.0) ++s.improvements;
     // Reward: the log-gain of an improvement (capped), nothing for a child that was not better.
     s.reward_sum += gain > 1.0 ? std::min(1.0, std::log(gain) * 2.0) : 0.0;
+}
+
+void Router::reward_repair(const std::string& dclass, const std::string& expert, bool became_correct) {
+    Stats& s = stats_[dclass][expert];
+    ++s.tries;
+    if (became_correct) {
+        ++s.improvements;
+        s.reward_sum += 1.0;
+    }
 }
 
 json Router::to_json() const {

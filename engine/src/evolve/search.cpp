@@ -1,5 +1,7 @@
 #include "kf/search.h"
 
+#include "kf/transforms.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <future>
@@ -15,11 +17,15 @@ Search::Search(SearchConfig cfg, std::vector<PatternSource> patterns, SearchHook
       patterns_(std::move(patterns)),
       hooks_(std::move(hooks)),
       islands_(cfg_.islands),
-      router_({"tuner", "crossover", "pattern"}),
+      router_({"tuner", "crossover", "pattern", "template", "transform"}),
       rng_(cfg_.seed) {
     experts_.push_back(make_tuner());
     experts_.push_back(make_crossover());
     experts_.push_back(make_pattern_expert());
+    experts_.push_back(make_template_expert());
+    for (const auto& [dclass, w] : experts_.back()->priors()) router_.set_prior(dclass, "template", w);
+    experts_.push_back(make_transform_expert());
+    for (const auto& [dclass, w] : experts_.back()->priors()) router_.set_prior(dclass, "transform", w);
     started_ = std::chrono::steady_clock::now();
 }
 
@@ -164,10 +170,13 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
     // The tournament's winner first; when no expert can do anything more with it, the
     // island's other members, fittest first, so that the space is only called exhausted
     // when it really is.
-    std::vector<const Member*> parents = {chosen};
+    // A failed parent whose repairs keep failing is abandoned, not tuned for ever.
+    std::vector<const Member*> parents;
+    if (!abandoned_.count(chosen->id)) parents.push_back(chosen);
     for (const auto& m : islands_.members(i))
-        if (&m != chosen) parents.push_back(&m);
-    std::stable_sort(parents.begin() + 1, parents.end(),
+        if (&m != chosen && !abandoned_.count(m.id)) parents.push_back(&m);
+    if (parents.empty()) return ProposeOutcome::Nothing;
+    std::stable_sort(parents.begin() + (parents.front() == chosen ? 1 : 0), parents.end(),
                      [](const Member* a, const Member* b) { return a->fitness > b->fitness; });
     const auto& favoured = cfg_.island_experts.empty()
                                ? std::vector<std::string>{}
@@ -326,7 +335,20 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
     }
     double gain = c.parent_fitness > 0 ? m.fitness / c.parent_fitness : (m.fitness > 0 ? 2.0 : 0.0);
     bool has_parent = !c.proposal.parents.empty();
-    if (has_parent && !c.route.expert.empty()) router_.reward(c.route.diagnosis_class, c.proposal.expert, gain);
+    const bool repair = is_failure_class(c.route.diagnosis_class);
+    if (has_parent && !c.route.expert.empty()) {
+        // A child of a failed parent is rewarded for becoming correct, not for a speedup.
+        if (repair) router_.reward_repair(c.route.diagnosis_class, c.proposal.expert, m.status == "ok");
+        else router_.reward(c.route.diagnosis_class, c.proposal.expert, gain);
+    }
+    if (has_parent && repair && m.status != "ok") {
+        std::int64_t parent = c.proposal.parents.front();
+        if (++failed_repairs_[parent] >= kMaxFailedRepairs && abandoned_.insert(parent).second)
+            notify({"log", c.island, parent,
+                    "abandoned failed candidate " + std::to_string(parent) + " after " + std::to_string(kMaxFailedRepairs) +
+                        " children that did not repair it",
+                    {}});
+    }
     bool island_best = islands_.add(m);
     notify({"evaluated", c.island, m.id, m.status + (m.fitness > 0 ? " " + std::to_string(m.fitness) + "x" : std::string()),
             {{"fitness", m.fitness},
@@ -480,6 +502,8 @@ json Search::state() const {
                  return ids;
              }()},
             {"best_fitness", best_fitness_},
+            {"failed_repairs", failed_repairs_},
+            {"abandoned", abandoned_},
             {"outcomes", outcomes_},
             {"tried", tried_}};
 }
@@ -495,6 +519,10 @@ void Search::restore(const json& s) {
     best_fitness_ = s.value("best_fitness", 0.0);
     outcomes_ = s.value("outcomes", std::map<std::string, int>{});
     tried_ = s.value("tried", std::set<std::string>{});
+    failed_repairs_.clear();
+    if (s.contains("failed_repairs") && s["failed_repairs"].is_array())
+        for (const auto& pr : s["failed_repairs"]) failed_repairs_[pr.at(0).get<std::int64_t>()] = pr.at(1).get<int>();
+    abandoned_ = s.value("abandoned", std::set<std::int64_t>{});
     pending_seeds_.clear();
 }
 

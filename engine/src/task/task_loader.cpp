@@ -196,7 +196,7 @@ Task load_task(const std::filesystem::path& dir_or_manifest) {
     }
     if (!j.is_object()) r.fail("", "the manifest must be a JSON object");
     r.check_keys(j, "", {"format", "name", "title", "description", "op_class", "tags", "sizes", "size_type",
-                         "tensors", "params", "tolerance", "work", "rules", "cases", "reference"});
+                         "tensors", "params", "tolerance", "work", "rules", "cases", "reference", "computation"});
 
     Task t;
     t.manifest = fs::absolute(manifest).lexically_normal();
@@ -398,6 +398,7 @@ Task load_task(const std::filesystem::path& dir_or_manifest) {
         if (validations < 1)
             r.fail("cases", "the " + b + " backend needs at least one validation case at other sizes");
     }
+    if (j.contains("computation")) t.computation = computation_from_json(j.at("computation"), t);
     return t;
 }
 

@@ -1,0 +1,41 @@
+#pragma once
+/**
+ * Named rewrites of a parent's CUDA source that need no template: each either returns the
+ * rewritten source or refuses with the reason, leaving the source alone. The transform
+ * expert applies the first that applies and was not tried. See docs/search.md.
+ */
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kf/experts.h"
+
+namespace kf {
+
+struct TransformResult {
+    std::optional<std::string> source;  ///< the rewritten source; empty when refused
+    std::string refusal;                ///< why not
+};
+
+struct CodeTransform {
+    std::string name;  ///< block-size-tunable, launch-bounds, grid-stride
+    std::string description;
+    std::function<TransformResult(const std::string&)> apply;
+};
+
+/**
+ * - block-size-tunable: a literal block size in the launches (`<<<grid, 256, ...>>>`, or a
+ *   `const int block = 256;` they use) becomes `#define KF_BLOCK 256 // @kf tunable ...`;
+ * - launch-bounds: kernels launched with a tunable block size get `__launch_bounds__(it)`;
+ * - grid-stride: a one-element-per-thread kernel (`int i = blockIdx.x * blockDim.x +
+ *   threadIdx.x; if (i < n) ...`) loops over a grid stride, and the launch covers the work
+ *   with KF_ITEMS elements per thread (tunable).
+ */
+const std::vector<CodeTransform>& code_transforms();
+
+/** The expert applying code_transforms() to a CUDA parent. */
+std::unique_ptr<Expert> make_transform_expert();
+
+}  // namespace kf

@@ -1,0 +1,155 @@
+// What a finished run achieved, read back from the project store.
+#include "kf/run_summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "kf/error.h"
+
+namespace kf {
+
+using nlohmann::json;
+
+std::string_view to_string(RunOutcome o) {
+    switch (o) {
+        case RunOutcome::Improved: return "improved";
+        case RunOutcome::NoImprovement: return "no_improvement";
+        case RunOutcome::NoCorrect: return "no_correct_candidate";
+    }
+    return "?";
+}
+
+namespace {
+
+bool is_reference(const CandidateRecord& c) { return c.expert == "seed" && c.family == "reference"; }
+
+/** The fraction of the peak that bounds this kernel, from a diagnosis' roofline. */
+double bound_fraction_of(const json& roofline, const std::string& bound) {
+    double bw = roofline.value("bandwidth_fraction", 0.0), fl = roofline.value("compute_fraction", 0.0);
+    if (bound == "memory") return bw;
+    if (bound == "compute") return fl;
+    return std::max(bw, fl);
+}
+
+std::string percent(double f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f%%", 100 * f);
+    return buf;
+}
+
+}  // namespace
+
+RunSummary summarize_run(ProjectStore& store, std::int64_t run, double min_gain) {
+    auto rr = store.run(run);
+    if (!rr) throw StoreError(store.db_path().string(), "no run " + std::to_string(run));
+    RunSummary s;
+    s.run_id = run;
+    s.task = rr->task;
+    s.min_gain = min_gain;
+    std::map<std::int64_t, CandidateRecord> cands;
+    for (auto& c : store.candidates(run)) cands.emplace(c.id, std::move(c));
+    std::vector<EvaluationRecord> evals = store.evaluations(run);
+    s.evaluations = static_cast<int>(evals.size());
+    const EvaluationRecord* best = nullptr;
+    const EvaluationRecord* best_other = nullptr;  // the best that is not the reference
+    const EvaluationRecord* reference = nullptr;
+    for (const auto& e : evals) {
+        if (e.status != "ok") continue;
+        ++s.correct;
+        auto c = cands.find(e.candidate_id);
+        bool ref = c != cands.end() && is_reference(c->second);
+        if (ref && !reference) reference = &e;
+        if (!best || e.fitness > best->fitness) best = &e;
+        if (!ref && (!best_other || e.fitness > best_other->fitness)) best_other = &e;
+    }
+    if (!best) return s;
+    if (best_other && best_other->fitness >= min_gain) {
+        s.outcome = RunOutcome::Improved;
+        best = best_other;
+    } else {
+        s.outcome = RunOutcome::NoImprovement;
+    }
+    const CandidateRecord& bc = cands.at(best->candidate_id);
+    s.best_id = bc.id;
+    s.best_speedup = best->fitness;
+    s.best_family = bc.family;
+    s.best_expert = bc.expert;
+    s.best_is_reference = is_reference(bc);
+    if (best->diagnosis.is_object() && best->diagnosis.contains("roofline") && best->diagnosis["roofline"].is_object()) {
+        const json& r = best->diagnosis["roofline"];
+        s.bound = r.value("bound", "");
+        s.bandwidth_fraction = r.value("bandwidth_fraction", 0.0);
+        s.compute_fraction = r.value("compute_fraction", 0.0);
+        s.bound_fraction = bound_fraction_of(r, s.bound);
+        s.achieved_gbps = r.value("achieved_gbps", 0.0);
+        s.peak_gbps = r.value("peak_gbps", 0.0);
+        s.achieved_gflops = r.value("achieved_gflops", 0.0);
+        s.peak_gflops = r.value("peak_gflops", 0.0);
+        if (reference && reference->diagnosis.contains("roofline") && reference->diagnosis["roofline"].is_object())
+            s.reference_bound_fraction = bound_fraction_of(reference->diagnosis["roofline"], s.bound);
+    }
+    for (std::size_t k = 0; k < evals.size(); ++k)
+        if (evals[k].status == "ok" && evals[k].fitness >= 0.9 * s.best_speedup) {
+            s.evals_to_90pct = static_cast<int>(k) + 1;
+            break;
+        }
+    return s;
+}
+
+json RunSummary::to_json() const {
+    json j = {{"run", run_id},
+              {"task", task},
+              {"outcome", std::string(kf::to_string(outcome))},
+              {"evaluations", evaluations},
+              {"correct", correct},
+              {"min_gain", min_gain},
+              {"evals_to_90pct", evals_to_90pct}};
+    if (best_id) {
+        json b = {{"candidate", *best_id},
+                  {"speedup", best_speedup},
+                  {"family", best_family},
+                  {"expert", best_expert},
+                  {"is_reference", best_is_reference}};
+        if (bound_fraction >= 0) {
+            b["bound"] = bound;
+            b["bound_fraction"] = bound_fraction;
+            b["bandwidth_fraction"] = bandwidth_fraction;
+            b["compute_fraction"] = compute_fraction;
+            b["achieved_gbps"] = achieved_gbps;
+            b["peak_gbps"] = peak_gbps;
+            b["achieved_gflops"] = achieved_gflops;
+            b["peak_gflops"] = peak_gflops;
+            if (reference_bound_fraction >= 0) b["reference_bound_fraction"] = reference_bound_fraction;
+        }
+        j["best"] = b;
+    } else {
+        j["best"] = nullptr;
+    }
+    return j;
+}
+
+std::string RunSummary::line() const {
+    if (!best_id) return "no correct candidate (not even the reference passed)";
+    char head[256];
+    if (outcome == RunOutcome::Improved)
+        std::snprintf(head, sizeof head, "improved: candidate %lld, %.2fx the reference (%s, %s)",
+                      static_cast<long long>(*best_id), best_speedup, best_family.c_str(), best_expert.c_str());
+    else
+        std::snprintf(head, sizeof head, "no improvement over the reference: the best correct candidate (%lld, %s) is %.2fx, under the %.2fx needed",
+                      static_cast<long long>(*best_id), best_is_reference ? "the reference itself" : best_family.c_str(),
+                      best_speedup, min_gain);
+    std::string s = head;
+    if (bound_fraction >= 0) {
+        std::string roof = bound == "compute" ? "measured FMA rate" : bound == "memory" ? "measured copy bandwidth"
+                                                                                         : "nearer measured peak";
+        s += "; at " + percent(bound_fraction) + " of the " + roof + " (" + (bound.empty() ? "unknown" : bound) + "-bound";
+        if (reference_bound_fraction >= 0 && !best_is_reference) s += ", reference at " + percent(reference_bound_fraction);
+        s += ")";
+    } else {
+        s += "; no roofline in its diagnosis";
+    }
+    return s;
+}
+
+}  // namespace kf

@@ -1,0 +1,94 @@
+#include "template_parts.h"
+
+#include <algorithm>
+#include <regex>
+
+#include "kf/retrieval.h"
+
+namespace kf::templates {
+
+std::string size_expr(const std::string& text) {
+    static const std::regex name("([A-Za-z_][A-Za-z0-9_]*)");
+    return "(" + std::regex_replace(text, name, "((long long)$1)") + ")";
+}
+
+std::string entry_params(const Task& task, Backend b) {
+    std::string sig = entry_signature(task, b);
+    std::size_t open = sig.find('('), close = sig.rfind(')');
+    std::string params = sig.substr(open + 1, close - open - 1);
+    const std::string stream = ", cudaStream_t stream";
+    if (b == Backend::Cuda && params.size() >= stream.size() &&
+        params.compare(params.size() - stream.size(), stream.size(), stream) == 0)
+        params.resize(params.size() - stream.size());
+    return params;
+}
+
+std::string entry_args(const Task& task) {
+    std::string out;
+    auto add = [&](const std::string& n) { out += (out.empty() ? "" : ", ") + n; };
+    for (const auto& t : task.tensors) add(t.name);
+    for (const auto& s : task.size_names) add(s);
+    for (const auto& p : task.params) add(p.name);
+    return out;
+}
+
+std::string entry_definition(const Task& task, Backend b) {
+    std::string sig = entry_signature(task, b);
+    if (!sig.empty() && sig.back() == ';') sig.pop_back();
+    return sig;
+}
+
+bool is_fp32(const Task& task, const Computation& c) {
+    for (const auto& t : task.tensors)
+        if (t.name == c.output) return t.dtype == DType::F32;
+    return true;
+}
+
+std::string element_type(const Task& task, const Computation& c) { return is_fp32(task, c) ? "float" : "double"; }
+
+std::string identity(const std::string& combine, bool fp32) {
+    std::string f = fp32 ? "f" : "";
+    if (combine == "sum") return "0.0" + f;
+    if (combine == "prod") return "1.0" + f;
+    if (combine == "max") return fp32 ? "(-INFINITY)" : "(-(double)INFINITY)";
+    return fp32 ? "INFINITY" : "((double)INFINITY)";
+}
+
+std::string combine_expr(const std::string& combine, const std::string& a, const std::string& b) {
+    if (combine == "sum") return "(" + a + " + " + b + ")";
+    if (combine == "prod") return "(" + a + " * " + b + ")";
+    if (combine == "max") return "(" + a + " > " + b + " ? " + a + " : " + b + ")";
+    return "(" + a + " < " + b + " ? " + a + " : " + b + ")";
+}
+
+std::vector<std::string> tensors_in(const ComputeExpr& e, const Computation& c) {
+    std::vector<std::string> out;
+    for (const auto& n : e.names())
+        if (c.inputs.count(n)) out.push_back(n);
+    return out;
+}
+
+std::vector<std::string> per_row_tensors(const Computation& c) {
+    std::vector<std::string> out;
+    for (const auto& [n, ix] : c.inputs)
+        if (ix == Indexing::PerRow) out.push_back(n);
+    return out;
+}
+
+std::function<std::string(const std::string&)> resolver(const Task&, const Computation& c, const std::string& type,
+                                                         std::function<std::string(const std::string&)> tensor) {
+    return [&c, type, tensor](const std::string& n) -> std::string {
+        if (c.inputs.count(n)) return tensor(n);
+        for (const auto& s : c.stats)
+            if (s.name == n) return "kf_s_" + n;
+        return "static_cast<" + type + ">(" + n + ")";  // a size or a parameter
+    };
+}
+
+std::string header_comment(const std::string& title, const Computation& c) {
+    std::string s = "// " + title + "\n// Instantiated by Kernel Foundry's op-class templates from the task's computation (" +
+                    c.origin + "):\n//   " + c.summary() + "\n";
+    return s;
+}
+
+}  // namespace kf::templates

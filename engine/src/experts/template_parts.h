@@ -1,0 +1,47 @@
+#pragma once
+// Pieces shared by the host and CUDA op-class templates: the kernel parameter list taken from
+// the task's entry point, the call arguments, element types, combines and name resolution.
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kf/computation.h"
+#include "kf/task.h"
+
+namespace kf::templates {
+
+/** A size expression (C-safe text) with every name widened to long long, in parentheses. */
+std::string size_expr(const std::string& text);
+
+/** The parameters of kf_solve as written in the entry point (without the CUDA stream). */
+std::string entry_params(const Task& task, Backend b);
+/** The names passed to kf_solve, in order, without the stream: "x, y, rows, cols, eps". */
+std::string entry_args(const Task& task);
+/** The extern "C" kf_solve definition's first line, without the opening brace. */
+std::string entry_definition(const Task& task, Backend b);
+
+/** "float" or "double": the computation's element type. */
+std::string element_type(const Task& task, const Computation& c);
+bool is_fp32(const Task& task, const Computation& c);
+
+/** The combine's identity and its C expression of two operands. */
+std::string identity(const std::string& combine, bool fp32);
+std::string combine_expr(const std::string& combine, const std::string& a, const std::string& b);
+
+/** Input tensors an expression reads, with their indexing. */
+std::vector<std::string> tensors_in(const ComputeExpr& e, const Computation& c);
+/** Per-row tensors any expression of the computation reads. */
+std::vector<std::string> per_row_tensors(const Computation& c);
+
+/**
+ * Resolves an expression's names: tensors through `tensor`, stats to kf_s_<name>, sizes and
+ * params cast to the element type.
+ */
+std::function<std::string(const std::string&)> resolver(const Task& task, const Computation& c, const std::string& type,
+                                                         std::function<std::string(const std::string&)> tensor);
+
+/** The comment block that opens every instance: what it computes and where that came from. */
+std::string header_comment(const std::string& title, const Computation& c);
+
+}  // namespace kf::templates

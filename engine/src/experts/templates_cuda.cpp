@@ -1,0 +1,224 @@
+// CUDA instances of the op-class templates.
+#include <sstream>
+
+#include "template_parts.h"
+#include "templates_backend.h"
+
+namespace kf::templates {
+
+namespace {
+
+/** Vector loads and stores of V elements (float4, float2, double2; scalar otherwise). */
+std::string vector_helpers(const std::string& T) {
+    std::ostringstream os;
+    os << "template <int V> struct KfVec { " << T << " v[V]; };\n\n"
+       << "template <int V> __device__ __forceinline__ KfVec<V> kf_load(const " << T << "* p) {\n"
+       << "    KfVec<V> r;\n"
+       << "    if constexpr (V == 4 && sizeof(" << T << ") == 4) {\n"
+       << "        const float4 t = __ldg(reinterpret_cast<const float4*>(p));\n"
+       << "        r.v[0] = t.x; r.v[1] = t.y; r.v[2] = t.z; r.v[3] = t.w;\n"
+       << "    } else if constexpr (V == 2 && sizeof(" << T << ") == 4) {\n"
+       << "        const float2 t = __ldg(reinterpret_cast<const float2*>(p));\n"
+       << "        r.v[0] = t.x; r.v[1] = t.y;\n"
+       << "    } else if constexpr (V == 2 && sizeof(" << T << ") == 8) {\n"
+       << "        const double2 t = __ldg(reinterpret_cast<const double2*>(p));\n"
+       << "        r.v[0] = t.x; r.v[1] = t.y;\n"
+       << "    } else {\n"
+       << "#pragma unroll\n"
+       << "        for (int k = 0; k < V; ++k) r.v[k] = __ldg(p + k);\n"
+       << "    }\n"
+       << "    return r;\n"
+       << "}\n\n"
+       << "template <int V> __device__ __forceinline__ void kf_store(" << T << "* p, const KfVec<V>& r) {\n"
+       << "    if constexpr (V == 4 && sizeof(" << T << ") == 4) {\n"
+       << "        *reinterpret_cast<float4*>(p) = make_float4(r.v[0], r.v[1], r.v[2], r.v[3]);\n"
+       << "    } else if constexpr (V == 2 && sizeof(" << T << ") == 4) {\n"
+       << "        *reinterpret_cast<float2*>(p) = make_float2(r.v[0], r.v[1]);\n"
+       << "    } else if constexpr (V == 2 && sizeof(" << T << ") == 8) {\n"
+       << "        *reinterpret_cast<double2*>(p) = make_double2(r.v[0], r.v[1]);\n"
+       << "    } else {\n"
+       << "#pragma unroll\n"
+       << "        for (int k = 0; k < V; ++k) p[k] = r.v[k];\n"
+       << "    }\n"
+       << "}\n\n"
+       << "static bool kf_aligned(const void* p, int bytes) {\n"
+       << "    return reinterpret_cast<unsigned long long>(p) % static_cast<unsigned long long>(bytes) == 0;\n"
+       << "}\n\n";
+    return os.str();
+}
+
+std::string launch_check() {
+    return "    (void)cudaPeekAtLastError();\n";
+}
+
+/** Flat elementwise map: grid-stride over VEC-wide vectors, ITEMS vectors per thread; scalar tail. */
+TemplateKernel cuda_map(const Task& task, const Computation& c, const std::string& n_expr) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    std::vector<std::string> used = tensors_in(c.map, c);
+    auto vec = resolver(task, c, T, [](const std::string& n) { return "kf_v_" + n + ".v[kf_k]"; });
+    auto scalar = resolver(task, c, T, [](const std::string& n) { return n + "[kf_i]"; });
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Elementwise map (CUDA): grid-stride loop over VEC-wide vector loads and stores, ITEMS vectors per thread.", c)
+       << "\n#define BLOCK 256  // @kf tunable values(64, 128, 256, 512, 1024)\n"
+       << "#define VEC " << (f32 ? 4 : 2) << "    // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
+       << "#define ITEMS 4    // @kf tunable values(1, 2, 4, 8, 16)\n\n"
+       << vector_helpers(T)
+       << "template <int V>\n__global__ void __launch_bounds__(BLOCK) kf_map_kernel(" << entry_params(task, Backend::Cuda)
+       << ", long long kf_n) {\n"
+       << "    const long long kf_stride = static_cast<long long>(gridDim.x) * BLOCK;\n"
+       << "    const long long kf_nv = kf_n / V;\n"
+       << "    for (long long kf_j = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x; kf_j < kf_nv; kf_j += kf_stride) {\n"
+       << "        const long long kf_i0 = kf_j * V;\n";
+    for (const auto& n : used) os << "        const KfVec<V> kf_v_" << n << " = kf_load<V>(" << n << " + kf_i0);\n";
+    os << "        KfVec<V> kf_o;\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_k = 0; kf_k < V; ++kf_k) kf_o.v[kf_k] = static_cast<" << T << ">(" << c.map.to_c(vec, f32, true)
+       << ");\n"
+       << "        kf_store<V>(" << c.output << " + kf_i0, kf_o);\n"
+       << "    }\n"
+       << "    for (long long kf_i = kf_nv * V + static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x; kf_i < kf_n; kf_i += kf_stride)\n"
+       << "        " << c.output << "[kf_i] = static_cast<" << T << ">(" << c.map.to_c(scalar, f32, true) << ");\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << "    const long long kf_n = " << n_expr << ";\n"
+       << "    if (kf_n <= 0) return;\n"
+       << "    bool kf_vec = true;\n";
+    for (const auto& n : used) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(" << T << "));\n";
+    os << "    kf_vec = kf_vec && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n"
+       << "    const long long kf_v = kf_vec ? VEC : 1;\n"
+       << "    long long kf_grid = (kf_n / kf_v + static_cast<long long>(BLOCK) * ITEMS - 1) / (static_cast<long long>(BLOCK) * ITEMS);\n"
+       << "    if (kf_grid < 1) kf_grid = 1;\n"
+       << "    if (kf_grid > 1048576) kf_grid = 1048576;\n"
+       << "    if (kf_vec)\n"
+       << "        kf_map_kernel<VEC><<<static_cast<unsigned>(kf_grid), BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_n);\n"
+       << "    else\n"
+       << "        kf_map_kernel<1><<<static_cast<unsigned>(kf_grid), BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_n);\n"
+       << launch_check() << "}\n";
+    return {"map-gridstride", "template/map-gridstride",
+            "elementwise map, grid-stride over vector loads/stores (tunables: BLOCK, VEC, ITEMS)", os.str()};
+}
+
+/**
+ * Rows: a group of TPR threads per row (BLOCK / TPR rows per block); each reduction is a
+ * strided loop over VEC-wide loads, a warp-shuffle tree and, for groups wider than a warp, a
+ * shared-memory step; then the per-element map or the per-row epilogue.
+ */
+TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const std::string& variant) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    auto vec = resolver(task, c, T, [&c](const std::string& n) -> std::string {
+        return c.inputs.at(n) == Indexing::PerRow ? "kf_row_" + n : "kf_v_" + n + ".v[kf_k]";
+    });
+    auto row_only = resolver(task, c, T, [](const std::string& n) { return "kf_row_" + n; });
+    auto loads = [&](const ComputeExpr& e, const std::string& indent) {
+        std::string s;
+        for (const auto& n : tensors_in(e, c)) {
+            Indexing ix = c.inputs.at(n);
+            if (ix == Indexing::PerRow) continue;
+            s += indent + "const KfVec<V> kf_v_" + n + " = kf_load<V>(" + n + (ix == Indexing::Full ? " + kf_base" : "") +
+                 " + kf_c);\n";
+        }
+        return s;
+    };
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Rows (CUDA): TPR threads per row, VEC-wide loads, warp-shuffle (and shared-memory) reductions.", c)
+       << "\n#define BLOCK 256  // @kf tunable values(64, 128, 256, 512, 1024)\n"
+       << "#define TPR " << tpr << (tpr < 100 ? "     " : "    ") << "// @kf tunable values(8, 16, 32, 64, 128, 256, 512, 1024)\n"
+       << "#define VEC " << (f32 ? 4 : 2) << "      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
+       << "// @kf constraint TPR <= BLOCK\n\n"
+       << vector_helpers(T);
+    for (const auto& comb : computation_combines())
+        os << "struct KfComb_" << comb << " {\n    __device__ __forceinline__ " << T << " operator()(" << T << " a, " << T
+           << " b) const { return " << combine_expr(comb, "a", "b") << "; }\n};\n";
+    os << "\n// The combine of the TPR lanes of a row group: shuffles within a warp, shared memory across warps.\n"
+       << "template <class Op>\n__device__ __forceinline__ " << T << " kf_group_reduce(" << T << " v, " << T << "* smem) {\n"
+       << "#pragma unroll\n"
+       << "    for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v = Op()(v, __shfl_xor_sync(0xffffffffu, v, o));\n"
+       << "    if constexpr (TPR > 32) {\n"
+       << "        __syncthreads();\n"
+       << "        if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;\n"
+       << "        __syncthreads();\n"
+       << "        const int first = (threadIdx.x / TPR) * (TPR / 32);\n"
+       << "        v = smem[first];\n"
+       << "        for (int w = 1; w < TPR / 32; ++w) v = Op()(v, smem[first + w]);\n"
+       << "    }\n"
+       << "    return v;\n"
+       << "}\n\n"
+       << "template <int V>\n__global__ void __launch_bounds__(BLOCK) kf_rows_kernel(" << entry_params(task, Backend::Cuda)
+       << ", long long kf_rows, long long kf_cols) {\n"
+       << "    __shared__ " << T << " kf_smem[BLOCK / 32 > 0 ? BLOCK / 32 : 1];\n"
+       << "    (void)kf_smem;\n"
+       << "    constexpr int kf_rpb = BLOCK / TPR;\n"
+       << "    const int kf_lane = threadIdx.x % TPR;\n"
+       << "    for (long long kf_r0 = static_cast<long long>(blockIdx.x) * kf_rpb; kf_r0 < kf_rows;\n"
+       << "         kf_r0 += static_cast<long long>(gridDim.x) * kf_rpb) {\n"
+       << "        const long long kf_r = kf_r0 + threadIdx.x / TPR;\n"
+       << "        const bool kf_active = kf_r < kf_rows;\n"
+       << "        const long long kf_base = kf_active ? kf_r * kf_cols : 0;\n"
+       << "        (void)kf_base;\n";
+    for (const auto& n : per_row_tensors(c))
+        os << "        const " << T << " kf_row_" << n << " = kf_active ? " << n << "[kf_r] : static_cast<" << T << ">(0);\n";
+    for (const auto& s : c.stats) {
+        os << "        " << T << " kf_a_" << s.name << " = " << identity(s.combine, f32) << ";  // " << s.name << " = "
+           << s.combine << " over the row of " << s.map.text() << "\n"
+           << "        if (kf_active)\n"
+           << "            for (long long kf_c = static_cast<long long>(kf_lane) * V; kf_c < kf_cols; kf_c += static_cast<long long>(TPR) * V) {\n"
+           << loads(s.map, "                ")
+           << "#pragma unroll\n"
+           << "                for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
+           << "                    const " << T << " kf_x = " << s.map.to_c(vec, f32, true) << ";\n"
+           << "                    kf_a_" << s.name << " = " << combine_expr(s.combine, "kf_a_" + s.name, "kf_x") << ";\n"
+           << "                }\n"
+           << "            }\n"
+           << "        const " << T << " kf_s_" << s.name << " = kf_group_reduce<KfComb_" << s.combine << ">(kf_a_" << s.name
+           << ", kf_smem);\n";
+    }
+    if (c.per_row_output()) {
+        os << "        if (kf_active && kf_lane == 0) " << c.output << "[kf_r] = static_cast<" << T << ">("
+           << c.epilogue.to_c(row_only, f32, true) << ");\n";
+    } else {
+        os << "        if (kf_active)\n"
+           << "            for (long long kf_c = static_cast<long long>(kf_lane) * V; kf_c < kf_cols; kf_c += static_cast<long long>(TPR) * V) {\n"
+           << loads(c.map, "                ")
+           << "                KfVec<V> kf_o;\n"
+           << "#pragma unroll\n"
+           << "                for (int kf_k = 0; kf_k < V; ++kf_k) kf_o.v[kf_k] = static_cast<" << T << ">("
+           << c.map.to_c(vec, f32, true) << ");\n"
+           << "                kf_store<V>(" << c.output << " + kf_base + kf_c, kf_o);\n"
+           << "            }\n";
+    }
+    os << "    }\n}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
+       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << "    if (kf_rows <= 0) return;\n"
+       << "    // Vector loads need every row (and per-column tensor) to start on a VEC boundary.\n"
+       << "    bool kf_vec = kf_cols % VEC == 0;\n";
+    for (const auto& [n, ix] : c.inputs)
+        if (ix != Indexing::PerRow) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(" << T << "));\n";
+    if (!c.per_row_output()) os << "    kf_vec = kf_vec && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
+    os << "    long long kf_grid = (kf_rows + BLOCK / TPR - 1) / (BLOCK / TPR);\n"
+       << "    if (kf_grid > 1048576) kf_grid = 1048576;\n"
+       << "    if (kf_vec)\n"
+       << "        kf_rows_kernel<VEC><<<static_cast<unsigned>(kf_grid), BLOCK, 0, stream>>>(" << entry_args(task)
+       << ", kf_rows, kf_cols);\n"
+       << "    else\n"
+       << "        kf_rows_kernel<1><<<static_cast<unsigned>(kf_grid), BLOCK, 0, stream>>>(" << entry_args(task)
+       << ", kf_rows, kf_cols);\n"
+       << launch_check() << "}\n";
+    return {"rows-group/" + variant, "template/rows-group",
+            "rows in groups of TPR threads (" + variant + " by default), VEC-wide loads, shuffle reductions (tunables: BLOCK, TPR, VEC)",
+            os.str()};
+}
+
+}  // namespace
+
+std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& c, const std::string& n_expr) {
+    if (c.rows.empty()) return {cuda_map(task, c, n_expr)};
+    return {cuda_rows(task, c, 32, "warp"), cuda_rows(task, c, 256, "block")};
+}
+
+}  // namespace kf::templates

@@ -1,0 +1,109 @@
+// Host (C++ with OpenMP) instances of the op-class templates.
+#include <sstream>
+
+#include "template_parts.h"
+#include "templates_backend.h"
+
+namespace kf::templates {
+
+namespace {
+
+/** Flat elementwise map: OpenMP over CHUNK-element chunks, each an `omp simd` loop. */
+TemplateKernel host_map(const Task& task, const Computation& c, const std::string& n_expr) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    auto r = resolver(task, c, T, [](const std::string& n) { return n + "[kf_i]"; });
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
+       << header_comment("Elementwise map (host): OpenMP threads over chunks of CHUNK elements, a SIMD loop in each.", c)
+       << "\n#define CHUNK 16384  // @kf tunable values(1024, 4096, 16384, 65536, 262144)\n\n"
+       << entry_definition(task, Backend::Host) << " {\n"
+       << "    const long long kf_n = " << n_expr << ";\n"
+       << "#pragma omp parallel for schedule(static)\n"
+       << "    for (long long kf_c0 = 0; kf_c0 < kf_n; kf_c0 += CHUNK) {\n"
+       << "        const long long kf_c1 = kf_c0 + CHUNK < kf_n ? kf_c0 + CHUNK : kf_n;\n"
+       << "#pragma omp simd\n"
+       << "        for (long long kf_i = kf_c0; kf_i < kf_c1; ++kf_i)\n"
+       << "            " << c.output << "[kf_i] = static_cast<" << T << ">(" << c.map.to_c(r, f32, false) << ");\n"
+       << "    }\n}\n";
+    return {"map-omp", "template/map-omp",
+            "elementwise map, OpenMP over CHUNK-element chunks with a SIMD inner loop (tunable: CHUNK)", os.str()};
+}
+
+/**
+ * Rows: OpenMP over rows; each reduction keeps LANES independent accumulators so that the
+ * loop vectorises without reassociating one accumulator; then the per-element map or the
+ * per-row epilogue.
+ */
+TemplateKernel host_rows(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    auto at = [&](const std::string& idx) {
+        return resolver(task, c, T, [&c, idx](const std::string& n) -> std::string {
+            switch (c.inputs.at(n)) {
+                case Indexing::Full: return n + "[kf_base + " + idx + "]";
+                case Indexing::PerColumn: return n + "[" + idx + "]";
+                case Indexing::PerRow: return "kf_row_" + n;
+            }
+            return n;
+        });
+    };
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
+       << header_comment("Rows (host): OpenMP over rows; each reduction in LANES independent accumulators (vectorised).", c)
+       << "\n#define LANES 8  // @kf tunable values(1, 2, 4, 8, 16, 32)\n\n";
+    os << entry_definition(task, Backend::Host) << " {\n"
+       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
+       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << "    (void)kf_cols;\n"
+       << "#pragma omp parallel for schedule(static)\n"
+       << "    for (long long kf_r = 0; kf_r < kf_rows; ++kf_r) {\n"
+       << "        const long long kf_base = kf_r * kf_cols;\n"
+       << "        (void)kf_base;\n";
+    for (const auto& n : per_row_tensors(c))
+        os << "        const " << T << " kf_row_" << n << " = static_cast<" << T << ">(" << n << "[kf_r]);\n";
+    for (const auto& s : c.stats) {
+        const std::string id = identity(s.combine, f32);
+        os << "        " << T << " kf_s_" << s.name << ";\n"
+           << "        {  // " << s.name << " = " << s.combine << " over the row of " << s.map.text() << "\n"
+           << "            " << T << " kf_acc[LANES];\n"
+           << "            for (int kf_l = 0; kf_l < LANES; ++kf_l) kf_acc[kf_l] = " << id << ";\n"
+           << "            long long kf_c = 0;\n"
+           << "            for (; kf_c + LANES <= kf_cols; kf_c += LANES) {\n"
+           << "#pragma omp simd\n"
+           << "                for (int kf_l = 0; kf_l < LANES; ++kf_l) {\n"
+           << "                    const " << T << " kf_v = " << s.map.to_c(at("(kf_c + kf_l)"), f32, false) << ";\n"
+           << "                    kf_acc[kf_l] = " << combine_expr(s.combine, "kf_acc[kf_l]", "kf_v") << ";\n"
+           << "                }\n"
+           << "            }\n"
+           << "            " << T << " kf_t = " << id << ";\n"
+           << "            for (; kf_c < kf_cols; ++kf_c) {\n"
+           << "                const " << T << " kf_v = " << s.map.to_c(at("kf_c"), f32, false) << ";\n"
+           << "                kf_t = " << combine_expr(s.combine, "kf_t", "kf_v") << ";\n"
+           << "            }\n"
+           << "            for (int kf_l = 0; kf_l < LANES; ++kf_l) kf_t = " << combine_expr(s.combine, "kf_t", "kf_acc[kf_l]")
+           << ";\n"
+           << "            kf_s_" << s.name << " = kf_t;\n"
+           << "        }\n";
+    }
+    if (c.per_row_output()) {
+        os << "        " << c.output << "[kf_r] = static_cast<" << T << ">(" << c.epilogue.to_c(at("0"), f32, false) << ");\n";
+    } else {
+        os << "#pragma omp simd\n"
+           << "        for (long long kf_c = 0; kf_c < kf_cols; ++kf_c)\n"
+           << "            " << c.output << "[kf_base + kf_c] = static_cast<" << T << ">(" << c.map.to_c(at("kf_c"), f32, false)
+           << ");\n";
+    }
+    os << "    }\n}\n";
+    return {"rows-omp", "template/rows-omp",
+            "rows over OpenMP threads, reductions in LANES accumulators that vectorise (tunable: LANES)", os.str()};
+}
+
+}  // namespace
+
+std::vector<TemplateKernel> host_templates(const Task& task, const Computation& c, const std::string& n_expr) {
+    if (c.rows.empty()) return {host_map(task, c, n_expr)};
+    return {host_rows(task, c)};
+}
+
+}  // namespace kf::templates

@@ -1,0 +1,224 @@
+// The manifest's `computation` object (docs/task-format.md): read, checked against the task's
+// tensors, sizes and cases, every rejection naming its field.
+#include <algorithm>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "kf/computation.h"
+#include "kf/error.h"
+#include "kf/task.h"
+
+namespace kf {
+
+namespace {
+
+using nlohmann::json;
+
+class ComputationReader {
+public:
+    ComputationReader(const Task& t) : t_(t) {}
+
+    [[noreturn]] void fail(const std::string& field, const std::string& reason) const {
+        throw TaskError(t_.manifest.string(), field, reason);
+    }
+
+    std::string text(const json& j, const std::string& key, const std::string& path, bool required) const {
+        if (!j.contains(key)) {
+            if (required) fail(path + "." + key, "required field is missing");
+            return {};
+        }
+        if (!j.at(key).is_string()) fail(path + "." + key, "expected a string");
+        return j.at(key).get<std::string>();
+    }
+
+    ComputeExpr expr(const std::string& src, const std::string& field) const {
+        try {
+            return ComputeExpr::parse(src);
+        } catch (const ExprError& e) {
+            fail(field, e.what());
+        }
+    }
+
+    /** A layout expression: sizes only, and plain enough to be written into C as is. */
+    Expr layout(const std::string& src, const std::string& field) const {
+        static const std::regex c_safe("[A-Za-z0-9_+*() -]+");
+        if (!std::regex_match(src, c_safe)) fail(field, "use size names, integers, + - * and parentheses");
+        Expr e;
+        try {
+            e = Expr::parse(src);
+        } catch (const ExprError& err) {
+            fail(field, err.what());
+        }
+        for (const auto& n : e.names())
+            if (std::find(t_.size_names.begin(), t_.size_names.end(), n) == t_.size_names.end())
+                fail(field, "unknown size '" + n + "'");
+        return e;
+    }
+
+    const TensorSpec* tensor(const std::string& name) const {
+        for (const auto& ts : t_.tensors)
+            if (ts.name == name) return &ts;
+        return nullptr;
+    }
+
+    Computation read(const json& j) const {
+        const std::string P = "computation";
+        if (!j.is_object()) fail(P, "expected an object");
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            static const std::vector<std::string> keys = {"op", "layout", "stats", "map", "epilogue", "output", "description"};
+            if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) fail(P + "." + it.key(), "unknown field");
+        }
+        Computation c;
+        c.op = text(j, "op", P, true);
+        const auto& ops = computation_ops();
+        if (std::find(ops.begin(), ops.end(), c.op) == ops.end())
+            fail(P + ".op", "unknown op '" + c.op + "' (elementwise, row_reduce, row_normalize, softmax, matvec)");
+        const bool rows_op = c.op != "elementwise";
+
+        // The output.
+        std::vector<const TensorSpec*> outputs;
+        for (const auto& ts : t_.tensors)
+            if (ts.role == TensorRole::Output) outputs.push_back(&ts);
+        c.output = text(j, "output", P, false);
+        if (c.output.empty()) {
+            if (outputs.size() != 1) fail(P + ".output", "the task has several outputs: name the one computed");
+            c.output = outputs.front()->name;
+        }
+        const TensorSpec* out = tensor(c.output);
+        if (!out || out->role != TensorRole::Output) fail(P + ".output", "'" + c.output + "' is not an output tensor");
+        if (outputs.size() != 1)
+            fail(P + ".output", "a computation describes the task's only output; this task has " + std::to_string(outputs.size()));
+        if (out->dtype != DType::F32 && out->dtype != DType::F64)
+            fail(P + ".output", "the templates write f32 or f64 outputs, '" + c.output + "' is " + std::string(to_string(out->dtype)));
+
+        // The layout.
+        Expr rows, cols;
+        if (j.contains("layout")) {
+            const json& l = j.at("layout");
+            if (!l.is_object()) fail(P + ".layout", "expected {\"rows\": ..., \"cols\": ...}");
+            for (auto it = l.begin(); it != l.end(); ++it)
+                if (it.key() != "rows" && it.key() != "cols") fail(P + ".layout." + it.key(), "unknown field");
+            c.rows = text(l, "rows", P + ".layout", true);
+            c.cols = text(l, "cols", P + ".layout", true);
+            rows = layout(c.rows, P + ".layout.rows");
+            cols = layout(c.cols, P + ".layout.cols");
+        } else if (rows_op) {
+            fail(P + ".layout", "required for " + c.op + " (the rows and the reduced cols, as size expressions)");
+        }
+
+        // Expressions: which names each may use.
+        std::set<std::string> scalars(t_.size_names.begin(), t_.size_names.end());
+        for (const auto& p : t_.params) scalars.insert(p.name);
+        std::set<std::string> used_tensors;
+        auto check_names = [&](const ComputeExpr& e, const std::string& field, const std::set<std::string>& locals,
+                               bool per_row) {
+            for (const auto& n : e.names()) {
+                if (scalars.count(n) || locals.count(n)) continue;
+                const TensorSpec* ts = tensor(n);
+                if (!ts) fail(field, "unknown name '" + n + "' (tensors, sizes, params" + (rows_op ? ", earlier stats" : "") + ")");
+                if (ts->role != TensorRole::Input) fail(field, "'" + n + "' is an output; expressions read inputs");
+                if (ts->dtype != out->dtype)
+                    fail(field, "'" + n + "' is " + std::string(to_string(ts->dtype)) + ", the output " +
+                                    std::string(to_string(out->dtype)) + " (the templates use one element type)");
+                used_tensors.insert(n);
+                if (per_row) per_row_names_.insert(n);
+            }
+        };
+        std::set<std::string> locals;
+        const json& stats = j.contains("stats") ? j.at("stats") : json::array();
+        if (!stats.is_array()) fail(P + ".stats", "expected an array");
+        if (!rows_op && !stats.empty()) fail(P + ".stats", "an elementwise map has no reductions");
+        if (rows_op && stats.empty()) fail(P + ".stats", c.op + " needs at least one reduction over the row");
+        for (std::size_t i = 0; i < stats.size(); ++i) {
+            std::string path = P + ".stats[" + std::to_string(i) + "]";
+            const json& s = stats[i];
+            if (!s.is_object()) fail(path, "expected {\"name\": ..., \"combine\": ..., \"map\": ...}");
+            for (auto it = s.begin(); it != s.end(); ++it)
+                if (it.key() != "name" && it.key() != "combine" && it.key() != "map") fail(path + "." + it.key(), "unknown field");
+            ComputationStat st;
+            st.name = text(s, "name", path, true);
+            static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
+            if (!std::regex_match(st.name, ident) || st.name.rfind("kf_", 0) == 0)
+                fail(path + ".name", "'" + st.name + "' is not a C identifier (and may not start with kf_)");
+            if (scalars.count(st.name) || tensor(st.name) || locals.count(st.name))
+                fail(path + ".name", "'" + st.name + "' is already declared");
+            st.combine = text(s, "combine", path, true);
+            const auto& combines = computation_combines();
+            if (std::find(combines.begin(), combines.end(), st.combine) == combines.end())
+                fail(path + ".combine", "unknown combine '" + st.combine + "' (sum, max, min, prod)");
+            st.map = expr(text(s, "map", path, true), path + ".map");
+            check_names(st.map, path + ".map", locals, false);
+            locals.insert(st.name);
+            c.stats.push_back(std::move(st));
+        }
+        if (c.per_row_output()) {
+            if (j.contains("map")) fail(P + ".map", c.op + " writes one value per row: use \"epilogue\"");
+            c.epilogue = expr(text(j, "epilogue", P, true), P + ".epilogue");
+            check_names(c.epilogue, P + ".epilogue", locals, true);
+        } else {
+            if (j.contains("epilogue")) fail(P + ".epilogue", c.op + " writes every element: use \"map\"");
+            c.map = expr(text(j, "map", P, true), P + ".map");
+            check_names(c.map, P + ".map", locals, false);
+        }
+
+        // Indexing of each tensor used, from its element count at every case.
+        for (const auto& name : used_tensors) {
+            const TensorSpec& ts = *tensor(name);
+            bool full = true, per_col = true, per_row = true;
+            for (const auto& tc : t_.cases) {
+                std::map<std::string, double> vars = t_.variables(tc);
+                double n = static_cast<double>(t_.elements_of(ts, tc));
+                double on = static_cast<double>(t_.elements_of(*out, tc));
+                if (!rows_op) {
+                    full = full && n == on;
+                    continue;
+                }
+                double r = rows.eval(vars), k = cols.eval(vars);
+                full = full && n == r * k;
+                per_col = per_col && n == k;
+                per_row = per_row && n == r;
+            }
+            std::string field = P + " (tensor '" + name + "')";
+            if (!rows_op) {
+                if (!full) fail(field, "an elementwise map reads tensors of the output's size");
+                c.inputs[name] = Indexing::Full;
+            } else if (full) {
+                c.inputs[name] = Indexing::Full;
+            } else if (per_col && per_row) {
+                fail(field, "rows == cols in every case: cannot tell a per-row from a per-column tensor (add a case where they differ)");
+            } else if (per_col) {
+                c.inputs[name] = Indexing::PerColumn;
+            } else if (per_row) {
+                c.inputs[name] = Indexing::PerRow;
+            } else {
+                fail(field, "has neither rows*cols, cols nor rows elements in every case");
+            }
+            if (per_row_names_.count(name) && c.inputs[name] != Indexing::PerRow)
+                fail(P + ".epilogue", "'" + name + "' has an element per column: the epilogue sees one row at a time");
+        }
+        // The output's size must fit the class.
+        if (rows_op)
+            for (const auto& tc : t_.cases) {
+                std::map<std::string, double> vars = t_.variables(tc);
+                double on = static_cast<double>(t_.elements_of(*out, tc));
+                double want = c.per_row_output() ? rows.eval(vars) : rows.eval(vars) * cols.eval(vars);
+                if (on != want)
+                    fail(P + ".layout", "'" + c.output + "' has " + std::to_string(static_cast<long long>(on)) +
+                                            " elements in case '" + tc.name + "', the layout gives " +
+                                            std::to_string(static_cast<long long>(want)) +
+                                            (c.per_row_output() ? " (one per row)" : " (rows x cols)"));
+            }
+        return c;
+    }
+
+private:
+    const Task& t_;
+    mutable std::set<std::string> per_row_names_;
+};
+
+}  // namespace
+
+Computation computation_from_json(const nlohmann::json& j, const Task& task) { return ComputationReader(task).read(j); }
+
+}  // namespace kf

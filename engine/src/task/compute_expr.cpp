@@ -1,0 +1,217 @@
+// The computation expressions of a task manifest: parsed into a small tree, emitted as C for
+// the op-class templates (float or double, host or CUDA math functions).
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+
+#include "kf/computation.h"
+#include "kf/error.h"
+
+namespace kf {
+
+struct ComputeExpr::Node {
+    enum Kind { Number, Name, Neg, Binary, Call } kind = Number;
+    double value = 0;
+    std::string text;  ///< name, function name or operator
+    std::vector<std::shared_ptr<const Node>> args;
+};
+
+namespace {
+
+using NodeP = std::shared_ptr<const ComputeExpr::Node>;
+using Node = ComputeExpr::Node;
+
+/** Function name -> arity. */
+const std::map<std::string, int>& functions() {
+    static const std::map<std::string, int> f = {
+        {"exp", 1}, {"log", 1}, {"sqrt", 1}, {"rsqrt", 1}, {"tanh", 1}, {"erf", 1}, {"abs", 1}, {"sin", 1},
+        {"cos", 1}, {"sigmoid", 1}, {"relu", 1}, {"pow", 2}, {"min", 2}, {"max", 2}};
+    return f;
+}
+
+class Parser {
+public:
+    explicit Parser(std::string_view t) : t_(t) {}
+
+    NodeP parse() {
+        NodeP n = sum();
+        skip();
+        if (pos_ != t_.size()) fail("unexpected '" + std::string(1, t_[pos_]) + "'");
+        return n;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& what) const {
+        throw ExprError("column " + std::to_string(pos_ + 1) + ": " + what);
+    }
+    void skip() {
+        while (pos_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[pos_]))) ++pos_;
+    }
+    bool eat(char c) {
+        skip();
+        if (pos_ < t_.size() && t_[pos_] == c) {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
+    static NodeP binary(char op, NodeP a, NodeP b) {
+        auto n = std::make_shared<Node>();
+        n->kind = Node::Binary;
+        n->text = std::string(1, op);
+        n->args = {std::move(a), std::move(b)};
+        return n;
+    }
+    NodeP sum() {
+        NodeP n = product();
+        while (true) {
+            if (eat('+')) n = binary('+', n, product());
+            else if (eat('-')) n = binary('-', n, product());
+            else return n;
+        }
+    }
+    NodeP product() {
+        NodeP n = unary();
+        while (true) {
+            if (eat('*')) n = binary('*', n, unary());
+            else if (eat('/')) n = binary('/', n, unary());
+            else return n;
+        }
+    }
+    NodeP unary() {
+        if (eat('-')) {
+            auto n = std::make_shared<Node>();
+            n->kind = Node::Neg;
+            n->args = {unary()};
+            return n;
+        }
+        if (eat('+')) return unary();
+        return primary();
+    }
+    NodeP primary() {
+        skip();
+        if (pos_ >= t_.size()) fail("expected a number, a name or '('");
+        char c = t_[pos_];
+        if (eat('(')) {
+            NodeP n = sum();
+            if (!eat(')')) fail("expected ')'");
+            return n;
+        }
+        if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+            std::string s(t_.substr(pos_));
+            char* end = nullptr;
+            double v = std::strtod(s.c_str(), &end);
+            if (end == s.c_str()) fail("malformed number");
+            pos_ += static_cast<std::size_t>(end - s.c_str());
+            auto n = std::make_shared<Node>();
+            n->kind = Node::Number;
+            n->value = v;
+            return n;
+        }
+        if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            std::size_t start = pos_;
+            while (pos_ < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[pos_])) || t_[pos_] == '_')) ++pos_;
+            std::string name(t_.substr(start, pos_ - start));
+            auto n = std::make_shared<Node>();
+            n->text = name;
+            if (eat('(')) {
+                auto f = functions().find(name);
+                if (f == functions().end()) {
+                    pos_ = start;
+                    fail("unknown function '" + name +
+                         "' (exp, log, sqrt, rsqrt, tanh, erf, abs, sin, cos, sigmoid, relu, pow, min, max)");
+                }
+                n->kind = Node::Call;
+                if (!eat(')')) {
+                    do n->args.push_back(sum());
+                    while (eat(','));
+                    if (!eat(')')) fail("expected ')' or ','");
+                }
+                if (static_cast<int>(n->args.size()) != f->second)
+                    fail(name + "() takes " + std::to_string(f->second) + " argument(s)");
+                return n;
+            }
+            n->kind = Node::Name;
+            return n;
+        }
+        fail("unexpected '" + std::string(1, c) + "'");
+    }
+
+    std::string_view t_;
+    std::size_t pos_ = 0;
+};
+
+void collect(const Node& n, std::set<std::string>& out) {
+    if (n.kind == Node::Name) out.insert(n.text);
+    for (const auto& a : n.args) collect(*a, out);
+}
+
+std::string literal(double v, bool fp32) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    std::string s = buf;
+    if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+    return fp32 ? s + "f" : s;
+}
+
+std::string emit(const Node& n, const std::function<std::string(const std::string&)>& resolve, bool fp32, bool cuda) {
+    auto arg = [&](std::size_t k) { return emit(*n.args[k], resolve, fp32, cuda); };
+    const std::string f = fp32 ? "f" : "";
+    switch (n.kind) {
+        case Node::Number: return literal(n.value, fp32);
+        case Node::Name: return "(" + resolve(n.text) + ")";
+        case Node::Neg: return "(-" + arg(0) + ")";
+        case Node::Binary: return "(" + arg(0) + " " + n.text + " " + arg(1) + ")";
+        case Node::Call: {
+            const std::string& fn = n.text;
+            const std::string one = literal(1, fp32), zero = literal(0, fp32);
+            if (fn == "sigmoid") return "(" + one + " / (" + one + " + exp" + f + "(-" + arg(0) + ")))";
+            if (fn == "relu") return "fmax" + f + "(" + arg(0) + ", " + zero + ")";
+            if (fn == "rsqrt") return cuda ? "rsqrt" + f + "(" + arg(0) + ")" : "(" + one + " / sqrt" + f + "(" + arg(0) + "))";
+            if (fn == "abs") return "fabs" + f + "(" + arg(0) + ")";
+            if (fn == "min") return "fmin" + f + "(" + arg(0) + ", " + arg(1) + ")";
+            if (fn == "max") return "fmax" + f + "(" + arg(0) + ", " + arg(1) + ")";
+            if (fn == "pow") return "pow" + f + "(" + arg(0) + ", " + arg(1) + ")";
+            return fn + f + "(" + arg(0) + ")";
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+ComputeExpr ComputeExpr::parse(std::string_view text) {
+    ComputeExpr e;
+    e.text_ = std::string(text);
+    e.root_ = Parser(text).parse();
+    return e;
+}
+
+std::set<std::string> ComputeExpr::names() const {
+    std::set<std::string> out;
+    if (root_) collect(*root_, out);
+    return out;
+}
+
+std::string ComputeExpr::to_c(const std::function<std::string(const std::string&)>& resolve, bool fp32, bool cuda) const {
+    return root_ ? kf::emit(*root_, resolve, fp32, cuda) : std::string();
+}
+
+const std::vector<std::string>& computation_ops() {
+    static const std::vector<std::string> ops = {"elementwise", "row_reduce", "row_normalize", "softmax", "matvec"};
+    return ops;
+}
+
+const std::vector<std::string>& computation_combines() {
+    static const std::vector<std::string> c = {"sum", "max", "min", "prod"};
+    return c;
+}
+
+std::string Computation::summary() const {
+    std::string s = op + (rows.empty() ? std::string(" over the output's elements") : " over " + rows + " x " + cols) + ":";
+    for (const auto& st : stats) s += " " + st.name + " = " + st.combine + "(" + st.map.text() + ");";
+    s += " " + output + " = " + (per_row_output() ? epilogue.text() : map.text());
+    return s;
+}
+
+}  // namespace kf

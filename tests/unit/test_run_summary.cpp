@@ -1,0 +1,108 @@
+// A run's outcome read back from the store: improved, no improvement over the reference, no
+// correct candidate; the best's distance from the measured bound; evaluations to 90% of it.
+#include <QtTest>
+
+#include "kf/run_summary.h"
+#include "testsupport.h"
+
+using namespace kf;
+
+class TestRunSummary : public QObject {
+    Q_OBJECT
+
+private:
+    static Diagnosis ok(double speedup, double bw_fraction, double flop_fraction, const std::string& bound) {
+        Diagnosis d;
+        d.status = Status::Ok;
+        d.timing = Timing{};
+        d.timing->speedup = speedup;
+        d.roofline = Roofline{};
+        d.roofline->bandwidth_fraction = bw_fraction;
+        d.roofline->compute_fraction = flop_fraction;
+        d.roofline->bound = bound;
+        d.roofline->peak_gbps = 100;
+        d.roofline->achieved_gbps = 100 * bw_fraction;
+        return d;
+    }
+    static Diagnosis failed() {
+        Diagnosis d;
+        d.status = Status::Incorrect;
+        return d;
+    }
+    static std::int64_t add(ProjectStore& s, std::int64_t run, const std::string& expert, const std::string& family,
+                            const Diagnosis& d) {
+        CandidateRecord c;
+        c.run_id = run;
+        c.task = "t";
+        c.source = "// " + expert + family + std::to_string(s.candidates(run).size());
+        c.expert = expert;
+        c.family = family;
+        std::int64_t id = s.add_candidate(c);
+        s.add_evaluation(id, d);
+        return id;
+    }
+
+private slots:
+    void reference_alone_is_no_improvement() {
+        ProjectStore s = ProjectStore::create(kftest::temp_dir("summary-a"), "p");
+        auto run = s.add_run("t", nlohmann::json::object());
+        auto ref = add(s, run, "seed", "reference", ok(1.0, 0.40, 0.01, "memory"));
+        add(s, run, "tuner", "reference", failed());
+        // Within timing noise of the reference: not an improvement.
+        add(s, run, "template", "template/map", ok(1.01, 0.41, 0.01, "memory"));
+        RunSummary r = summarize_run(s, run);
+        QCOMPARE(r.outcome, RunOutcome::NoImprovement);
+        QCOMPARE(r.evaluations, 3);
+        QCOMPARE(r.correct, 2);
+        // The reported best is the best correct candidate (here the 1.01x one), not flagged reference.
+        QVERIFY(r.best_id);
+        QVERIFY(*r.best_id != ref);
+        QCOMPARE(r.best_speedup, 1.01);
+        QVERIFY(r.line().find("no improvement over the reference") != std::string::npos);
+        QVERIFY2(r.line().find("41% of the measured copy bandwidth") != std::string::npos, r.line().c_str());
+        auto j = r.to_json();
+        QCOMPARE(j["outcome"].get<std::string>(), std::string("no_improvement"));
+        QCOMPARE(j["best"]["bound"].get<std::string>(), std::string("memory"));
+    }
+
+    void faster_candidate_is_an_improvement_with_its_bound() {
+        ProjectStore s = ProjectStore::create(kftest::temp_dir("summary-b"), "p");
+        auto run = s.add_run("t", nlohmann::json::object());
+        add(s, run, "seed", "reference", ok(1.0, 0.30, 0.01, "memory"));
+        add(s, run, "template", "template/map", ok(1.5, 0.45, 0.01, "memory"));
+        add(s, run, "tuner", "template/map", failed());
+        auto best = add(s, run, "tuner", "template/map", ok(2.0, 0.60, 0.02, "memory"));
+        add(s, run, "tuner", "template/map", ok(1.9, 0.57, 0.02, "memory"));
+        RunSummary r = summarize_run(s, run);
+        QCOMPARE(r.outcome, RunOutcome::Improved);
+        QCOMPARE(*r.best_id, best);
+        QCOMPARE(r.bound_fraction, 0.60);
+        QCOMPARE(r.reference_bound_fraction, 0.30);
+        QCOMPARE(r.evals_to_90pct, 4);  // 1.5 < 0.9 * 2.0; the 4th evaluation reached it
+        QVERIFY2(r.line().find("improved: candidate") == 0, r.line().c_str());
+        QVERIFY2(r.line().find("60% of the measured copy bandwidth (memory-bound, reference at 30%)") != std::string::npos,
+                 r.line().c_str());
+        // A higher bar turns the same run into "no improvement".
+        QCOMPARE(summarize_run(s, run, 2.5).outcome, RunOutcome::NoImprovement);
+        // Compute-bound kernels are measured against the FMA rate.
+        auto run2 = s.add_run("t", nlohmann::json::object());
+        add(s, run2, "seed", "reference", ok(1.0, 0.05, 0.20, "compute"));
+        add(s, run2, "pattern", "gemm", ok(3.0, 0.10, 0.62, "compute"));
+        RunSummary c = summarize_run(s, run2);
+        QCOMPARE(c.bound_fraction, 0.62);
+        QVERIFY2(c.line().find("62% of the measured FMA rate") != std::string::npos, c.line().c_str());
+    }
+
+    void nothing_correct() {
+        ProjectStore s = ProjectStore::create(kftest::temp_dir("summary-c"), "p");
+        auto run = s.add_run("t", nlohmann::json::object());
+        add(s, run, "seed", "reference", failed());
+        RunSummary r = summarize_run(s, run);
+        QCOMPARE(r.outcome, RunOutcome::NoCorrect);
+        QVERIFY(!r.best_id);
+        QVERIFY(r.to_json()["best"].is_null());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunSummary)
+#include "test_run_summary.moc"

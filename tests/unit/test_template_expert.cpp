@@ -1,0 +1,374 @@
+// The template expert's pieces: the manifest's computation (parsed, checked with field-named
+// errors), the op-class templates instantiated for tasks they were not written for (host
+// instances compiled and evaluated by the real host backend, CUDA instances compiled by
+// nvcc), the recogniser that derives a computation from a reference, and the expert itself.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "kf/error.h"
+#include "kf/evaluator.h"
+#include "kf/experts.h"
+#include "kf/process.h"
+#include "kf/recognise.h"
+#include "kf/templates.h"
+#include "kf/transforms.h"
+#include "kf/tunables.h"
+#include "testsupport.h"
+
+using namespace kf;
+using nlohmann::json;
+
+namespace {
+
+/** A rows x cols task (x input, w per column, y output) with the given computation. */
+std::filesystem::path rows_task(const std::string& tag, const json& computation, const json& y_shape = {"rows", "cols"}) {
+    auto dir = kftest::temp_dir("tmpl-" + tag);
+    json m = {{"format", 1},
+              {"name", "t"},
+              {"op_class", "norm"},
+              {"sizes", {"rows", "cols"}},
+              {"tensors",
+               {{{"name", "x"}, {"role", "input"}, {"dtype", "f32"}, {"shape", {"rows", "cols"}}},
+                {{"name", "w"}, {"role", "input"}, {"dtype", "f32"}, {"shape", {"cols"}}},
+                {{"name", "y"}, {"role", "output"}, {"dtype", "f32"}, {"shape", y_shape}}}},
+              {"params", {{{"name", "eps"}, {"dtype", "f32"}, {"value", 1e-5}}}},
+              {"tolerance", {{"atol", 1e-5}, {"rtol", 1e-5}}},
+              {"work", {{"flops", "rows * cols"}, {"bytes", "8 * rows * cols"}}},
+              {"cases",
+               {{{"name", "p"}, {"primary", true}, {"sizes", {{"rows", 8}, {"cols", 16}}}},
+                {{"name", "v"}, {"sizes", {{"rows", 3}, {"cols", 5}}}}}},
+              {"reference", {{"host", "reference.cpp"}}}};
+    if (!computation.is_null()) m["computation"] = computation;
+    kftest::write_file(dir / "task.json", m.dump(2));
+    kftest::write_file(dir / "reference.cpp", "#include \"kf_task.h\"\n");
+    return dir;
+}
+
+std::string field_of_error(const json& computation, const json& y_shape = {"rows", "cols"}) {
+    try {
+        load_task(rows_task("bad", computation, y_shape));
+    } catch (const TaskError& e) {
+        return e.field() + " | " + e.reason();
+    }
+    return "(accepted)";
+}
+
+const json kNorm = {{"op", "row_normalize"},
+                    {"layout", {{"rows", "rows"}, {"cols", "cols"}}},
+                    {"stats", {{{"name", "ss"}, {"combine", "sum"}, {"map", "x * x"}}}},
+                    {"map", "x * rsqrt(ss / cols + eps) * w"}};
+
+EvaluatorConfig host_config(const std::filesystem::path& cache) {
+    EvaluatorConfig cfg;
+    cfg.worker.backend = Backend::Host;
+    cfg.worker.worker = kftest::worker_path();
+    cfg.cache_dir = cache;
+    return cfg;
+}
+
+}  // namespace
+
+class TestTemplateExpert : public QObject {
+    Q_OBJECT
+
+private:
+    std::filesystem::path cache_;
+
+private slots:
+    void initTestCase() {
+        cache_ = kftest::temp_dir("tmpl-cache");
+        if (qgetenv("KF_NVCC").isEmpty() && std::filesystem::exists("/usr/local/cuda/bin/nvcc"))
+            qputenv("KF_NVCC", "/usr/local/cuda/bin/nvcc");
+    }
+
+    void computation_is_read_from_the_manifest() {
+        Task t = load_task(rows_task("ok", kNorm));
+        QVERIFY(t.computation);
+        const Computation& c = *t.computation;
+        QCOMPARE(c.op, std::string("row_normalize"));
+        QCOMPARE(c.output, std::string("y"));
+        QCOMPARE(c.stats.size(), std::size_t(1));
+        QCOMPARE(c.stats[0].combine, std::string("sum"));
+        QVERIFY(c.inputs.at("x") == Indexing::Full);
+        QVERIFY(c.inputs.at("w") == Indexing::PerColumn);
+        QCOMPARE(c.origin, std::string("manifest"));
+        // Without the object the task has none (the recogniser may derive one).
+        QVERIFY(!load_task(rows_task("none", nullptr)).computation);
+    }
+
+    void computation_errors_name_the_field_data() {
+        QTest::addColumn<QString>("computation");
+        QTest::addColumn<QString>("y_shape");
+        QTest::addColumn<QString>("expected");
+        auto row = [](const char* name, json c, json shape, const char* expected) {
+            QTest::newRow(name) << QString::fromStdString(c.dump()) << QString::fromStdString(shape.dump()) << expected;
+        };
+        json rc = {"rows", "cols"};
+        json r = {"rows"};
+        json c = kNorm;
+        c["op"] = "fft";
+        row("unknown op", c, rc, "computation.op | unknown op 'fft'");
+        c = kNorm;
+        c["map"] = "x * q";
+        row("unknown name", c, rc, "computation.map | unknown name 'q'");
+        c = kNorm;
+        c["map"] = "x * sinh(x)";
+        row("unknown function", c, rc, "computation.map | column 5: unknown function 'sinh'");
+        c = kNorm;
+        c["stats"][0]["combine"] = "mean";
+        row("unknown combine", c, rc, "computation.stats[0].combine | unknown combine 'mean'");
+        c = kNorm;
+        c.erase("layout");
+        row("no layout", c, rc, "computation.layout | required for row_normalize");
+        c = kNorm;
+        c["stats"][0]["name"] = "x";
+        row("stat shadows tensor", c, rc, "computation.stats[0].name | 'x' is already declared");
+        c = kNorm;
+        c["map"] = "y + x";
+        row("reads the output", c, rc, "computation.map | 'y' is an output");
+        json red = {{"op", "row_reduce"},
+                    {"layout", {{"rows", "rows"}, {"cols", "cols"}}},
+                    {"stats", {{{"name", "m"}, {"combine", "max"}, {"map", "x"}}}},
+                    {"epilogue", "m * w"}};
+        row("epilogue reads a per-column tensor", red, r, "computation.epilogue | 'w' has an element per column");
+        red["epilogue"] = "m";
+        row("output size does not fit", red, rc, "computation.layout | 'y' has 128 elements in case 'p'");
+        red.erase("epilogue");
+        red["map"] = "m";
+        row("row_reduce with a map", red, r, "computation.map | row_reduce writes one value per row");
+        json ew = {{"op", "elementwise"}, {"map", "x * w"}};
+        row("elementwise of other sizes", ew, rc, "computation (tensor 'w') | an elementwise map reads tensors of the output's size");
+        ew["stats"] = json::array({{{"name", "s"}, {"combine", "sum"}, {"map", "x"}}});
+        row("elementwise with stats", ew, rc, "computation.stats | an elementwise map has no reductions");
+    }
+
+    void computation_errors_name_the_field() {
+        QFETCH(QString, computation);
+        QFETCH(QString, y_shape);
+        QFETCH(QString, expected);
+        std::string got = field_of_error(json::parse(computation.toStdString()), json::parse(y_shape.toStdString()));
+        QVERIFY2(got.rfind(expected.toStdString(), 0) == 0, ("got: " + got).c_str());
+    }
+
+    void expressions_emit_c_for_either_precision() {
+        ComputeExpr e = ComputeExpr::parse("sigmoid(x) * max(a, 2) - rsqrt(b)");
+        QCOMPARE(e.names(), (std::set<std::string>{"x", "a", "b"}));
+        auto id = [](const std::string& n) { return n; };
+        std::string f = e.to_c(id, true, true);
+        QVERIFY2(f.find("expf(-(x))") != std::string::npos && f.find("fmaxf((a), 2.0f)") != std::string::npos &&
+                     f.find("rsqrtf((b))") != std::string::npos,
+                 f.c_str());
+        std::string d = e.to_c(id, false, false);
+        QVERIFY2(d.find("exp(-(x))") != std::string::npos && d.find("(1.0 / sqrt((b)))") != std::string::npos, d.c_str());
+        QVERIFY_THROWS_EXCEPTION(ExprError, ComputeExpr::parse("x +"));
+        QVERIFY_THROWS_EXCEPTION(ExprError, ComputeExpr::parse("max(x)"));
+    }
+
+    void host_instances_are_correct_on_tasks_they_never_saw_data() {
+        QTest::addColumn<QString>("task");
+        for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec"}) QTest::newRow(t) << t;
+    }
+
+    /** Every host instance, at its defaults and at another point of its space, passes the worker's checks. */
+    void host_instances_are_correct_on_tasks_they_never_saw() {
+        QFETCH(QString, task);
+        Task t = load_task(kftest::data("tasks/" + task.toStdString()));
+        std::string why;
+        std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Host, &why);
+        QVERIFY2(!ks.empty(), why.c_str());
+        Evaluator ev(host_config(cache_));
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        for (const auto& k : ks) {
+            TunableSpace space = parse_tunables(k.source);
+            QVERIFY2(!space.empty(), "an instance carries tunables");
+            std::vector<Assignment> points = space.enumerate(1000);
+            for (const Assignment& a : {space.defaults(), points.front(), points.back()}) {
+                Diagnosis d = ev.evaluate(t, {instantiate(k.source, space, a), "tmpl"}, opt);
+                QVERIFY2(d.status == Status::Ok, (k.name + " " + to_string(a) + ": " + d.message + "\n" + d.compile.log).c_str());
+            }
+        }
+    }
+
+    void cuda_instances_compile_with_nvcc() {
+        auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
+        if (probe.start_failed || probe.exit_code != 0) QSKIP("nvcc not found (set KF_NVCC)");
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Cuda;
+        cfg.arch = "sm_90";
+        cfg.cache_dir = cache_;
+        Evaluator ev(cfg);
+        int compiled = 0;
+        for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec"}) {
+            Task t = load_task(kftest::data(std::string("tasks/") + name));
+            std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
+            QVERIFY2(!ks.empty(), name);
+            for (const auto& k : ks) {
+                CompileResult r = ev.compile(t, {k.source, "tmpl"});
+                QVERIFY2(r.ok, (std::string(name) + " " + k.name + ":\n" + r.info.log).c_str());
+                ++compiled;
+            }
+        }
+        // A rows instance at the far end of its space (block-wide groups, scalar loads).
+        Task t = load_task(kftest::data("tasks/rmsnorm"));
+        TemplateKernel k = templates_for_task(t, Backend::Cuda).front();
+        TunableSpace space = parse_tunables(k.source);
+        CompileResult r = ev.compile(t, {k.source, "tmpl"}, {{"BLOCK", 1024}, {"TPR", 1024}, {"VEC", 1}});
+        QVERIFY2(r.ok, r.info.log.c_str());
+        QVERIFY(compiled >= 7);
+    }
+
+    void recogniser_derives_simple_loops_data() {
+        QTest::addColumn<QString>("task");
+        QTest::addColumn<QString>("summary");
+        QTest::newRow("elementwise") << "sigmoid" << "elementwise over the output's elements: y = 1.0 / ( 1.0 + exp ( - x ) )";
+        QTest::newRow("row max from the first element") << "row_max" << "row_reduce over rows x cols: m = max(x ); y = m";
+        QTest::newRow("two loops per row") << "rmsnorm" << "row_normalize over rows x cols: ss = sum(x * x );";
+        QTest::newRow("dot per row") << "matvec" << "row_reduce over rows x cols: acc = sum(A * x ); y = acc";
+    }
+
+    void recogniser_derives_simple_loops() {
+        QFETCH(QString, task);
+        QFETCH(QString, summary);
+        Task t = load_task(kftest::data("tasks/" + task.toStdString()));
+        t.computation.reset();
+        Recognition r = recognise_reference(t, Backend::Cuda);
+        QVERIFY2(r.computation, r.reason.c_str());
+        QVERIFY2(r.computation->summary().rfind(summary.toStdString(), 0) == 0, r.computation->summary().c_str());
+        QVERIFY(r.computation->origin.rfind("derived from reference.cpp", 0) == 0);
+    }
+
+    void recogniser_says_plainly_when_it_cannot() {
+        Task t = load_task(kftest::data("tasks/row_max"));
+        t.computation.reset();
+        auto no = [&](const std::string& body, const std::string& why) {
+            Recognition r = recognise_source(t, "extern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n" +
+                                                    body + "\n}\n", "ref.cpp");
+            QVERIFY2(!r.computation, body.c_str());
+            QVERIFY2(r.reason.find("cannot derive the computation from ref.cpp") == 0, r.reason.c_str());
+            QVERIFY2(r.reason.find(why) != std::string::npos, r.reason.c_str());
+        };
+        no("std::memcpy(y, x, rows * sizeof(float));", "neither one elementwise loop nor a loop over rows");
+        no("for (int r = 0; r < rows; ++r) { float m = 0; for (int c = 0; c < cols; ++c) m = std::max(m, x[c * rows + r]); y[r] = m; }",
+           "reads x[c * rows + r ]");
+        no("for (int r = 0; r < rows; ++r) { float m = 0; for (int c = 0; c < cols; ++c) m = std::max(m, x[r * cols + c]); y[r] = m; }",
+           "which is not the identity of max");
+        no("for (int r = 0; r < rows; ++r) { y[r] = x[r] * x[r + 1]; }", "the elementwise loop reads something else than x[r]");
+        // A task without a host reference.
+        Task cuda_only = t;
+        cuda_only.references.erase(Backend::Host);
+        QVERIFY(recognise_reference(cuda_only, Backend::Cuda).reason.find("host C++ references") != std::string::npos);
+    }
+
+    void expert_proposes_untried_instances_then_refuses() {
+        Task t = load_task(kftest::data("tasks/row_max"));
+        auto expert = make_template_expert();
+        std::set<std::string> tried;
+        SearchRng rng(1);
+        Member parent;
+        parent.id = 1;
+        parent.status = "incorrect";
+        parent.family = "reference";
+        ProposalContext ctx;
+        ctx.task = &t;
+        ctx.backend = Backend::Cuda;
+        ctx.parent = &parent;
+        ctx.tried = &tried;
+        ctx.rng = &rng;
+        std::set<std::string> families;
+        for (int i = 0; i < 10; ++i) {
+            auto p = expert->propose(ctx);
+            if (!p) break;
+            QCOMPARE(p->expert, std::string("template"));
+            QCOMPARE(p->parents, std::vector<std::int64_t>{1});
+            QVERIFY(p->rationale.find("(the parent is incorrect)") != std::string::npos);
+            tried.insert(proposal_key(p->source, p->tunables));
+            families.insert(p->family);
+        }
+        QCOMPARE(tried.size(), std::size_t(2));  // warp- and block-wide row groups
+        QCOMPARE(expert->refusal(), std::string("every op-class template instance for this task has been tried"));
+        // A task whose reference the recogniser cannot read: the refusal says why.
+        Task opaque = load_task(kftest::data("tasks/opaque_copy"));
+        auto e2 = make_template_expert();
+        ctx.task = &opaque;
+        QVERIFY(!e2->propose(ctx));
+        QVERIFY2(e2->refusal().find("cannot derive the computation") != std::string::npos, e2->refusal().c_str());
+    }
+
+    /** The named rewrites apply in turn to a naive CUDA kernel, compile, and then refuse. */
+    void rewrites_apply_then_refuse_cleanly() {
+        Task t = load_task(kftest::data("tasks/sigmoid"));
+        std::string src = kftest::read_file(t.references.at(Backend::Cuda));
+        std::vector<std::string> applied;
+        for (const auto& tr : code_transforms()) {
+            TransformResult r = tr.apply(src);
+            QVERIFY2(r.source, (tr.name + ": " + r.refusal).c_str());
+            QVERIFY(r.refusal.empty());
+            src = *r.source;
+        }
+        TunableSpace space = parse_tunables(src);
+        QCOMPARE(space.params.size(), std::size_t(2));  // KF_ITEMS, KF_BLOCK
+        QVERIFY(src.find("__launch_bounds__(KF_BLOCK)") != std::string::npos);
+        QVERIFY(src.find("i += static_cast<long long>(gridDim.x) * blockDim.x") != std::string::npos);
+        QVERIFY2(src.find("<<<(n + KF_BLOCK * KF_ITEMS - 1) / (KF_BLOCK * KF_ITEMS), KF_BLOCK, 0, stream>>>") != std::string::npos,
+                 src.c_str());
+        // Applied once, each refuses the second time and leaves the source alone.
+        for (const auto& tr : code_transforms()) {
+            TransformResult r = tr.apply(src);
+            QVERIFY2(!r.source && !r.refusal.empty(), tr.name.c_str());
+        }
+        auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
+        if (!probe.start_failed && probe.exit_code == 0) {
+            EvaluatorConfig cfg;
+            cfg.worker.backend = Backend::Cuda;
+            cfg.arch = "sm_90";
+            cfg.cache_dir = cache_;
+            Evaluator ev(cfg);
+            CompileResult r = ev.compile(t, {src, "rewritten"}, {{"KF_BLOCK", 512}, {"KF_ITEMS", 8}});
+            QVERIFY2(r.ok, r.info.log.c_str());
+        }
+    }
+
+    void rewrites_refuse_where_they_do_not_apply_data() {
+        QTest::addColumn<QString>("rewrite");
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("no launch") << "block-size-tunable" << "extern \"C\" void kf_solve(const float* x, float* y, int n) {}"
+                                   << "no kernel launch";
+        QTest::newRow("two block sizes") << "block-size-tunable" << "k<<<g, 128>>>(x); k2<<<g, 256>>>(x);"
+                                         << "the launches use different block sizes";
+        QTest::newRow("grid not from the block") << "block-size-tunable" << "k<<<rows, 128, 0, s>>>(x);"
+                                                 << "does not follow the block size 128";
+        QTest::newRow("runtime block size") << "block-size-tunable" << "int b = pick(); k<<<g, b>>>(x);"
+                                            << "is not a literal or an integer constant";
+        QTest::newRow("no tunable block") << "launch-bounds" << "__global__ void k() {}" << "no tunable block size";
+        QTest::newRow("bounds present") << "launch-bounds"
+                                        << "#define BLOCK 256 // @kf tunable values(128, 256)\n__global__ void __launch_bounds__(256) k() {}"
+                                        << "already declare launch bounds";
+        QTest::newRow("row per thread") << "grid-stride" << "__global__ void k(float* y, int rows) { int r = blockIdx.x; y[r] = 0; }"
+                                        << "no one-element-per-thread kernel";
+        QTest::newRow("unknown grid") << "grid-stride"
+                                      << "__global__ void k(float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 0; }\n"
+                                         "void f(float* y, int n) { k<<<grid_for(n), 256>>>(y, n); }"
+                                      << "so its grid cannot be shrunk";
+    }
+
+    void rewrites_refuse_where_they_do_not_apply() {
+        QFETCH(QString, rewrite);
+        QFETCH(QString, source);
+        QFETCH(QString, reason);
+        for (const auto& tr : code_transforms()) {
+            if (tr.name != rewrite.toStdString()) continue;
+            TransformResult r = tr.apply(source.toStdString());
+            QVERIFY2(!r.source, r.source ? r.source->c_str() : "");
+            QVERIFY2(r.refusal.find(reason.toStdString()) != std::string::npos, r.refusal.c_str());
+            return;
+        }
+        QFAIL("no such rewrite");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTemplateExpert)
+#include "test_template_expert.moc"
