@@ -15,11 +15,15 @@ cp "$build/bin/kfoundry" "$build/bin/kfoundry-worker" "$root/.gpu/bin/"
 cp "$build"/tests/gpu_* "$root/.gpu/tests/" 2>/dev/null || true
 # PyTorch's load_inline (KernelBench candidates) needs ninja; a bare server may not have it.
 command -v ninja >/dev/null && cp "$(command -v ninja)" "$root/.gpu/bin/"
+# The runner's and the compiler's file-system view (docs/sandbox.md); a bare server may lack it.
+command -v bwrap >/dev/null && cp "$(command -v bwrap)" "$root/.gpu/bin/"
 # Qt's libraries and what they need, outside glibc and libstdc++ (the GPU server has the
 # rest: the CUDA toolkit, libcurl and libsqlite3 with their dependencies).
 for f in "$root"/.gpu/bin/* "$root"/.gpu/tests/*; do
   ldd "$f" | awk '/=> \//{print $3}' | { grep '/libQt6' || true; }
 done | sort -u >"$build/qt-libs.txt"
+# libseccomp (the worker's runner filter) may be missing too.
+ldd "$root/.gpu/bin/kfoundry-worker" | awk '/libseccomp/{print $3}' >>"$build/qt-libs.txt"
 { cat "$build/qt-libs.txt"; xargs -a "$build/qt-libs.txt" -n1 ldd | awk '/=> \//{print $3}'; } | sort -u |
   grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s|libz)\.so' |
   while read -r lib; do cp -L "$lib" "$root/.gpu/lib/"; done

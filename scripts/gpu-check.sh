@@ -14,7 +14,7 @@ if [ -x "$root/.gpu/bin/kfoundry" ]; then
   bin=$root/.gpu/bin
   tests=$root/.gpu/tests
   export LD_LIBRARY_PATH=$root/.gpu/lib:${LD_LIBRARY_PATH:-}
-  command -v ninja >/dev/null || export PATH=$PATH:$root/.gpu/bin  # ninja for load_inline
+  export PATH=$PATH:$root/.gpu/bin  # ninja for load_inline, bwrap for the sandbox, where missing
 else
   log "building (no .gpu bundle found)"
   build=$root/build-gpu

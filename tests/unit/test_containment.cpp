@@ -227,6 +227,8 @@ private slots:
         cfg.worker.worker = kftest::worker_path();
         cfg.cache_dir = cache;
         auto ev = std::make_unique<Evaluator>(cfg);
+        QCOMPARE(run(*ev, "wrong").status, Status::Incorrect);  // cached before the attack
+        QCOMPARE(run(*ev, "honest").status, Status::Ok);
         Diagnosis d = run(*ev, "poison_task");
         qunsetenv("KF_SANDBOX");
         qputenv("KF_CACHE_DIR", QByteArray::fromStdString((root_ / "cache" / "compile").string()));
@@ -236,6 +238,7 @@ private slots:
         auto after = snapshot({task_dir_});
         for (const auto& [path, bytes] : before_)
             if (path.rfind(task_dir_.string(), 0) == 0) QVERIFY2(after.at(path) == bytes, (path + " not restored").c_str());
+        // Their overwritten libraries in the compile cache are not served again.
         QCOMPARE(run(*ev, "wrong").status, Status::Incorrect);
         QCOMPARE(run(*ev, "honest").status, Status::Ok);
     }

@@ -6,6 +6,7 @@
  * no network, no other file of the machine. Used for compilers (docs/compile.md) and
  * reusable for any child that runs candidate-controlled work.
  */
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct SandboxView {
     std::vector<std::filesystem::path> devices;
     /** Keep the host's network; the default is none (--unshare-net). */
     bool network = false;
+    /** Size limit of the private /tmp in bytes (0: tmpfs's default). */
+    std::uint64_t tmp_bytes = 0;
+    /** Run as an unprivileged user (uid/gid 65534 in a new user namespace, no capabilities). */
+    bool unprivileged = false;
+    /** A descriptor bwrap writes its JSON to, with the sandboxed process's PID (--info-fd). */
+    int info_fd = -1;
 };
 
 /** The read-only system paths every compiler and loader needs: /usr, /lib*, /bin, /sbin, the dynamic loader's configuration and /etc/alternatives. */
@@ -45,7 +52,7 @@ std::string bwrap_program();
 /**
  * Whether bwrap can run here: found, and `bwrap --ro-bind / / true` succeeds (user
  * namespaces may be forbidden, e.g. in some containers). Probed once per bwrap program; `why`
- * receives the reason when it cannot.
+ * receives the reason when it cannot. KF_SANDBOX=off answers false.
  */
 bool bwrap_usable(std::string* why = nullptr);
 

@@ -182,6 +182,10 @@ std::optional<CompileResult> read_entry(const fs::path& entry, const std::string
         if (r.ok) {
             r.library = entry / "candidate.so";
             if (!fs::is_regular_file(r.library, ec)) throw std::runtime_error("library missing");
+            // A library changed since it was built (by a candidate run without the sandbox,
+            // say) is never served: compile again.
+            if (meta.value("library_sha256", std::string()) != sha256_hex(read_text(r.library)))
+                throw std::runtime_error("library changed");
         }
         return r;
     } catch (const std::exception&) {
@@ -420,6 +424,7 @@ CompileResult CompileCache::build(const CompileRequest& req, const std::string& 
         meta["ok"] = info.ok;
         meta["compile_seconds"] = info.seconds;  // info.seconds reads 0 on a cache hit
         meta["format"] = kMetaFormat;
+        if (info.ok) meta["library_sha256"] = sha256_hex(read_text(tmp / "candidate.so"));
         for (auto& arg : cmd) replace_all(arg, tmp.string(), entry.string());
         meta["command"] = cmd;
         write_text(tmp / "meta.json", meta.dump(2, ' ', false, json::error_handler_t::replace));

@@ -106,6 +106,7 @@ struct Evaluator::Impl {
         req.header = entry_header(task, b);
         req.glue = entry_glue(task, b, req.source_name);
         req.libraries = task.rules.allowed_libraries;
+        req.include_dirs = {task.dir};  // the task's own headers, and nothing else outside
         if (b == Backend::Cuda) req.arch = target_arch();
         return req;
     }

@@ -84,7 +84,11 @@ std::vector<std::string> bwrap_prefix(const SandboxView& view) {
     std::vector<std::string> args = {program.empty() ? std::string("bwrap") : program,
                                      "--die-with-parent", "--new-session", "--unshare-all"};
     if (view.network) args.push_back("--share-net");
-    args.insert(args.end(), {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp"});
+    if (view.unprivileged)
+        args.insert(args.end(), {"--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL"});
+    args.insert(args.end(), {"--dev", "/dev", "--proc", "/proc"});
+    if (view.tmp_bytes > 0) args.insert(args.end(), {"--size", std::to_string(view.tmp_bytes)});
+    args.insert(args.end(), {"--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp"});
     std::set<fs::path> seen;
     std::vector<fs::path> bound;
     for (const auto& p : view.read_only) add_read_only(args, p.lexically_normal(), seen, bound);
@@ -95,12 +99,19 @@ std::vector<std::string> bwrap_prefix(const SandboxView& view) {
     if (!view.scratch.empty()) {
         args.insert(args.end(), {"--bind", view.scratch.string(), view.scratch.string()});
         args.insert(args.end(), {"--chdir", view.scratch.string()});
+    } else {
+        args.insert(args.end(), {"--chdir", "/tmp"});
     }
+    if (view.info_fd >= 0) args.insert(args.end(), {"--info-fd", std::to_string(view.info_fd)});
     args.push_back("--");
     return args;
 }
 
 bool bwrap_usable(std::string* why) {
+    if (const char* off = std::getenv("KF_SANDBOX"); off && std::string(off) == "off") {
+        if (why) *why = "KF_SANDBOX=off";
+        return false;
+    }
     // One probe per bwrap program (KF_BWRAP may change, e.g. in tests).
     static std::mutex mutex;
     static std::map<std::string, std::pair<bool, std::string>> probed;

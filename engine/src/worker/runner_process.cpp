@@ -16,6 +16,7 @@
 
 #include "case_buffers.h"
 #include "kf/process.h"
+#include "kf/sandbox_view.h"
 
 namespace kf::worker {
 
@@ -86,16 +87,15 @@ void RunnerProcess::start(const RunnerOptions& opt) {
         throw DeviceFault(std::string("pipe: ") + std::strerror(errno), false);
     }
     std::string why;
-    bool use_bwrap = opt.sandbox && bwrap_usable(&why);
+    bool use_bwrap = opt.sandbox && kf::bwrap_usable(&why);
     if (opt.sandbox && !use_bwrap)
         warnings_.push_back("no private file system view (" + why + "): the candidate sees the worker's files");
     std::vector<std::string> argv;
     if (use_bwrap && pipe2(info, O_CLOEXEC) == 0) {
-        SandboxView view;
-        view.read_only = library_path_dirs();
-        view.read_only.push_back(opt.worker.parent_path());
-        view.read_only.push_back(opt.library);
-        argv = bwrap_arguments(view, 4);
+        std::vector<std::filesystem::path> visible = library_path_dirs();
+        visible.push_back(opt.worker.parent_path());
+        visible.push_back(opt.library);
+        argv = runner_bwrap_arguments(visible, false, 64ull << 20, 4);
         sandboxed_ = true;
     }
     argv.insert(argv.end(), {opt.worker.string(), "--runner", "--library", opt.library.string(), "--memory",

@@ -12,9 +12,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <mutex>
 
 #include "kf/process.h"
+#include "kf/sandbox_view.h"
 
 namespace kf::worker {
 
@@ -99,55 +99,22 @@ Confinement confine_self(const SandboxLimits& limits, bool gpu) {
     return c;
 }
 
-bool bwrap_usable(std::string* why_not) {
-    static std::once_flag once;
-    static bool usable = false;
-    static std::string reason;
-    std::call_once(once, [] {
-        if (const char* off = std::getenv("KF_SANDBOX"); off && std::string(off) == "off") {
-            reason = "KF_SANDBOX=off";
-            return;
-        }
-        ProcessResult r = run_process({"bwrap", "--unshare-all", "--unshare-user", "--die-with-parent", "--ro-bind", "/",
-                                       "/", "true"},
-                                      std::chrono::seconds(20));
-        usable = !r.start_failed && r.exit_code == 0;
-        if (r.start_failed) reason = "bubblewrap (bwrap) is not installed";
-        else if (!usable) reason = "bubblewrap cannot create namespaces here: " + r.output.substr(0, 200);
-    });
-    if (why_not) *why_not = reason;
-    return usable;
-}
-
-std::vector<std::string> bwrap_arguments(const SandboxView& view, int info_fd) {
+std::vector<std::string> runner_bwrap_arguments(const std::vector<std::filesystem::path>& read_only, bool gpu,
+                                                std::uint64_t tmp_bytes, int info_fd) {
     namespace fs = std::filesystem;
-    std::vector<std::string> a = {"bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--unshare-user",
-                                  "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr"};
-    for (const char* top : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+    SandboxView view;
+    view.read_only = system_read_only_paths();
+    view.read_only.insert(view.read_only.end(), read_only.begin(), read_only.end());
+    view.unprivileged = true;
+    view.tmp_bytes = tmp_bytes;
+    view.info_fd = info_fd;
+    if (gpu) {
+        view.read_only.insert(view.read_only.end(), {"/sys", "/etc/nvidia"});
         std::error_code ec;
-        if (fs::is_symlink(top, ec)) a.insert(a.end(), {"--symlink", fs::read_symlink(top, ec).string(), top});
-        else if (fs::is_directory(top, ec)) a.insert(a.end(), {"--ro-bind", top, top});
+        for (const auto& e : fs::directory_iterator("/dev", ec))
+            if (e.path().filename().string().rfind("nvidia", 0) == 0) view.devices.push_back(e.path());
     }
-    for (const char* etc : {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"})
-        a.insert(a.end(), {"--ro-bind-try", etc, etc});
-    a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--size", std::to_string(view.scratch_bytes), "--tmpfs", "/tmp",
-                       "--chdir", "/tmp"});
-    if (view.gpu) {
-        a.insert(a.end(), {"--ro-bind", "/sys", "/sys", "--ro-bind-try", "/etc/nvidia", "/etc/nvidia"});
-        std::error_code ec;
-        for (const auto& e : fs::directory_iterator("/dev", ec)) {
-            std::string name = e.path().filename().string();
-            if (name.rfind("nvidia", 0) == 0) a.insert(a.end(), {"--dev-bind", e.path().string(), e.path().string()});
-        }
-    }
-    for (const auto& p : view.read_only) {
-        std::error_code ec;
-        if (p.empty() || !fs::exists(p, ec)) continue;
-        a.insert(a.end(), {"--ro-bind", p.string(), p.string()});
-    }
-    if (info_fd >= 0) a.insert(a.end(), {"--info-fd", std::to_string(info_fd)});
-    a.push_back("--");
-    return a;
+    return bwrap_prefix(view);
 }
 
 }  // namespace kf::worker

@@ -1,7 +1,7 @@
 #pragma once
 // Confinement of the processes that run candidate code (docs/sandbox.md): resource limits
-// and a seccomp filter applied by the process to itself, and the bubblewrap command line
-// that gives it a private, read-only view of the file system.
+// and a seccomp filter applied by the process to itself, and the bubblewrap view
+// (kf/sandbox_view.h) that gives it a private, read-only file system.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -33,23 +33,13 @@ struct Confinement {
  */
 Confinement confine_self(const SandboxLimits& limits, bool gpu);
 
-/** Where a sandboxed process may look. */
-struct SandboxView {
-    std::vector<std::filesystem::path> read_only;  ///< visible read-only at the same path
-    bool gpu = false;                              ///< /dev/nvidia* bound, /sys visible
-    std::uint64_t scratch_bytes = 64ull << 20;     ///< size of the private /tmp (the one writable place)
-};
-
-/** True when bubblewrap is installed and can create namespaces here (probed once). */
-bool bwrap_usable(std::string* why_not = nullptr);
-
 /**
- * The bubblewrap arguments that run a command in `view`: the system's libraries read-only,
- * the given paths read-only, a private /tmp of scratch_bytes (also the working directory),
- * fresh /dev and /proc, no network, own PID, IPC and UTS namespaces, a new session, and
- * death with its parent. `info_fd` receives bubblewrap's JSON with the sandboxed process's
- * PID. Append the command after the returned list.
+ * The bubblewrap arguments (kf/sandbox_view.h) that run a runner: the system's libraries and
+ * `read_only` visible read-only, an unprivileged user, a private /tmp of `tmp_bytes` as its
+ * working directory and only writable place, no network, the GPU's device nodes and /sys when
+ * `gpu`; `info_fd` receives the sandboxed process's PID. Append the command.
  */
-std::vector<std::string> bwrap_arguments(const SandboxView& view, int info_fd);
+std::vector<std::string> runner_bwrap_arguments(const std::vector<std::filesystem::path>& read_only, bool gpu,
+                                                std::uint64_t tmp_bytes, int info_fd);
 
 }  // namespace kf::worker
