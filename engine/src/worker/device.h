@@ -102,9 +102,9 @@ public:
     virtual void copy(const Buffer& dst, const Buffer& src, std::size_t bytes) = 0;
 
     /**
-     * Time of a copy of `bytes` bytes (half read, half written) with the caches flushed
-     * first, on every core, best of a few: the host's time floor for a working set of that
-     * size. 0 where the device's measured peaks are the floor instead (CUDA).
+     * Time of the fastest copy of `bytes` bytes (half read, half written): warm or flushed
+     * caches, every core or one, best of a few, the least ever measured for that size. The
+     * host's time floor for a working set of that size. 0 where the device's measured peaks are the floor instead (CUDA).
      */
     virtual double copy_floor_ms(std::size_t bytes) {
         (void)bytes;

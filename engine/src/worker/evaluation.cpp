@@ -335,18 +335,24 @@ private:
         }
 
         Roofline rl = make_roofline(task_, pc, in_.backend, in_.peaks, cs.median_ms);
-        // The host's floor is a copy of the same number of bytes, timed here with the caches
-        // flushed: it holds whatever the machine's caches report, and a candidate that does
-        // the work cannot beat it by much. On CUDA the measured peaks are the floor.
+        // The host's floor is a copy of the same number of bytes, timed here (the fastest of
+        // warm and flushed caches): it holds whatever the machine's caches report, and a
+        // candidate that does the work cannot beat it by much. On CUDA the measured peaks are the floor.
         std::string floor_basis = "bytes / peak bandwidth, flops / peak rate";
         if (in_.backend == Backend::Host && rl.bytes > 0) {
             report({{"stage", "timing"}, {"what", "calibrated copy"}});
             rl.floor_ms = dev_.copy_floor_ms(static_cast<std::size_t>(rl.bytes));
-            floor_basis = "a copy of the same " + fmt_double(rl.bytes / 1e6) + " MB on this machine, caches flushed";
+            floor_basis = "a copy of the same " + fmt_double(rl.bytes / 1e6) + " MB on this machine, the fastest of warm and flushed caches";
         }
-        result_["roofline"] = rl;
         double slack = in_.backend == Backend::Cuda ? 0.8 : 0.5;
         bool below_floor = rl.floor_ms > 0 && cs.median_ms < slack * rl.floor_ms;
+        // A host floor measured while other processes held the cores is too high: measure it
+        // again (the device keeps the least) before calling a candidate impossibly fast.
+        for (int again = 0; below_floor && in_.backend == Backend::Host && again < 2; ++again) {
+            rl.floor_ms = dev_.copy_floor_ms(static_cast<std::size_t>(rl.bytes));
+            below_floor = cs.median_ms < slack * rl.floor_ms;
+        }
+        result_["roofline"] = rl;
         if (rl.floor_ms <= 0)
             add_check(checks_, "physical_floor", "skipped", "no measured floor for this task on this device");
         else if (below_floor)

@@ -19,6 +19,7 @@
 #include "device.h"
 #include "evaluation.h"
 #include "runner_main.h"
+#include "sandbox.h"
 #include "kf/error.h"
 #include "kf/evaluator.h"
 #include "kf/task.h"
@@ -203,6 +204,18 @@ private:
                 return runner_site(std::make_unique<RunnerProcess>(runner_options(ref_path, in.settings)));
             };
         } else {
+            // The candidate shares this process on CUDA: from its first load on (its
+            // constructors included), the process can start no other process and signal
+            // none but itself (docs/sandbox.md). The device is set up first.
+            device().info();
+            if (!confined_) {
+                SandboxLimits limits;
+                limits.file_bytes = 256ull << 20;
+                confinement_ = confine_self(limits, true).warnings;
+                confinement_.push_back("cuda: the candidate runs in the worker's process (seccomp, no file-system view)");
+                confined_ = true;
+            }
+            for (const auto& w : confinement_) notes.push_back(w);
             LoadedLibrary cand;
             std::string err = cand.open(cand_path);
             if (!err.empty()) {
@@ -246,6 +259,8 @@ public:
 private:
     std::string backend_name_;
     int ordinal_;
+    bool confined_ = false;
+    std::vector<std::string> confinement_;
     std::unique_ptr<Device> device_;
     std::map<std::string, Task> tasks_;
     std::map<std::string, std::unique_ptr<LoadedLibrary>> references_;
