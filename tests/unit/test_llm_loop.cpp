@@ -467,7 +467,8 @@ private slots:
         };
         ProcessResult with = run({"--llm-config", (dir / "llm.json").string()}, "with");
         kftest::write_file(dir / "with.log", with.output);
-        QVERIFY2(with.exit_code == 0 || with.exit_code == 4, with.output.c_str());
+        // Improved (0), or not over four evaluations (6: no improvement); never an error.
+        QVERIFY2(with.exit_code == 0 || with.exit_code == 4 || with.exit_code == 6, with.output.c_str());
         QVERIFY2(with.output.find("LLM experts: 7 roles") != std::string::npos, with.output.c_str());
         QVERIFY2(with.output.find("LLM usage:") != std::string::npos, with.output.c_str());
         ProcessResult without = run({}, "without");
