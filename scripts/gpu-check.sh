@@ -29,6 +29,8 @@ done
 export PATH=/usr/local/cuda/bin:$PATH
 cache=${KF_GPU_CACHE:-/tmp/kf-gpu-cache}
 export KF_SOURCE_DIR=$root KF_BIN_DIR=$bin KF_CACHE_DIR=$cache/compile XDG_CACHE_HOME=$cache
+# Qt Test stops a test function after 5 minutes by default; KernelBench builds take longer.
+export QTEST_FUNCTION_TIMEOUT=${QTEST_FUNCTION_TIMEOUT:-900000}
 
 { nvidia-smi; nvcc --version; } >"$out/machine.txt" 2>&1
 log "device"

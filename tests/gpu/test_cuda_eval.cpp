@@ -52,6 +52,27 @@ class TestCudaEval : public QObject {
 
     std::unique_ptr<kf::Evaluator> eval_;
     kf::Task task_;
+    std::filesystem::path task_dir_;
+
+    /** A hostile candidate (docs/sandbox.md, CUDA): no process of it survives, the task's
+     *  files are as they were, and the next correct and wrong candidates are judged right. */
+    kf::Diagnosis attack(const std::string& name) {
+        auto before = kftest::snapshot({task_dir_});
+        kf::Diagnosis d = evaluate(name);
+        auto left = kftest::escapees();
+        if (!left.empty()) QTest::qFail(qPrintable(QString::fromStdString(name) + ": a process of it survived"), __FILE__, __LINE__);
+        if (kftest::snapshot({task_dir_}) != before)
+            QTest::qFail(qPrintable(QString::fromStdString(name) + ": the task's files changed"), __FILE__, __LINE__);
+        kf::Diagnosis good = evaluate("correct");
+        if (good.status != kf::Status::Ok)
+            QTest::qFail(qPrintable("after " + QString::fromStdString(name) + " the correct candidate got " + status_of(good.status)),
+                         __FILE__, __LINE__);
+        kf::Diagnosis bad = evaluate("wrong");
+        if (bad.status != kf::Status::Incorrect)
+            QTest::qFail(qPrintable("after " + QString::fromStdString(name) + " the wrong candidate got " + status_of(bad.status)),
+                         __FILE__, __LINE__);
+        return d;
+    }
 
     kf::EvalOptions options(double timeout_s = 120) const {
         kf::EvalOptions o;
@@ -84,13 +105,17 @@ private slots:
     void initTestCase() {
         if (!kftest::gpu_available()) QSKIP("no CUDA device");
         QVERIFY2(std::filesystem::exists(kftest::worker_path()), kftest::worker_path().c_str());
-        task_ = kf::load_task(kftest::data("tasks/scale_add"));
+        // A copy of the task, which the hostile candidates may attack (KF_TEST_TASK_DIR).
+        auto tmp = kftest::temp_dir("cuda-eval");
+        task_dir_ = tmp / "scale_add";
+        std::filesystem::copy(kftest::data("tasks/scale_add"), task_dir_, std::filesystem::copy_options::recursive);
+        qputenv("KF_TEST_TASK_DIR", QByteArray::fromStdString(task_dir_.string()));
+        task_ = kf::load_task(task_dir_);
         QVERIFY(task_.supports(kf::Backend::Cuda));
         kf::EvaluatorConfig cfg;
         cfg.worker.backend = kf::Backend::Cuda;
         cfg.worker.device = 0;
         cfg.worker.worker = kftest::worker_path();
-        auto tmp = kftest::temp_dir("cuda-eval");
         cfg.worker.log = tmp / "worker.log";
         cfg.cache_dir = tmp / "cache";
         eval_ = std::make_unique<kf::Evaluator>(cfg);
@@ -208,6 +233,32 @@ private slots:
         kf::Diagnosis d = evaluate("sticky_fault");
         QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
         expect_recovered();
+    }
+
+    void hostileEscape() {
+        kf::Diagnosis d = attack("hostile_escape");
+        if (QTest::currentTestFailed()) return;
+        QVERIFY2(d.status != kf::Status::Ok, qPrintable(status_of(d.status)));
+    }
+
+    void hostileSignal() {
+        kf::Diagnosis d = attack("hostile_signal");
+        if (QTest::currentTestFailed()) return;
+        // It launched nothing and computed nothing; nobody was stopped.
+        QVERIFY2(d.status != kf::Status::Ok, qPrintable(status_of(d.status)));
+    }
+
+    void hostileThrows() {
+        kf::Diagnosis d = attack("hostile_throws");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
+    }
+
+    void hostilePoison() {
+        kf::Diagnosis d = attack("hostile_poison");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "protected_files"), QString("fail"));
     }
 };
 

@@ -64,4 +64,38 @@ bool gpu_available() {
     return std::system("nvidia-smi -L > /dev/null 2>&1") == 0;
 }
 
+std::map<std::string, std::string> snapshot(const std::vector<std::filesystem::path>& roots) {
+    namespace fs = std::filesystem;
+    std::map<std::string, std::string> out;
+    for (const auto& root : roots) {
+        std::error_code ec;
+        for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (ec) break;
+            if (it->is_regular_file()) out[it->path().string()] = read_file(it->path());
+            else out[it->path().string()] = "<dir>";
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> escapees() {
+    namespace fs = std::filesystem;
+    std::vector<std::string> found;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc", ec)) {
+        std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::string cmd, comm;
+        try {
+            cmd = read_file(e.path() / "cmdline");
+            comm = read_file(e.path() / "comm");
+        } catch (...) {
+            continue;
+        }
+        if (cmd.find("kf-escapee") != std::string::npos || comm.find("kf-escapee") != std::string::npos)
+            found.push_back(name);
+    }
+    return found;
+}
+
 }  // namespace kftest

@@ -2,7 +2,9 @@
 // Paths and helpers shared by the test suites. The build passes KF_SOURCE_DIR and
 // KF_BIN_DIR through the environment (see tests/CMakeLists.txt).
 #include <filesystem>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace kftest {
 
@@ -20,5 +22,9 @@ void write_file(const std::filesystem::path& p, const std::string& text);
 std::filesystem::path temp_dir(const std::string& tag);
 /** True when a CUDA device can be used (nvidia-smi lists one, or KF_FORCE_GPU is set). */
 bool gpu_available();
+/** Every file (path → contents) and folder (path → "<dir>") under `roots`. */
+std::map<std::string, std::string> snapshot(const std::vector<std::filesystem::path>& roots);
+/** Processes whose command line or name says "kf-escapee" (what escaping test candidates call their children). */
+std::vector<std::string> escapees();
 
 }  // namespace kftest

@@ -17,42 +17,8 @@
 using namespace kf;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::map<std::string, std::string> snapshot(const std::vector<fs::path>& roots) {
-    std::map<std::string, std::string> out;
-    for (const auto& root : roots) {
-        std::error_code ec;
-        for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            if (ec) break;
-            if (it->is_regular_file()) out[it->path().string()] = kftest::read_file(it->path());
-            else out[it->path().string()] = "<dir>";
-        }
-    }
-    return out;
-}
-
-/** Processes whose command line names "kf-escapee" (what the escaping candidates call their children). */
-std::vector<std::string> escapees() {
-    std::vector<std::string> found;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator("/proc", ec)) {
-        std::string name = e.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::string cmd, comm;
-        try {
-            cmd = kftest::read_file(e.path() / "cmdline");
-            comm = kftest::read_file(e.path() / "comm");
-        } catch (...) {
-            continue;
-        }
-        if (cmd.find("kf-escapee") != std::string::npos || comm.find("kf-escapee") != std::string::npos)
-            found.push_back(name);
-    }
-    return found;
-}
-
-}  // namespace
+using kftest::escapees;
+using kftest::snapshot;
 
 class TestContainment : public QObject {
     Q_OBJECT

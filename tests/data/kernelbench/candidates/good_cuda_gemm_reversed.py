@@ -8,6 +8,7 @@ from torch.utils.cpp_extension import load_inline
 # that builds "kb_test_reorder_ops" (one thread per output, fp32 unless named otherwise).
 _CUDA_SRC = r"""
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 #include <cuda_bf16.h>
 
 __global__ void gemm_kernel(const float* x, const float* w, const float* b, float* y, int m, int k, int n,
