@@ -37,6 +37,9 @@ import _thread
 import time
 import traceback
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kb_fastbuild  # noqa: E402  (beside this file)
+
 PROTOCOL_VERSION = 1
 BACKEND = "kernelbench"
 LOG_TAIL_BYTES = 8192
@@ -651,6 +654,22 @@ def set_build_dir(build_dir):
         os.environ["TORCH_EXTENSIONS_DIR"] = build_dir
 
 
+def build_details(module, built_files):
+    """How a load_inline build was made: the precompiled header, the CUDA source's header,
+    and the seconds of each compile step (ninja's log)."""
+    out = {"fast": kb_fastbuild.enabled(), "pch": kb_fastbuild.stats["pch"],
+           "cuda_header": kb_fastbuild.stats["cuda_header"], "retried_plain": kb_fastbuild.stats["retried_plain"]}
+    if kb_fastbuild.stats["pch_seconds"]:
+        out["pch_build_seconds"] = round(kb_fastbuild.stats["pch_seconds"], 3)
+    dirs = {os.path.dirname(p) for p in built_files if p.endswith(".so")}
+    steps = {}
+    for d in dirs:
+        steps.update(kb_fastbuild.ninja_times(d))
+    if steps:
+        out["steps"] = steps
+    return out
+
+
 def import_candidate(path, build_dir, watch=None):
     """Imports a candidate, its module-level load_inline building into build_dir.
 
@@ -668,6 +687,7 @@ def import_candidate(path, build_dir, watch=None):
     torch = torch_or_none()
     if torch is not None:
         reset_extension_versions(torch)
+        kb_fastbuild.install()
     watched_dir = build_dir or os.environ.get("TORCH_EXTENSIONS_DIR") or default_extensions_dir()
     before = so_snapshot(watched_dir)
     box = {}
@@ -688,7 +708,7 @@ def import_candidate(path, build_dir, watch=None):
     built = bool(built_files)
     text = box.get("text", "")
     info = {"ok": exc is None, "cached": not built, "seconds": seconds, "compiler": compiler, "log": tail(text),
-            "diagnostics": []}
+            "diagnostics": [], "build": build_details(module, built_files)}
     if exc is None:
         info["diagnostics"] = parse_diagnostics(text, path)
         info["_extensions"] = extension_files(module, built_files)
@@ -2915,7 +2935,7 @@ def compile_one(args):
     info.pop("_extensions", None)
     if failure is None:
         send({"ok": True, "seconds": info["seconds"], "cached": info["cached"], "compiler": info["compiler"],
-              "diagnostics": info["diagnostics"]})
+              "diagnostics": info["diagnostics"], "build": info["build"]})
         code = 0
     else:
         send({"ok": False, "status": failure["status"], "message": failure["message"], "log": failure["log"],
