@@ -167,7 +167,11 @@ def rewrite_build(build_directory, extension_header, original=None):
     cxx = ninja_variable(text, "cxx")
     cflags = ninja_variable(text, "cflags")
     post = ninja_variable(text, "post_cflags") or ""
-    if cxx and cflags is not None and re.search(r"^build \S+: compile ", text, re.M) and "c++" in cxx + "g++":
+    if not cxx or cflags is None:
+        stats["pch"] = "no cxx or cflags in build.ninja"
+    elif not re.search(r"^build \S+: compile ", text, re.M):
+        stats["pch"] = "no C++ compile step in build.ninja"
+    else:
         base = _EXT_NAME.sub("", _unescape(cflags)).strip()
         folder = ensure_pch(pch_dir_for(build_directory), _unescape(cxx), base, _unescape(post), extension_header)
         stats["pch"] = folder is not None

@@ -50,6 +50,11 @@ def build(candidate, build_dir, mode, pch_dir):
             reply = json.loads(line)
         except ValueError:
             pass
+    if os.environ.get("KF_BENCH_KEEP"):
+        import shutil
+        for f in glob.glob(os.path.join(build_dir, "*", "build.ninja")) + glob.glob(os.path.join(pch_dir, "*", "*.log")):
+            shutil.copy(f, os.path.join(os.environ["KF_BENCH_KEEP"], mode + "-" + os.path.basename(os.path.dirname(f))
+                                        + "-" + os.path.basename(f)))
     return {"mode": mode, "ok": p.returncode == 0 and reply.get("ok", False), "seconds": reply.get("seconds"),
             "wall": round(wall, 3), "build": reply.get("build", {}), "message": reply.get("message", ""),
             "log": (reply.get("log") or p.stderr)[-1500:] if p.returncode else ""}
