@@ -5,7 +5,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${KF_GPU_BUILD_DIR:-$root/build-gpu}
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKF_BUILD_GUI=OFF -DKF_WITH_CUDA=ON >/dev/null
+# KF_GPU_BUILD_DIR=build KF_GPU_KEEP_CONFIG=1: pack from an existing build (with the CUDA
+# backend) as it is configured, e.g. the everyday build, instead of a Release build of its own.
+if [ -z "${KF_GPU_KEEP_CONFIG:-}" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKF_BUILD_GUI=OFF -DKF_WITH_CUDA=ON >/dev/null
+fi
 # Only what the GPU check runs: the CLI, the worker and the GPU-labelled tests.
 targets="kfoundry kfoundry-worker $(cd "$root/tests/gpu" && ls test_*.cpp | sed 's/^/gpu_/; s/\.cpp$//' | paste -sd' ')"
 cmake --build "$build" -j "$(nproc)" --target $targets

@@ -31,6 +31,7 @@ turns it off; ``KF_KB_FASTBUILD=pch`` keeps only the precompiled header.
 """
 
 import fcntl
+import functools
 import hashlib
 import os
 import re
@@ -100,6 +101,7 @@ def pch_dir_for(build_directory):
     return root
 
 
+@functools.lru_cache(maxsize=None)
 def compiler_identity(cxx):
     try:
         out = subprocess.run(shlex.split(cxx) + ["--version"], capture_output=True, text=True, timeout=30).stdout

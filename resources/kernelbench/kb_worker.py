@@ -1490,7 +1490,8 @@ class ProcessWatch:
     """Process starts in the candidate's process, seen by an audit hook (subprocess.Popen,
     os.fork, os.system, os.posix_spawn, os.exec*, ...). The caller is the first frame outside
     the process plumbing (subprocess, os, multiprocessing, torch.multiprocessing...): PyTorch,
-    Triton and their libraries (ninja and nvcc builds, ldconfig look-ups) are not the
+    Triton and their libraries (ninja and nvcc builds, ldconfig look-ups) and the worker's
+    fast build (kb_fastbuild: the compiler's version, the precompiled header) are not the
     candidate; the candidate's module or any other module is. The harness's own tools (nm)
     run with `harness` raised."""
 
@@ -1500,7 +1501,8 @@ class ProcessWatch:
                  "threading", "pty", "asyncio", "_posixsubprocess", "functools", "torch.multiprocessing",
                  "torch.distributed")
     _LIBRARIES = ("torch", "triton", "cuda", "nvidia", "numpy", "setuptools", "distutils", "_distutils_hack",
-                  "pkg_resources", "importlib", "sympy", "packaging", "filelock", "sysconfig", "jinja2", __name__)
+                  "pkg_resources", "importlib", "sympy", "packaging", "filelock", "sysconfig", "jinja2", __name__,
+                  "kb_fastbuild")
 
     def __init__(self):
         self.started = []

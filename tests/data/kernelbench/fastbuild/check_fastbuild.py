@@ -149,7 +149,20 @@ try:
 except RuntimeError as e:
     check("undeclared_name" in str(e), "a compile error raises with the compiler's message")
 
-# 5. Turned off: nothing changes.
+# 5. The worker's process watch does not blame a candidate for the fast build's own
+# processes (the compiler's version, the precompiled header), which run during its import.
+import kb_worker  # noqa: E402
+
+watch = kb_worker.ProcessWatch()
+watch.install()
+fb.compiler_identity.cache_clear()
+fb.compiler_identity("c++")
+check(not watch.started and any("kb_fastbuild" in e for e in watch.internal),
+      "the fast build's processes are the harness's, not the candidate's: started=%s" % watch.started)
+subprocess.run(["true"])
+check(any("true" in e for e in watch.started), "a process started here (the test) is still seen")
+
+# 6. Turned off: nothing changes.
 os.environ["KF_KB_FASTBUILD"] = "0"
 check(not fb.enabled(), "KF_KB_FASTBUILD=0 turns it off")
 sys.exit(1 if failures else 0)
