@@ -3,6 +3,8 @@
 // templates left out.
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include "kf/library.h"
 #include "kf/paths.h"
 #include "kf/retrieval.h"
@@ -85,7 +87,10 @@ private slots:
         };
         rename("\"name\": \"x\"", "\"name\": \"logits\"");
         rename("\"name\": \"y\"", "\"name\": \"probs\"");
-        kftest::write_file(dir / "task.json", manifest);
+        // Its computation (written with the old names) is beside the point here.
+        nlohmann::json m = nlohmann::json::parse(manifest);
+        m.erase("computation");
+        kftest::write_file(dir / "task.json", m.dump(2));
         for (const auto& [b, path] : softmax.references)
             kftest::write_file(dir / path.filename(), "#include \"kf_task.h\"\n");
         Task renamed = load_task(dir);
