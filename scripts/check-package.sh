@@ -33,9 +33,10 @@ for f in ./usr/bin/kfoundry ./usr/bin/kfoundry-worker ./usr/bin/kernel-foundry \
          ./usr/share/kernel-foundry/tasks/; do
   grep -qxF "$f" <<<"$contents" || fail "the package lacks $f"
 done
-depends=$(dpkg-deb --field "$deb" Depends)
+# The package names in Depends, one a line (alternatives included, versions dropped).
+depends=$(dpkg-deb --field "$deb" Depends | tr ',|' '\n\n' | awk '{print $1}')
 for d in bubblewrap g++ binutils libqt6svg6 libqt6widgets6 libqt6charts6; do
-  grep -q "\b$d\b" <<<"$depends" || fail "the package does not depend on $d"
+  grep -qxF "$d" <<<"$depends" || fail "the package does not depend on $d"
 done
 echo "all expected files and dependencies are there"
 
@@ -53,7 +54,11 @@ dpkg -s kernel-foundry | grep -q '^Status: install ok installed' || fail "the pa
 
 step "run the installed programs"
 # A clean home and no overrides: what a user who just installed the package gets.
-run() { env -i HOME="$scratch" PATH=/usr/bin:/bin LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen "$@"; }
+mkdir -m 700 "$scratch/runtime"
+run() {
+  env -i HOME="$scratch" XDG_RUNTIME_DIR="$scratch/runtime" PATH=/usr/bin:/bin LANG=C.UTF-8 \
+    QT_QPA_PLATFORM=offscreen "$@"
+}
 run /usr/bin/kfoundry --version
 run /usr/bin/kfoundry tasks list | tee "$scratch/tasks.txt"
 grep -q softmax "$scratch/tasks.txt" || fail "kfoundry tasks list did not find the bundled tasks"
