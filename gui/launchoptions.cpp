@@ -15,6 +15,38 @@ namespace {
 const QString kProjectFile = QStringLiteral("project.kfproj");
 const QString kDatabaseFile = QStringLiteral("project.db");
 
+/** The app's options, added to a parser. */
+struct Parser {
+    QCommandLineParser parser;
+    QCommandLineOption help = parser.addHelpOption();
+    QCommandLineOption version = parser.addVersionOption();
+    QCommandLineOption tasks{QStringLiteral("tasks"),
+                             QCoreApplication::translate("LaunchOptions", "Show the tasks found under <dir>."),
+                             QCoreApplication::translate("LaunchOptions", "dir")};
+    QCommandLineOption project{QStringLiteral("project"),
+                               QCoreApplication::translate("LaunchOptions", "Open the project in <dir>."),
+                               QCoreApplication::translate("LaunchOptions", "dir")};
+    QCommandLineOption screenshot{
+        QStringLiteral("screenshot"),
+        QCoreApplication::translate("LaunchOptions", "Save an image of the window to <file> and quit."),
+        QCoreApplication::translate("LaunchOptions", "file")};
+    QCommandLineOption demo{
+        QStringLiteral("demo"),
+        QCoreApplication::translate("LaunchOptions",
+                                    "Open the demo project in the user's data folder, creating it if missing.")};
+
+    Parser() {
+        parser.setApplicationDescription(QCoreApplication::translate(
+            "LaunchOptions", "Evolves fast GPU kernels and verifies them against a reference."));
+        parser.addOptions({tasks, project, screenshot, demo});
+        parser.addPositionalArgument(
+            QStringLiteral("project"),
+            QCoreApplication::translate(
+                "LaunchOptions", "An existing project to open: its folder, its project.kfproj or its project.db."),
+            QCoreApplication::translate("LaunchOptions", "[project]"));
+    }
+};
+
 }  // namespace
 
 QString projectFolderFromPath(const QString& path, QString* error) {
@@ -44,31 +76,8 @@ QString projectFolderFromPath(const QString& path, QString* error) {
 }
 
 LaunchParse readLaunchArguments(const QStringList& arguments) {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QCoreApplication::translate(
-        "LaunchOptions", "Evolves fast GPU kernels and verifies them against a reference."));
-    const QCommandLineOption help = parser.addHelpOption();
-    const QCommandLineOption version = parser.addVersionOption();
-    const QCommandLineOption tasks(QStringLiteral("tasks"),
-                                   QCoreApplication::translate("LaunchOptions", "Show the tasks found under <dir>."),
-                                   QCoreApplication::translate("LaunchOptions", "dir"));
-    const QCommandLineOption project(QStringLiteral("project"),
-                                     QCoreApplication::translate("LaunchOptions", "Open the project in <dir>."),
-                                     QCoreApplication::translate("LaunchOptions", "dir"));
-    const QCommandLineOption screenshot(
-        QStringLiteral("screenshot"),
-        QCoreApplication::translate("LaunchOptions", "Save an image of the window to <file> and quit."),
-        QCoreApplication::translate("LaunchOptions", "file"));
-    const QCommandLineOption demo(
-        QStringLiteral("demo"),
-        QCoreApplication::translate("LaunchOptions",
-                                    "Open the demo project in the user's data folder, creating it if missing."));
-    parser.addOptions({tasks, project, screenshot, demo});
-    parser.addPositionalArgument(
-        QStringLiteral("project"),
-        QCoreApplication::translate("LaunchOptions",
-                                    "An existing project to open: its folder, its project.kfproj or its project.db."),
-        QCoreApplication::translate("LaunchOptions", "[project]"));
+    Parser p;
+    QCommandLineParser& parser = p.parser;
 
     LaunchParse result;
     auto error = [&result](const QString& message) {
@@ -77,12 +86,16 @@ LaunchParse readLaunchArguments(const QStringList& arguments) {
         return result;
     };
     if (!parser.parse(arguments)) return error(parser.errorText());
-    if (parser.isSet(help)) {
+    if (parser.isSet(QStringLiteral("help-all"))) {
+        result.action = LaunchParse::Action::HelpAll;  // Qt's own options too: only process() prints them
+        return result;
+    }
+    if (parser.isSet(p.help)) {
         result.action = LaunchParse::Action::Help;
         result.text = parser.helpText();
         return result;
     }
-    if (parser.isSet(version)) {
+    if (parser.isSet(p.version)) {
         result.action = LaunchParse::Action::Version;
         result.text = QCoreApplication::applicationName() + QLatin1Char(' ') + QCoreApplication::applicationVersion() +
                       QLatin1Char('\n');
@@ -92,13 +105,13 @@ LaunchParse readLaunchArguments(const QStringList& arguments) {
     if (positional.size() > 1)
         return error(QCoreApplication::translate("LaunchOptions", "Unexpected argument: %1").arg(positional.at(1)));
 
-    auto absolute = [](const QString& p) { return p.isEmpty() ? p : QFileInfo(p).absoluteFilePath(); };
+    auto absolute = [](const QString& path) { return path.isEmpty() ? path : QFileInfo(path).absoluteFilePath(); };
     LaunchOptions& o = result.options;
     // KF_TASKS_DIR is the kfoundry CLI's override too; --tasks wins over it.
-    o.tasksDir = absolute(parser.isSet(tasks) ? parser.value(tasks) : qEnvironmentVariable("KF_TASKS_DIR"));
-    o.projectDir = absolute(parser.value(project));
-    o.screenshot = absolute(parser.value(screenshot));
-    o.demo = parser.isSet(demo);
+    o.tasksDir = absolute(parser.isSet(p.tasks) ? parser.value(p.tasks) : qEnvironmentVariable("KF_TASKS_DIR"));
+    o.projectDir = absolute(parser.value(p.project));
+    o.screenshot = absolute(parser.value(p.screenshot));
+    o.demo = parser.isSet(p.demo);
     if (!positional.isEmpty()) {
         if (o.demo || !o.projectDir.isEmpty())
             return error(QCoreApplication::translate("LaunchOptions",
@@ -115,6 +128,9 @@ LaunchOptions parseLaunchOptions(const QStringList& arguments) {
     switch (parsed.action) {
         case LaunchParse::Action::Run:
             return parsed.options;
+        case LaunchParse::Action::HelpAll:
+            Parser().parser.process(arguments);  // prints the help and exits
+            std::exit(0);
         case LaunchParse::Action::Help:
         case LaunchParse::Action::Version:
             std::fputs(qPrintable(parsed.text), stdout);

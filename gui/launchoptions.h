@@ -15,10 +15,10 @@ struct LaunchOptions {
 
 /** The outcome of reading the command line, without printing or exiting. */
 struct LaunchParse {
-    enum class Action { Run, Help, Version, Error };
+    enum class Action { Run, Help, HelpAll, Version, Error };
     Action action = Action::Run;
     LaunchOptions options;
-    QString text;  ///< the help or version text, or the error message
+    QString text;  ///< the help or version text, or the error message (HelpAll: empty)
 };
 
 /**

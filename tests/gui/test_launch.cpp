@@ -107,6 +107,8 @@ private slots:
         QVERIFY2(parsed.text.contains(QStringLiteral("[project]")), qPrintable(parsed.text));
         QVERIFY2(parsed.text.contains(QStringLiteral("project.kfproj")), qPrintable(parsed.text));
         QVERIFY2(parsed.text.contains(QStringLiteral("project.db")), qPrintable(parsed.text));
+        // --help-all (Qt's options too) is not mistaken for a run.
+        QCOMPARE(read({QStringLiteral("--help-all")}).action, LaunchParse::Action::HelpAll);
     }
 
     /** The window opens the project named by the argument, without creating anything. */
@@ -137,6 +139,12 @@ private slots:
         QCOMPARE(app.exitCode(), 0);
         const QString help = QString::fromUtf8(app.readAllStandardOutput());
         QVERIFY2(help.contains(QStringLiteral("project.kfproj")), qPrintable(help));
+
+        app.start(exe, {QStringLiteral("--help-all")});
+        QVERIFY(app.waitForFinished(60000));
+        QCOMPARE(app.exitCode(), 0);
+        const QString helpAll = QString::fromUtf8(app.readAllStandardOutput());
+        QVERIFY2(helpAll.contains(QStringLiteral("-platform")), qPrintable(helpAll));
     }
 
     /** The icon is found in a build tree and in the installed layout, and renders. */
