@@ -6,11 +6,11 @@ namespace kfgui {
 
 /** What the command line asked for. Folders are made absolute; empty means not given. */
 struct LaunchOptions {
-    QString tasksDir;     ///< --tasks DIR, else $KF_TASKS_DIR
-    QString projectDir;   ///< --project DIR (created when missing)
-    QString openProject;  ///< the positional PROJECT: an existing project's folder
-    QString screenshot;   ///< --screenshot FILE: save an image of the window and quit
-    bool demo = false;    ///< --demo: open (creating it if missing) the demo project
+    QString tasksDir;          ///< --tasks DIR, else $KF_TASKS_DIR
+    QString projectDir;        ///< --project DIR (created when missing)
+    QString screenshot;        ///< --screenshot FILE: save an image of the window and quit
+    bool demo = false;         ///< --demo: open (creating it if missing) the demo project
+    QString openProject = {};  ///< the argument PROJECT: an existing project's folder (last: aggregate order)
 };
 
 /** The outcome of reading the command line, without printing or exiting. */
