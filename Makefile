@@ -10,10 +10,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian 12 packages the build needs (kept in one place: .ci/run uses this target too).
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config git \
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools \
-  libqscintilla2-qt6-dev libdtl-dev qtkeychain-qt6-dev libgl-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev \
-  libsqlite3-dev libcurl4-openssl-dev libseccomp-dev bubblewrap xvfb xauth binutils python3
+  libqscintilla2-qt6-dev libdtl-dev qtkeychain-qt6-dev libgl-dev nlohmann-json3-dev libcli11-dev \
+  libsqlite3-dev libcurl4-openssl-dev libseccomp-dev bubblewrap xvfb xauth binutils python3 \
+  libqt6svg6 appstream desktop-file-utils file
 
-.PHONY: deps configure build run test gpu-check clean
+.PHONY: deps configure build run test package gpu-check clean
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -38,6 +39,10 @@ run: build
 
 test: build
 	cd $(BUILD_DIR) && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j 2
+
+# The Debian package, in $(BUILD_DIR) (docs/packaging.md).
+package: build
+	cd $(BUILD_DIR) && cpack
 
 # On an NVIDIA machine: build without the GUI, run the GPU tests and the benchmark.
 gpu-check:

@@ -1,5 +1,6 @@
 // kernel-foundry: the desktop application.
 #include <QApplication>
+#include <QIcon>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QTimer>
@@ -34,7 +35,11 @@ int main(int argc, char* argv[]) {
     QApplication::setApplicationName(QStringLiteral("kernel-foundry"));
     QApplication::setApplicationDisplayName(QStringLiteral("Kernel Foundry"));
     QApplication::setApplicationVersion(QStringLiteral(KF_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("io.github.kernelfoundry.KernelFoundry"));
+    QApplication::setDesktopFileName(QLatin1String(kfgui::kApplicationId));
+    // The installed hicolor icon (or the repository's in a build tree); the theme's otherwise.
+    const QString iconFile = kfgui::resolveIconFile(QApplication::applicationDirPath());
+    QApplication::setWindowIcon(iconFile.isEmpty() ? QIcon::fromTheme(QLatin1String(kfgui::kApplicationId))
+                                                   : QIcon(iconFile));
     installTranslations(app);
 
     const kfgui::LaunchOptions options = kfgui::parseLaunchOptions(QApplication::arguments());

@@ -75,6 +75,7 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     setTasksFolder(tasksRoot_);
     if (options.demo) openProject(demoProjectDir(), true);
     else if (!options.projectDir.isEmpty()) openProject(options.projectDir, true);
+    else if (!options.openProject.isEmpty()) openProject(options.openProject, false);
     else updateTitle();
     probe_->start();
 }
