@@ -32,8 +32,9 @@ bool on_path(const std::string& tool) {
 
 /** The kf-worker jobs Slurm runs or queues now. */
 std::vector<std::string> live_worker_jobs() {
-    auto r = run_process({"squeue", "--noheader", "--name=kf-worker", "--states=PENDING,RUNNING,CONFIGURING", "--format=%i"},
-                         std::chrono::seconds(20));
+    auto r =
+        run_process({"squeue", "--noheader", "--name=kf-worker", "--states=PENDING,RUNNING,CONFIGURING", "--format=%i"},
+                    std::chrono::seconds(20));
     std::vector<std::string> jobs;
     std::istringstream in(r.output);
     for (std::string line; std::getline(in, line);)
@@ -106,9 +107,27 @@ private:
     bool started_ = false;
 
     std::vector<std::string> evolve_args(const fs::path& project, int budget) const {
-        return {"evolve", kftest::data("tasks/scale_add").string(), "--project", project.string(), "--backend", "host",
-                "--islands", "2", "--budget", std::to_string(budget), "--min-time", "5", "--trials", "1", "--seed", "5",
-                "--no-profile", "--executor", "slurm", "--slurm-time", "10"};
+        return {"evolve",
+                kftest::data("tasks/scale_add").string(),
+                "--project",
+                project.string(),
+                "--backend",
+                "host",
+                "--islands",
+                "2",
+                "--budget",
+                std::to_string(budget),
+                "--min-time",
+                "5",
+                "--trials",
+                "1",
+                "--seed",
+                "5",
+                "--no-profile",
+                "--executor",
+                "slurm",
+                "--slurm-time",
+                "10"};
     }
 
     /** Nothing of ours is left queued or running once a search has ended. */
@@ -129,7 +148,8 @@ private slots:
                 QSKIP(qPrintable(QString("Slurm is not installed here (%1 is missing): `make deps` installs munge, "
                                          "slurmctld, slurmd and slurm-client")
                                      .arg(tool)));
-        if (geteuid() != 0) QSKIP("a local Slurm needs root (slurmd starts jobs as their users): run as root, as CI does");
+        if (geteuid() != 0)
+            QSKIP("a local Slurm needs root (slurmd starts jobs as their users): run as root, as CI does");
         // munged's socket path must stay short (108 bytes), so not under a deep build folder.
         char tmpl[] = "/tmp/kf-slurm-XXXXXX";
         QVERIFY(mkdtemp(tmpl));
@@ -199,7 +219,8 @@ private slots:
         QVERIFY(std::any_of(places.begin(), places.end(),
                             [&](const std::string& p) { return p.rfind("slurm:" + cancelled + "@", 0) == 0; }));
 
-        auto runs = run_process({kftest::cli_path().string(), "runs", "--project", project.string()}, std::chrono::minutes(1));
+        auto runs =
+            run_process({kftest::cli_path().string(), "runs", "--project", project.string()}, std::chrono::minutes(1));
         QCOMPARE(runs.exit_code, 0);
         QVERIFY2(runs.output.find("ran on slurm:" + cancelled + "@") != std::string::npos, runs.output.c_str());
         expect_no_live_jobs();
@@ -251,10 +272,29 @@ private slots:
     /** Two searches as one job array: each runs on the node, in its own project. */
     void searches_run_as_one_job_array() {
         const fs::path project = kftest::temp_dir("slurm-array");
-        auto r = run_process({kftest::cli_path().string(), "evolve", kftest::data("tasks/scale_add").string(),
-                              kftest::data("tasks/sigmoid").string(), "--project", project.string(), "--backend", "host",
-                              "--islands", "2", "--budget", "3", "--min-time", "5", "--trials", "1", "--no-profile",
-                              "--no-library", "--executor", "slurm", "--slurm-array", "--slurm-time", "10"},
+        auto r = run_process({kftest::cli_path().string(),
+                              "evolve",
+                              kftest::data("tasks/scale_add").string(),
+                              kftest::data("tasks/sigmoid").string(),
+                              "--project",
+                              project.string(),
+                              "--backend",
+                              "host",
+                              "--islands",
+                              "2",
+                              "--budget",
+                              "3",
+                              "--min-time",
+                              "5",
+                              "--trials",
+                              "1",
+                              "--no-profile",
+                              "--no-library",
+                              "--executor",
+                              "slurm",
+                              "--slurm-array",
+                              "--slurm-time",
+                              "10"},
                              std::chrono::minutes(1));
         QVERIFY2(r.exit_code == 0, r.output.c_str());
         const std::string marker = "submitted job array ";
@@ -264,8 +304,8 @@ private slots:
         // Wait for both elements to leave the queue.
         bool finished = false;
         for (int i = 0; i < 1200 && !finished; ++i) {
-            auto q = run_process({"squeue", "--noheader", "--jobs=" + job, "--states=PENDING,RUNNING,CONFIGURING,COMPLETING",
-                                  "--format=%i %T"},
+            auto q = run_process({"squeue", "--noheader", "--jobs=" + job,
+                                  "--states=PENDING,RUNNING,CONFIGURING,COMPLETING", "--format=%i %T"},
                                  std::chrono::seconds(20));
             finished = q.exit_code == 0 && q.output.find_first_not_of(" \n") == std::string::npos;
             if (!finished) std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -273,7 +313,8 @@ private slots:
         QVERIFY2(finished, ("job array " + job + " did not finish").c_str());
         for (const char* task : {"scale_add", "sigmoid"}) {
             const fs::path sub = project / task;
-            const fs::path log = project / "slurm" / ("kf-search-" + job + "_" + (std::string(task) == "scale_add" ? "0" : "1") + ".log");
+            const fs::path log = project / "slurm" /
+                                 ("kf-search-" + job + "_" + (std::string(task) == "scale_add" ? "0" : "1") + ".log");
             QVERIFY2(fs::exists(sub / "project.db"), kftest::read_file(log).c_str());
             ProjectStore s = ProjectStore::open(sub);
             auto run = s.runs().front();
@@ -285,6 +326,53 @@ private slots:
         }
     }
 
+    /** Jobs that cannot reach the engine (192.0.2.1 is reserved for documentation) are
+     *  resubmitted --slurm-max-requeues times, then the failure is reported. */
+    void unreachable_engine_fails_after_requeues() {
+        const fs::path project = kftest::temp_dir("slurm-unreachable");
+        auto args = evolve_args(project, 2);
+        args.insert(args.end(), {"--slurm-connect-host", "192.0.2.1", "--slurm-max-requeues", "1"});
+        args.insert(args.begin(), kftest::cli_path().string());
+        auto r = run_process(args, std::chrono::minutes(3));
+        QVERIFY2(r.exit_code == 5, r.output.c_str());
+        QVERIFY2(r.output.find("lost 2 times in a row") != std::string::npos, r.output.c_str());
+        QVERIFY2(r.output.find("before it connected") != std::string::npos, r.output.c_str());
+        const std::string relay_log = kftest::read_file(project / "slurm" / "kf-relay.log");
+        int submissions = 0;
+        for (auto at = relay_log.find("submitted job"); at != std::string::npos;
+             at = relay_log.find("submitted job", at + 1))
+            ++submissions;
+        QVERIFY2(submissions == 2, relay_log.c_str());  // the first job and one resubmission
+        expect_no_live_jobs();
+    }
+
+    /** A worker that dies in its job (here by SIGSEGV) ends the relay the same way: the engine
+     *  sees what a local worker would have shown it, and the job is not resubmitted. */
+    void worker_crash_in_a_job_is_mirrored() {
+        const fs::path spool = kftest::temp_dir("slurm-crash");
+        WorkerConfig w;
+        w.command = {"/bin/sh", "-c", "read request; kill -SEGV $$"};
+        ExecutorOptions ex;
+        ex.kind = ExecutorKind::Slurm;
+        ex.slurm.spool_dir = spool;
+        WorkerConfig relay = executor_worker(ex, w, kftest::cli_path());
+        QCOMPARE(relay.command.at(1), std::string("slurm-relay"));
+        LineProcess p;
+        QVERIFY2(p.start(relay.command, relay.log), p.error().c_str());
+        QVERIFY(p.write_line(R"({"id": "1", "cmd": "hello"})"));
+        std::vector<std::string> lines;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+        while (auto line = p.read_line(deadline)) lines.push_back(*line);
+        QVERIFY2(p.eof(), "the relay did not end");
+        p.stop(std::chrono::seconds(5));
+        QVERIFY2(p.exit_description().find("SIGSEGV") != std::string::npos, p.exit_description().c_str());
+        QVERIFY(!lines.empty());
+        QVERIFY2(lines.back().find("slurm:") != std::string::npos, lines.back().c_str());  // where it ran
+        const std::string log = kftest::read_file(spool / "kf-relay.log");
+        QVERIFY2(log.find("ended: signal 11 (SIGSEGV)") != std::string::npos, log.c_str());
+        QVERIFY2(log.find("lost") == std::string::npos, log.c_str());
+    }
+
     /** A job sbatch refuses is reported at start-up, as a missing device. */
     void refused_submission_is_reported() {
         const fs::path project = kftest::temp_dir("slurm-refused");
@@ -294,8 +382,9 @@ private slots:
         auto r = run_process(args, std::chrono::minutes(2));
         QVERIFY2(r.exit_code == 5, r.output.c_str());
         QVERIFY2(r.output.find("sbatch refused the worker job") != std::string::npos, r.output.c_str());
-        QVERIFY2(r.output.find("no_such_partition") != std::string::npos || r.output.find("partition") != std::string::npos,
-                 r.output.c_str());
+        QVERIFY2(
+            r.output.find("no_such_partition") != std::string::npos || r.output.find("partition") != std::string::npos,
+            r.output.c_str());
     }
 };
 

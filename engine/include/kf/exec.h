@@ -30,7 +30,7 @@ struct SlurmOptions {
     std::filesystem::path spool_dir;
     /** The address jobs connect back to; empty: this host's name and its IPv4 addresses, tried in turn. */
     std::string connect_host;
-    int max_requeues = 3;                  ///< job losses tolerated while one request is in flight
+    int max_requeues = 3;  ///< job losses tolerated while one request is in flight
 
     nlohmann::json to_json() const;
     static SlurmOptions from_json(const nlohmann::json& j);

@@ -20,12 +20,14 @@ void add_executor_options(CLI::App* c, ExecutorArgs& a) {
                   "Folder for job scripts and logs, on a filesystem the nodes share (default: <project>/slurm)");
     c->add_option("--slurm-connect-host", s.connect_host,
                   "Address the jobs connect back to (default: this host's name and addresses, tried in turn)");
-    c->add_option("--slurm-sbatch-arg", s.sbatch_args, "A further sbatch option, e.g. --slurm-sbatch-arg=--qos=low (repeatable)");
+    c->add_option("--slurm-sbatch-arg", s.sbatch_args,
+                  "A further sbatch option, e.g. --slurm-sbatch-arg=--qos=low (repeatable)");
     c->add_option("--slurm-max-requeues", s.max_requeues, "Lost jobs tolerated in a row before an evaluation fails")
         ->capture_default_str()
         ->check(CLI::Range(0, 1000));
     c->add_flag("--slurm-array", a.array,
-                "With --executor slurm: submit the searches (one per task) as one job array, each in <project>/<task>, and return");
+                "With --executor slurm: submit the searches (one per task) as one job array, each in <project>/<task>, "
+                "and return");
 }
 
 int resolve_executor(ExecutorArgs& a, const std::filesystem::path& project) {

@@ -32,21 +32,22 @@ std::string number(double v) {
 /** The options of one element's `kfoundry evolve`: the same search, the local executor. */
 std::vector<std::string> element_options(const EvolveArgs& a) {
     const EvolveOptions& o = a.options;
-    std::vector<std::string> out = {"--backend", a.backend,
-                                    "--islands", std::to_string(o.search.islands.islands),
+    std::vector<std::string> out = {"--backend",    a.backend,
+                                    "--islands",    std::to_string(o.search.islands.islands),
                                     "--population", std::to_string(o.search.islands.population),
-                                    "--budget", std::to_string(o.search.budget),
-                                    "--seed", std::to_string(o.search.seed),
-                                    "--trials", std::to_string(o.eval.trials),
-                                    "--timeout", number(o.eval.timeout_s),
-                                    "--min-time", number(o.eval.min_time_ms),
-                                    "--min-gain", number(a.min_gain)};
+                                    "--budget",     std::to_string(o.search.budget),
+                                    "--seed",       std::to_string(o.search.seed),
+                                    "--trials",     std::to_string(o.eval.trials),
+                                    "--timeout",    number(o.eval.timeout_s),
+                                    "--min-time",   number(o.eval.min_time_ms),
+                                    "--min-gain",   number(a.min_gain)};
     if (o.search.time_limit_s > 0) out.insert(out.end(), {"--time", number(o.search.time_limit_s)});
     if (o.search.stagnation_stop > 0) out.insert(out.end(), {"--stagnation", std::to_string(o.search.stagnation_stop)});
     if (o.resume) out.push_back("--resume");
     if (o.experience_library.empty()) out.push_back("--no-library");
     if (!o.profile) out.push_back("--no-profile");
-    if (!a.llm_config.empty()) out.insert(out.end(), {"--llm-config", std::filesystem::absolute(a.llm_config).string()});
+    if (!a.llm_config.empty())
+        out.insert(out.end(), {"--llm-config", std::filesystem::absolute(a.llm_config).string()});
     return out;
 }
 

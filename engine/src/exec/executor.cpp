@@ -12,8 +12,9 @@ namespace kf {
 using nlohmann::json;
 
 json SlurmOptions::to_json() const {
-    return {{"partition", partition},   {"gpus", gpus},           {"time", time_limit},
-            {"account", account},       {"sbatch_args", sbatch_args}, {"spool_dir", spool_dir.string()},
+    return {{"partition", partition},       {"gpus", gpus},
+            {"time", time_limit},           {"account", account},
+            {"sbatch_args", sbatch_args},   {"spool_dir", spool_dir.string()},
             {"connect_host", connect_host}, {"max_requeues", max_requeues}};
 }
 
@@ -43,7 +44,8 @@ std::vector<std::string> worker_argv(const WorkerConfig& w) {
             std::to_string(w.device)};
 }
 
-WorkerConfig executor_worker(const ExecutorOptions& ex, const WorkerConfig& worker, const std::filesystem::path& kfoundry) {
+WorkerConfig executor_worker(const ExecutorOptions& ex, const WorkerConfig& worker,
+                             const std::filesystem::path& kfoundry) {
     if (ex.kind == ExecutorKind::Local) return worker;
     WorkerConfig inner = worker;
     inner.device = 0;  // inside the allocation, the job's GPU is the first one it sees
@@ -52,7 +54,9 @@ WorkerConfig executor_worker(const ExecutorOptions& ex, const WorkerConfig& work
     if (opt.spool_dir.empty()) opt.spool_dir = std::filesystem::current_path() / "kfoundry-slurm";
     opt.spool_dir = std::filesystem::absolute(opt.spool_dir);
     std::filesystem::path exe = kfoundry.empty() ? executable_dir() / "kfoundry" : kfoundry;
-    json config = {{"slurm", opt.to_json()}, {"worker", worker_argv(inner)}, {"kfoundry", std::filesystem::absolute(exe).string()}};
+    json config = {{"slurm", opt.to_json()},
+                   {"worker", worker_argv(inner)},
+                   {"kfoundry", std::filesystem::absolute(exe).string()}};
     WorkerConfig out = worker;
     out.command = {std::filesystem::absolute(exe).string(), "slurm-relay", config.dump()};
     // The relay's own log (submissions, losses, resubmissions); the worker's goes to its job's log.

@@ -96,7 +96,8 @@ int connect_to(const std::string& host, int port, std::chrono::milliseconds time
             rc = ::poll(&p, 1, static_cast<int>(timeout.count())) == 1 ? 0 : -1;
             int so_error = ETIMEDOUT;
             socklen_t len = sizeof so_error;
-            if (rc == 0 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) == 0 && so_error == 0) rc = 0;
+            if (rc == 0 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) == 0 && so_error == 0)
+                rc = 0;
             else {
                 rc = -1;
                 errno = so_error;
@@ -155,8 +156,10 @@ std::string random_token() {
 std::string shell_quote(const std::string& word) {
     std::string out = "'";
     for (char c : word) {
-        if (c == '\'') out += "'\\''";
-        else out += c;
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
     }
     return out + "'";
 }

@@ -27,9 +27,13 @@ namespace {
 using nlohmann::json;
 
 std::atomic<bool> g_ending{false};
-void on_end(int) { g_ending = true; }
+void on_end(int) {
+    g_ending = true;
+}
 
-void log(const std::string& message) { std::cerr << "kfoundry slurm-agent: " << message << std::endl; }
+void log(const std::string& message) {
+    std::cerr << "kfoundry slurm-agent: " << message << std::endl;
+}
 
 /** The worker, in its own process group, with pipes for its stdin and stdout. */
 struct Child {
@@ -66,6 +70,22 @@ struct Child {
         }
         pid = -1;
         return status;
+    }
+    /** After its stdout closed: its exit status, killing it if it lingers more than 5 s. */
+    int wait_after_close() {
+        for (int i = 0; i < 100; ++i) {
+            int status = 0;
+            pid_t r = ::waitpid(pid, &status, WNOHANG);
+            if (r == pid) {
+                pid = -1;
+                return status;
+            }
+            if (r < 0 && errno != EINTR) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        ::kill(-pid, SIGKILL);
+        ::kill(pid, SIGKILL);
+        return wait();
     }
     void kill() {
         if (pid > 0) {
@@ -135,8 +155,10 @@ int slurm_agent_main(const std::filesystem::path& connect_file) {
     Child worker;
     if (argv.empty() || !worker.start(argv)) {
         log("cannot start the worker");
-        exec::write_line(sock, json{{"kf_relay", "exit"}, {"code", 127}, {"signal", 0},
-                                    {"description", "the worker could not be started"}}.dump());
+        exec::write_line(
+            sock,
+            json{{"kf_relay", "exit"}, {"code", 127}, {"signal", 0}, {"description", "the worker could not be started"}}
+                .dump());
         ::close(sock);
         return 1;
     }
@@ -166,7 +188,7 @@ int slurm_agent_main(const std::filesystem::path& connect_file) {
             return 0;
         }
         if (out == Copy::ReadEnd) {
-            const int status = worker.wait();
+            const int status = worker.wait_after_close();
             const bool by_signal = WIFSIGNALED(status);
             const int sig = by_signal ? WTERMSIG(status) : 0;
             // Slurm signals every process of an ending job: a worker killed that way is the
@@ -183,7 +205,8 @@ int slurm_agent_main(const std::filesystem::path& connect_file) {
             exec::write_line(sock, json{{"kf_relay", "exit"},
                                         {"code", WIFEXITED(status) ? WEXITSTATUS(status) : -1},
                                         {"signal", sig},
-                                        {"description", description}}.dump());
+                                        {"description", description}}
+                                       .dump());
             ::close(sock);
             return 0;
         }

@@ -19,8 +19,12 @@ std::string trim(std::string s) {
 
 Submission submit_job(const SlurmOptions& opt, const std::filesystem::path& script, const std::string& name,
                       const std::vector<std::string>& extra, const std::string& output) {
-    std::vector<std::string> argv = {"sbatch", "--parsable", "--no-requeue", "--job-name=" + name,
-                                     "--chdir=" + opt.spool_dir.string(), "--output=" + (opt.spool_dir / output).string()};
+    std::vector<std::string> argv = {"sbatch",
+                                     "--parsable",
+                                     "--no-requeue",
+                                     "--job-name=" + name,
+                                     "--chdir=" + opt.spool_dir.string(),
+                                     "--output=" + (opt.spool_dir / output).string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     if (!opt.partition.empty()) argv.push_back("--partition=" + opt.partition);
     if (!opt.account.empty()) argv.push_back("--account=" + opt.account);
@@ -47,8 +51,8 @@ Submission submit_job(const SlurmOptions& opt, const std::filesystem::path& scri
 }
 
 std::string job_state(const std::string& job) {
-    ProcessResult r = run_process({"squeue", "--noheader", "--states=all", "--jobs=" + job, "--format=%T"},
-                                  std::chrono::seconds(30));
+    ProcessResult r =
+        run_process({"squeue", "--noheader", "--states=all", "--jobs=" + job, "--format=%T"}, std::chrono::seconds(30));
     std::string out = trim(r.output);
     if (r.exit_code == 0) return out.empty() ? "GONE" : out.substr(0, out.find('\n'));
     if (out.find("Invalid job id") != std::string::npos) return "GONE";
@@ -72,8 +76,8 @@ namespace kf {
 
 std::string submit_job_array(const SlurmOptions& opt, const std::filesystem::path& script, int count,
                              const std::string& name) {
-    exec::Submission s = exec::submit_job(opt, script, name, {"--array=0-" + std::to_string(count - 1)},
-                                          "kf-search-%A_%a.log");
+    exec::Submission s =
+        exec::submit_job(opt, script, name, {"--array=0-" + std::to_string(count - 1)}, "kf-search-%A_%a.log");
     if (s.job.empty()) throw Error("sbatch refused the job array: " + s.error);
     return s.job;
 }

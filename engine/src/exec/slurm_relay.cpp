@@ -32,9 +32,13 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 std::atomic<bool> g_terminate{false};
-void on_terminate(int) { g_terminate = true; }
+void on_terminate(int) {
+    g_terminate = true;
+}
 
-void log(const std::string& message) { std::cerr << "kfoundry slurm-relay: " << message << std::endl; }
+void log(const std::string& message) {
+    std::cerr << "kfoundry slurm-relay: " << message << std::endl;
+}
 
 class Relay {
 public:
@@ -47,8 +51,10 @@ public:
         listen_fd_ = exec::listen_any(port_);
         token_ = exec::random_token();
         std::string error;
-        if (listen_fd_ < 0) failed_ = "cannot listen for the job's connection";
-        else if (!submit(error)) failed_ = error;
+        if (listen_fd_ < 0)
+            failed_ = "cannot listen for the job's connection";
+        else if (!submit(error))
+            failed_ = error;
         if (!failed_.empty()) log(failed_);
         exec::LineReader engine(STDIN_FILENO);
         for (;;) {
@@ -92,7 +98,8 @@ private:
         connect_file_ = opt_.spool_dir / (stem + ".json");
         script_file_ = opt_.spool_dir / (stem + ".sh");
         std::vector<std::string> addresses;
-        if (!opt_.connect_host.empty()) addresses.push_back(opt_.connect_host);
+        if (!opt_.connect_host.empty())
+            addresses.push_back(opt_.connect_host);
         else {
             addresses.push_back(host_name());
             for (const auto& a : exec::local_addresses()) addresses.push_back(a);
@@ -112,7 +119,8 @@ private:
         {
             std::ofstream script(script_file_);
             script << "#!/bin/sh\n# A Kernel Foundry evaluation worker (docs/cluster.md).\nexec "
-                   << exec::shell_quote(kfoundry_) << " slurm-agent " << exec::shell_quote(connect_file_.string()) << "\n";
+                   << exec::shell_quote(kfoundry_) << " slurm-agent " << exec::shell_quote(connect_file_.string())
+                   << "\n";
             if (!script) {
                 error = "cannot write " + script_file_.string();
                 return false;
@@ -172,7 +180,10 @@ private:
             if (cmd != "shutdown") emit({{"id", id}, {"progress", where()}});
         } else if (cmd != "shutdown") {
             emit({{"id", id},
-                  {"progress", {{"stage", "queued"}, {"what", "waiting for Slurm job " + job_ + " (" + job_state_ + ")"}, {"hold", true}}}});
+                  {"progress",
+                   {{"stage", "queued"},
+                    {"what", "waiting for Slurm job " + job_ + " (" + job_state_ + ")"},
+                    {"hold", true}}}});
         }
     }
 
@@ -196,7 +207,8 @@ private:
         json h = hello ? json::parse(*hello, nullptr, false) : json();
         if (!h.is_object() || h.value("token", "") != token_ || h.value("job", "") != job_) {
             // A stranger, or a job of an earlier submission that started late.
-            log("refused a connection" + (h.is_object() ? " from job " + h.value("job", std::string("?")) : std::string()));
+            log("refused a connection" +
+                (h.is_object() ? " from job " + h.value("job", std::string("?")) : std::string()));
             ::close(fd);
             return;
         }
@@ -272,7 +284,8 @@ private:
         ++losses_;
         log(why);
         if (losses_ > opt_.max_requeues) {
-            failed_ = "the Slurm worker job was lost " + std::to_string(losses_) + " times in a row (last: " + why + ")";
+            failed_ =
+                "the Slurm worker job was lost " + std::to_string(losses_) + " times in a row (last: " + why + ")";
             fail_all(failed_);
             job_.clear();
             return;
