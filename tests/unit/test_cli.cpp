@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kf/exec.h"
 #include "kf/process.h"
 #include "testsupport.h"
 
@@ -96,6 +97,7 @@ private slots:
         json d = json::parse(r.output.substr(r.output.find('{')));
         QCOMPARE(d["status"].get<std::string>(), std::string("incorrect"));
         QCOMPARE(d["schema_version"].get<int>(), 1);
+        QCOMPARE(d.value("ran_on", std::string()), kf::host_name());  // a local worker: this host
 
         // Several candidates in one run: JSON lines, one record each, in order.
         r = cli({"eval", task, host_candidate("correct"), host_candidate("nan"), "--backend", "host", "--json",

@@ -272,25 +272,60 @@ private slots:
         {
             auto store = kf::ProjectStore::create(dir, "wal");
             QCOMPARE(store.journal_mode(), std::string("wal"));
-            QCOMPARE(store.schema_version(), 1);
-            QCOMPARE(store.migrations_applied(), 1);
+            QCOMPARE(store.schema_version(), 2);
+            QCOMPARE(store.migrations_applied(), 2);
             store.add_run("softmax", nlohmann::json::object());
         }
         const fs::path db = dir / "project.db";
-        QCOMPARE(raw_int(db, "PRAGMA user_version"), std::int64_t(1));
+        QCOMPARE(raw_int(db, "PRAGMA user_version"), std::int64_t(2));
         QCOMPARE(raw_int(db, "PRAGMA application_id"), std::int64_t(kf::kStoreApplicationId));
         for (int i = 0; i < 2; ++i) {
             auto store = kf::ProjectStore::open_or_create(dir, "ignored");
             QCOMPARE(store.name(), std::string("wal"));
             QCOMPARE(store.migrations_applied(), 0);
-            QCOMPARE(store.schema_version(), 1);
+            QCOMPARE(store.schema_version(), 2);
             QCOMPARE(store.journal_mode(), std::string("wal"));
             QCOMPARE(store.runs().size(), std::size_t(1));
         }
-        QCOMPARE(raw_int(db, "PRAGMA user_version"), std::int64_t(1));
+        QCOMPARE(raw_int(db, "PRAGMA user_version"), std::int64_t(2));
         auto fresh = kf::ProjectStore::open_or_create(dir / "sub", "fresh");
         QCOMPARE(fresh.name(), std::string("fresh"));
-        QCOMPARE(fresh.migrations_applied(), 1);
+        QCOMPARE(fresh.migrations_applied(), 2);
+    }
+
+    /** Migration 2 adds evaluations.ran_on to a version-1 project; old rows read as ''. */
+    void migratesVersion1AddingRanOn() {
+        const fs::path dir = kftest::temp_dir("store-v1");
+        std::int64_t old_eval = 0, cand = 0;
+        {
+            auto store = kf::ProjectStore::create(dir, "v1");
+            const auto run = store.add_run("softmax", nlohmann::json::object());
+            kf::CandidateRecord c;
+            c.run_id = run;
+            c.task = "softmax";
+            c.source = "k";
+            cand = store.add_candidate(c);
+            kf::Diagnosis d;
+            d.status = kf::Status::Ok;
+            old_eval = store.add_evaluation(cand, d);
+        }
+        // Back to what a version-1 build wrote.
+        raw_exec(dir / "project.db", "ALTER TABLE evaluations DROP COLUMN ran_on; PRAGMA user_version = 1;");
+        auto store = kf::ProjectStore::open(dir);
+        QCOMPARE(store.migrations_applied(), 1);
+        QCOMPARE(store.schema_version(), 2);
+        QCOMPARE(raw_int(dir / "project.db", "PRAGMA user_version"), std::int64_t(2));
+        auto before = store.evaluation_of(cand);
+        QCOMPARE(before->id, old_eval);
+        QCOMPARE(before->ran_on, std::string());
+        kf::Diagnosis d;
+        d.status = kf::Status::Ok;
+        d.ran_on = "slurm:7@node3";
+        store.add_evaluation(cand, d);
+        auto after = store.evaluation_of(cand);
+        QCOMPARE(after->ran_on, std::string("slurm:7@node3"));
+        QCOMPARE(after->diagnosis.value("ran_on", std::string()), std::string("slurm:7@node3"));
+        QVERIFY(!before->diagnosis.contains("ran_on"));  // absent until a worker was reached
     }
 
     void finishesAnInterruptedCreate() {
@@ -300,8 +335,8 @@ private slots:
         write_project_file(dir);
         kftest::write_file(dir / "project.db", "");
         auto store = kf::ProjectStore::open(dir);
-        QCOMPARE(store.migrations_applied(), 1);
-        QCOMPARE(store.schema_version(), 1);
+        QCOMPARE(store.migrations_applied(), 2);
+        QCOMPARE(store.schema_version(), 2);
         QVERIFY(store.add_run("softmax", nlohmann::json::object()) > 0);
     }
 
@@ -417,7 +452,7 @@ private slots:
         const fs::path dir = kftest::temp_dir("store-newer");
         { kf::ProjectStore::create(dir, "newer"); }
         raw_exec(dir / "project.db", "PRAGMA user_version = 999;");
-        expect_refused(dir, {"project.db", "schema version 999", "newer than this build supports (1)"});
+        expect_refused(dir, {"project.db", "schema version 999", "newer than this build supports (2)"});
     }
 
     void refusesADamagedDatabase() {

@@ -134,6 +134,8 @@ struct Diagnosis {
     std::vector<std::string> advice;  ///< remedies for the router, e.g. "repair_compile"
     std::int64_t kernel_launches = -1;  ///< kernels the candidate launched in one call; -1 unknown
     double eval_seconds = 0;  ///< wall time of the worker's part (correctness, integrity, timing)
+    /** Where the worker's part ran: a host name, or "slurm:<job>@<node>" (docs/cluster.md); empty: not run. */
+    std::string ran_on;
 
     bool ok() const { return status == Status::Ok; }
     /** Speedup when correct and timed, else 0. */

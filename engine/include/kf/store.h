@@ -21,7 +21,7 @@
 namespace kf {
 
 /** Schema version this build writes; older databases are migrated on open, newer refused. */
-inline constexpr int kStoreSchemaVersion = 1;
+inline constexpr int kStoreSchemaVersion = 2;
 /** PRAGMA application_id of a project database ("KFDN"). */
 inline constexpr std::int32_t kStoreApplicationId = 0x4B46444E;
 /** Format number of project.kfproj. */
@@ -70,6 +70,7 @@ struct EvaluationRecord {
     double fitness = 0;
     nlohmann::json diagnosis;  ///< kf::Diagnosis in its JSON form
     std::string created;
+    std::string ran_on;  ///< where it ran: a host name, or "slurm:<job>@<node>" (kf::Diagnosis::ran_on)
 };
 
 /** Something that happened during a run, for the log and the live views. */

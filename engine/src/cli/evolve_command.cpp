@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -139,6 +140,7 @@ int run_evolve(const EvolveArgs& args) {
     EvaluatorConfig cfg;
     cfg.worker.backend = *backend;
     if (!args.worker.empty()) cfg.worker.worker = args.worker;
+    cfg.worker = executor_worker(args.executor.options, cfg.worker);
     Evaluator evaluator(cfg);
     try {
         evaluator.worker().hello();
@@ -195,14 +197,31 @@ int list_runs(const std::filesystem::path& project, bool as_json) {
     json out = json::array();
     for (const auto& r : store.runs()) {
         auto best = store.best(r.id);
-        int evals = static_cast<int>(store.evaluations(r.id).size());
+        const auto evaluations = store.evaluations(r.id);
+        int evals = static_cast<int>(evaluations.size());
         double fit = best ? best->second.fitness : 0.0;
-        if (as_json)
+        // Where the evaluations ran (docs/cluster.md), in the order each place first appears.
+        std::vector<std::pair<std::string, int>> places;
+        for (const auto& e : evaluations) {
+            if (e.ran_on.empty()) continue;
+            auto it = std::find_if(places.begin(), places.end(), [&](const auto& p) { return p.first == e.ran_on; });
+            if (it == places.end()) places.emplace_back(e.ran_on, 1);
+            else ++it->second;
+        }
+        if (as_json) {
+            json ran_on = json::array();
+            for (const auto& [where, n] : places) ran_on.push_back({{"where", where}, {"evaluations", n}});
             out.push_back({{"run", r.id}, {"task", r.task}, {"state", r.state}, {"evaluations", evals}, {"best", fit},
-                           {"stop_reason", r.stop_reason}, {"created", r.created}});
-        else
-            std::printf("%4lld  %-18s %-8s %5d evals  best %6.2fx  %s\n", static_cast<long long>(r.id), r.task.c_str(),
-                        r.state.c_str(), evals, fit, r.stop_reason.c_str());
+                           {"stop_reason", r.stop_reason}, {"created", r.created}, {"ran_on", ran_on}});
+        } else {
+            std::string where;
+            for (std::size_t i = 0; i < places.size() && i < 3; ++i)
+                where += (i ? ", " : "") + places[i].first + " (" + std::to_string(places[i].second) + ")";
+            if (places.size() > 3) where += " and " + std::to_string(places.size() - 3) + " more";
+            std::printf("%4lld  %-18s %-8s %5d evals  best %6.2fx  %s%s%s\n", static_cast<long long>(r.id), r.task.c_str(),
+                        r.state.c_str(), evals, fit, r.stop_reason.c_str(), where.empty() ? "" : "  ran on ",
+                        where.c_str());
+        }
     }
     if (as_json) std::cout << out.dump(2) << "\n";
     return kExitOk;

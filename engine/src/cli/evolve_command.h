@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "executor_options.h"
 #include "kf/evolution.h"
 
 namespace kf::cli {
@@ -18,6 +19,7 @@ struct EvolveArgs {
     std::string llm_config;  ///< LLM experts configuration (docs/llm.md); empty: built-in experts only
     bool as_json = false;    ///< progress on stderr, the runs' summaries (kf::RunSummary) as JSON on stdout
     double min_gain = 1.02;  ///< speedup over the reference that counts as an improvement
+    ExecutorArgs executor;   ///< where the worker runs (docs/cluster.md)
 };
 
 /** `evolve` ran, found correct candidates, but none beat the reference by min_gain. */

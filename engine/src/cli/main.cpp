@@ -8,6 +8,7 @@
 
 #include "kf/error.h"
 #include "kf/evaluator.h"
+#include "kf/exec.h"
 #include "kf/library.h"
 #include "kf/paths.h"
 #include "kf/task.h"
@@ -16,6 +17,7 @@
 #include "library_command.h"
 #include "profile_command.h"
 #include "report.h"
+#include "search_array.h"
 
 namespace {
 
@@ -158,6 +160,10 @@ int cmd_device_info(const std::string& backend_s, bool as_json, bool remeasure, 
 }  // namespace
 
 int main(int argc, char** argv) {
+    // The two ends of a worker that runs as a Slurm job (docs/cluster.md), started by the
+    // engine and by the job, never by hand.
+    if (argc == 3 && std::string(argv[1]) == "slurm-relay") return kf::slurm_relay_main(argv[2]);
+    if (argc == 3 && std::string(argv[1]) == "slurm-agent") return kf::slurm_agent_main(argv[2]);
     CLI::App app{"Kernel Foundry: turn a reference computation into a fast, verified GPU kernel"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("kfoundry ") + KF_VERSION_STRING);
@@ -247,6 +253,7 @@ int main(int argc, char** argv) {
     evolve->add_option("--min-gain", ev.min_gain, "Speedup over the reference that counts as an improvement")
         ->capture_default_str()
         ->check(CLI::Range(1.0, 1000.0));
+    cli::add_executor_options(evolve, ev.executor);
 
     auto* runs = app.add_subcommand("runs", "List the runs of a project");
     runs->add_option("--project", project_s, "Project folder")->required()->check(CLI::ExistingDirectory);
@@ -319,8 +326,10 @@ int main(int argc, char** argv) {
             ev.project = project_s;
             ev.worker = worker_path;
             ev.options.search.time_limit_s = time_limit;
+            if (int rc = cli::resolve_executor(ev.executor, ev.project); rc != kExitOk) return rc;
             if (!no_library) ev.options.experience_library = ExperienceLibrary::user_library_path();
             ev.options.profile = !no_profile;
+            if (ev.executor.array) return cli::submit_search_array(ev);
             return cli::run_evolve(ev);
         }
         if (runs->parsed()) return cli::list_runs(project_s, json_out);

@@ -294,6 +294,7 @@ void to_json(json& j, const Diagnosis& v) {
     KF_W(integrity);
     KF_W(kernel_launches);
     KF_W(eval_seconds);
+    if (!v.ran_on.empty()) KF_W(ran_on);
     KF_W(advice);
 }
 
@@ -317,6 +318,7 @@ void from_json(const json& j, Diagnosis& v) {
     KF_R(integrity);
     KF_R(kernel_launches);
     KF_R(eval_seconds);
+    KF_R(ran_on);
     KF_R(advice);
 }
 

@@ -65,6 +65,12 @@ bool WorkerClient::ensure_started(std::string& error) {
     while (auto line = impl_->proc.read_line(deadline)) {
         json j = json::parse(*line, nullptr, false);
         if (j.is_object() && j.value("id", json()) == id) {
+            if (j.contains("progress")) {
+                // A relay waiting for a cluster allocation (docs/cluster.md) holds the clock.
+                if (j["progress"].is_object() && j["progress"].value("hold", false))
+                    deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+                continue;
+            }
             if (!j.value("ok", false)) {
                 error = j.value("error", "the worker refused to start");
                 impl_->proc.kill();
@@ -125,6 +131,11 @@ WorkerClient::Reply WorkerClient::request(json req, std::chrono::milliseconds ti
         json j = json::parse(*line, nullptr, false);
         if (!j.is_object() || j.value("id", json()) != id) continue;  // stray output
         if (j.contains("progress")) {
+            if (j["progress"].is_object() && j["progress"].value("hold", false)) {
+                // The request is waiting for a (re)started cluster job: its time limit starts again.
+                deadline = std::chrono::steady_clock::now() + timeout;
+                continue;
+            }
             reply.last_progress = j["progress"];
             if (on_progress) on_progress(j["progress"]);
             continue;

@@ -13,7 +13,7 @@ const char* kCandidateColumns =
     "c.tunables, c.parents, c.created, c.family";
 constexpr int kCandidateColumnCount = 14;
 
-const char* kEvaluationColumns = "e.id, e.candidate_id, e.status, e.fitness, e.diagnosis, e.created";
+const char* kEvaluationColumns = "e.id, e.candidate_id, e.status, e.fitness, e.diagnosis, e.created, e.ran_on";
 
 // Reads the candidate columns starting at column `at`.
 CandidateRecord read_candidate(store::Statement& s, const ProjectStore::Impl& impl, int at = 0) {
@@ -46,6 +46,7 @@ EvaluationRecord read_evaluation(store::Statement& s, const ProjectStore::Impl& 
     e.fitness = s.column_double(at + 3);
     e.diagnosis = store::parse_json(impl, s.column_text(at + 4), "evaluations.diagnosis");
     e.created = s.column_text(at + 5);
+    e.ran_on = s.column_text(at + 6);
     return e;
 }
 
@@ -134,10 +135,10 @@ std::int64_t ProjectStore::add_evaluation(std::int64_t candidate, const Diagnosi
     to_json(j, d);
     store::WriteScope scope(*impl_);
     store::Statement s(impl_->db,
-                       "INSERT INTO evaluations (candidate_id, status, fitness, diagnosis, created) "
-                       "VALUES (?1, ?2, ?3, ?4, ?5)");
+                       "INSERT INTO evaluations (candidate_id, status, fitness, diagnosis, created, ran_on) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     s.bind(1, candidate).bind(2, std::string_view(to_string(d.status))).bind(3, d.fitness());
-    s.bind(4, j.dump()).bind(5, store::iso_now()).run();
+    s.bind(4, j.dump()).bind(5, store::iso_now()).bind(6, d.ran_on).run();
     const std::int64_t id = impl_->db.last_insert_id();
     scope.done();
     return id;

@@ -78,6 +78,12 @@ CREATE TABLE run_state (
 );
 )sql";
 
+// Migration 2: where each evaluation ran (docs/cluster.md): the host name of a local worker,
+// "slurm:<job>@<node>" for a worker that ran as a Slurm job; '' for evaluations recorded before.
+const char* kMigration2 = R"sql(
+ALTER TABLE evaluations ADD COLUMN ran_on TEXT NOT NULL DEFAULT '';
+)sql";
+
 // What a schema looks like: every table and index by name, with its columns (tables) or
 // its table (indexes). Compared by name and shape, not by SQL text.
 using Shape = std::map<std::string, std::vector<std::string>>;
@@ -129,7 +135,7 @@ std::string describe_difference(const Shape& have, const Shape& want) {
 }  // namespace
 
 const std::vector<std::string>& migrations() {
-    static const std::vector<std::string> list = {kMigration1};
+    static const std::vector<std::string> list = {kMigration1, kMigration2};
     return list;
 }
 
