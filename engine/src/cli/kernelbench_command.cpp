@@ -341,7 +341,7 @@ void on_search_interrupt(int) { g_search_stop = true; }
 
 /** What the project's latest search run of a problem spent: evaluations and LLM usage. */
 struct Spent {
-    std::int64_t evaluations = 0, tokens = 0;
+    std::int64_t evaluations = 0, tokens = 0, calls = 0;
     double cost = 0;
 };
 
@@ -355,6 +355,7 @@ Spent spent_by(ProjectStore& store, const std::string& task) {
     if (auto llm = store.get_state(latest->id, "llm"); llm && llm->contains("usage")) {
         const json& t = (*llm)["usage"].value("totals", json::object());
         s.tokens = t.value("input_tokens", std::int64_t{0}) + t.value("output_tokens", std::int64_t{0});
+        s.calls = t.value("calls", std::int64_t{0});
         s.cost = t.value("cost", 0.0);
     }
     return s;
@@ -423,6 +424,7 @@ int cmd_run_search(KernelBenchArgs& a) {
                 others.evaluations += o.evaluations;
                 others.tokens += o.tokens;
                 others.cost += o.cost;
+                others.calls += o.calls;
             }
         std::printf("[%zu/%zu] %s\n", i + 1, to_run.size(), p.key().c_str());
         kb::ProblemSearchOptions o;
@@ -453,7 +455,11 @@ int cmd_run_search(KernelBenchArgs& a) {
             if (rest <= 0) exhausted = "cost";
             o.budgets.max_cost = tighter(o.budgets.max_cost, std::max(1e-9, rest / static_cast<double>(left)));
         }
-        if (level_calls > 0) o.budgets.max_calls = level_calls;
+        if (level_calls > 0) {
+            std::int64_t rest = level_calls - others.calls;
+            if (rest <= 0) exhausted = "calls";
+            o.budgets.max_calls = std::max<std::int64_t>(1, rest / left);
+        }
         if (s.level_time_s > 0) {
             double rest = s.level_time_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             if (rest <= 0) exhausted = "time";
