@@ -498,7 +498,6 @@ int cmd_run_search(KernelBenchArgs& a) {
                     static_cast<long long>(t.value("calls", std::int64_t{0})),
                     static_cast<long long>(t.value("input_tokens", std::int64_t{0}) + t.value("output_tokens", std::int64_t{0})),
                     t.value("cost", 0.0));
-        if (!r.pattern.empty()) std::printf("  library: pattern %s\n", r.pattern.c_str());
         std::fflush(stdout);
     }
     if (g_search_stop) std::printf("stopped; `kfoundry kernelbench run` with the same options resumes\n");
