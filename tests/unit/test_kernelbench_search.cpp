@@ -164,6 +164,37 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, kb::parse_model_new("```python\nclass ModelNew:\n", parent));
     }
 
+    /** A child built quickly is evaluated while a slower one is still compiling. */
+    void queue_evaluates_while_others_compile() {
+        kb::WorkerOptions w;
+        w.script = fake_worker();
+        w.build_root = kftest::temp_dir("kbs-queue-build");
+        kb::Evaluator ev(w);
+        kb::Problem p = kb::find_problem(fake_root(), 1, 1);
+        kb::EvalOptions o;
+        o.baselines = {"eager"};
+        auto q = kb::make_queue(ev, p, o, 2, kftest::temp_dir("kbs-queue-files"), 2);
+        Child slow, fast;
+        slow.id = 1;
+        slow.proposal.source = "# fake: ms=0.5\n# fake-compile-seconds: 3\nclass ModelNew: pass\n";
+        fast.id = 2;
+        fast.proposal.source = "# fake: ms=0.25\n# fake-compile-seconds: 0.1\nclass ModelNew: pass\n";
+        auto t0 = std::chrono::steady_clock::now();
+        q->submit(slow);
+        q->submit(fast);
+        std::optional<std::pair<Child, Diagnosis>> first;
+        while (!first && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30)) first = q->next(std::chrono::milliseconds(50));
+        QVERIFY(first);
+        QCOMPARE(first->first.id, std::int64_t{2});
+        QVERIFY(first->second.ok());
+        QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(2500));
+        std::optional<std::pair<Child, Diagnosis>> second;
+        while (!second && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30)) second = q->next(std::chrono::milliseconds(50));
+        QVERIFY(second);
+        QCOMPARE(second->first.id, std::int64_t{1});
+        QCOMPARE(second->second.fitness(), 4.0);  // eager 2 ms / 0.5 ms
+    }
+
     /** The prompt carries the problem, its shapes, baselines, the parent's diagnosis (integrity check by name, profiler metrics), inspirations and library notes. */
     void prompt_contents() {
         HttpTestServer server(std::vector<HttpResponse>{answer("unused")});

@@ -84,9 +84,10 @@ std::string render_prompt(const llm::LlmEnsemble& ens, const std::string& role, 
 std::string parse_model_new(const std::string& answer, const std::string& parent_source, std::string* form = nullptr);
 
 /**
- * The evaluation queue over the Python worker: children are written to `files_dir`,
- * compiled in parallel (`jobs` at a time, `kb_worker.py --compile`), then evaluated one by
- * one. `on_evaluated` sees each worker result (baselines, verdicts) on the search's thread.
+ * The evaluation queue over the Python worker: each child is written to `files_dir` and
+ * compiled when submitted (`jobs` builds at a time, `kb_worker.py --compile`), while the
+ * search's thread evaluates those already built, one at a time. `on_evaluated` sees each
+ * worker result (baselines, verdicts) on the search's thread.
  */
 std::shared_ptr<EvaluationQueue> make_queue(Evaluator& ev, const Problem& p, const EvalOptions& opt, int jobs,
                                             std::filesystem::path files_dir, int capacity,

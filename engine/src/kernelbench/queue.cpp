@@ -1,7 +1,11 @@
-// The search's evaluation queue over the Python worker: children compiled in parallel,
-// then evaluated one at a time on the worker's GPU.
+// The search's evaluation queue over the Python worker: children compiled in parallel
+// while those already built are evaluated one at a time on the worker's GPU.
+#include <algorithm>
+#include <condition_variable>
 #include <deque>
 #include <fstream>
+#include <future>
+#include <mutex>
 
 #include "kf/kernelbench_search.h"
 #include "kf/tunables.h"
@@ -12,6 +16,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/**
+ * Children compile as soon as they are submitted, `jobs` at a time, each in a process of its
+ * own (`kb_worker.py --compile`), while the search's thread evaluates those already compiled
+ * on the worker, earliest submitted first: the GPU is not idle while a build runs.
+ */
 class WorkerQueue final : public EvaluationQueue {
 public:
     WorkerQueue(Evaluator& ev, Problem p, EvalOptions opt, int jobs, fs::path files, int capacity,
@@ -23,17 +32,41 @@ public:
           files_(std::move(files)),
           capacity_(std::max(1, capacity)),
           on_evaluated_(std::move(on_evaluated)) {}
+    ~WorkerQueue() override {
+        for (auto& c : compiling_) c.info.wait();
+    }
 
     int capacity() const override { return capacity_; }
-    void submit(const Child& c) override { waiting_.push_back(c); }
 
-    std::optional<std::pair<Child, Diagnosis>> next(std::chrono::milliseconds) override {
-        if (compiled_.empty() && !waiting_.empty()) compile_waiting();
-        if (compiled_.empty()) return std::nullopt;
-        Compiled c = std::move(compiled_.front());
-        compiled_.pop_front();
+    void submit(const Child& c) override {
+        std::error_code ec;
+        fs::create_directories(files_, ec);
+        const Proposal& pr = c.proposal;
+        std::string src = pr.tunables.empty() ? pr.source : apply_tunables(pr.source, pr.tunables);
+        fs::path f = files_ / ("candidate_" + std::to_string(c.id) + ".py");
+        std::ofstream(f, std::ios::binary) << src;
+        Compiling job{c, f, {}};
+        job.info = std::async(std::launch::async, [this, f] {
+            Slot slot(*this);
+            return ev_.compile_all({f}, 1, opt_.compile_timeout_s).front();
+        });
+        compiling_.push_back(std::move(job));
+    }
+
+    std::optional<std::pair<Child, Diagnosis>> next(std::chrono::milliseconds wait) override {
+        if (compiling_.empty()) return std::nullopt;
+        auto ready = std::find_if(compiling_.begin(), compiling_.end(), [](const Compiling& c) {
+            return c.info.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+        });
+        if (ready == compiling_.end()) {
+            if (compiling_.front().info.wait_for(wait) != std::future_status::ready) return std::nullopt;
+            ready = compiling_.begin();
+        }
+        Compiling c = std::move(*ready);
+        compiling_.erase(ready);
+        CompileInfo info = c.info.get();
         Result r = ev_.evaluate(p_, c.file, opt_);
-        if (c.info.ok && r.diagnosis.compile.seconds <= 0) r.diagnosis.compile.seconds = c.info.seconds;
+        if (info.ok && r.diagnosis.compile.seconds <= 0) r.diagnosis.compile.seconds = info.seconds;
         ++evaluated_;
         if (on_evaluated_) on_evaluated_(c.child, r);
         return std::make_pair(c.child, std::move(r.diagnosis));
@@ -41,41 +74,43 @@ public:
 
     std::vector<Child> cancel_waiting() override {
         std::vector<Child> out;
-        for (auto& c : compiled_) out.push_back(c.child);
-        for (auto& c : waiting_) out.push_back(c);
-        compiled_.clear();
-        waiting_.clear();
+        for (auto& c : compiling_) {
+            c.info.wait();
+            out.push_back(c.child);
+        }
+        compiling_.clear();
         return out;
     }
 
-    nlohmann::json stats() const override { return {{"evaluated", evaluated_}, {"compile_batches", batches_}}; }
+    nlohmann::json stats() const override { return {{"evaluated", evaluated_}, {"compile_jobs", jobs_}}; }
 
 private:
-    struct Compiled {
+    struct Compiling {
         Child child;
         fs::path file;
-        CompileInfo info;
+        std::future<CompileInfo> info;
     };
-
-    /** Every waiting child written to its file and compiled, in parallel. */
-    void compile_waiting() {
-        std::vector<fs::path> paths;
-        std::vector<Child> batch(waiting_.begin(), waiting_.end());
-        waiting_.clear();
-        std::error_code ec;
-        fs::create_directories(files_, ec);
-        for (const auto& c : batch) {
-            const Proposal& pr = c.proposal;
-            std::string src = pr.tunables.empty() ? pr.source : apply_tunables(pr.source, pr.tunables);
-            fs::path f = files_ / ("candidate_" + std::to_string(c.id) + ".py");
-            std::ofstream(f, std::ios::binary) << src;
-            paths.push_back(f);
+    /** One of the `jobs` compile slots, held for one build. */
+    class Slot {
+    public:
+        explicit Slot(WorkerQueue& q) : q_(q) {
+            std::unique_lock lock(q_.mu_);
+            q_.cv_.wait(lock, [this] { return q_.busy_ < q_.jobs_; });
+            ++q_.busy_;
         }
-        auto infos = ev_.compile_all(paths, jobs_, opt_.compile_timeout_s);
-        ++batches_;
-        for (std::size_t i = 0; i < batch.size(); ++i)
-            compiled_.push_back({batch[i], paths[i], i < infos.size() ? infos[i] : CompileInfo{}});
-    }
+        ~Slot() {
+            {
+                std::lock_guard lock(q_.mu_);
+                --q_.busy_;
+            }
+            q_.cv_.notify_one();
+        }
+        Slot(const Slot&) = delete;
+        Slot& operator=(const Slot&) = delete;
+
+    private:
+        WorkerQueue& q_;
+    };
 
     Evaluator& ev_;
     Problem p_;
@@ -84,9 +119,11 @@ private:
     fs::path files_;
     int capacity_;
     std::function<void(const Child&, const Result&)> on_evaluated_;
-    std::deque<Child> waiting_;
-    std::deque<Compiled> compiled_;
-    int evaluated_ = 0, batches_ = 0;
+    std::deque<Compiling> compiling_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    int busy_ = 0;
+    int evaluated_ = 0;
 };
 
 }  // namespace
