@@ -418,6 +418,21 @@ private slots:
         QCOMPARE(static_cast<int>(store.evaluations(r->id).size()), 12);
     }
 
+    /** A KernelBench prompt template that does not render stops the command before anything runs. */
+    void broken_template_stops_before_the_run() {
+        fresh_environment("kbs-tpl");
+        fs::path prompts = kftest::temp_dir("kbs-tpl-prompts") / "prompts";
+        fs::copy(kftest::source_dir() / "resources" / "prompts", prompts, fs::copy_options::recursive);
+        std::ofstream(prompts / "kernelbench" / "context.md", std::ios::app) << "{{no_such_value}}\n";
+        HttpTestServer server(std::vector<HttpResponse>{answer("unused")});
+        json cfg = llm_config(server);
+        cfg["prompts_dir"] = prompts.string();
+        ProcessResult run = cli(run_args(kftest::temp_dir("kbs-tpl") / "proj", write_config(cfg), "1"));
+        QVERIFY(run.exit_code != 0);
+        QVERIFY2(run.output.find("unknown placeholder {{no_such_value}}") != std::string::npos, run.output.c_str());
+        QCOMPARE(server.count(), 0);
+    }
+
     void level4_is_not_supported() {
         fresh_environment("kbs-l4");
         fs::path project = kftest::temp_dir("kbs-l4") / "proj";

@@ -339,24 +339,29 @@ int cmd_run(KernelBenchArgs& a) {
 std::atomic<bool> g_search_stop{false};
 void on_search_interrupt(int) { g_search_stop = true; }
 
-/** What the project's latest search run of a problem spent: evaluations and LLM usage. */
+/** Evaluations and LLM usage spent by search runs. */
 struct Spent {
     std::int64_t evaluations = 0, tokens = 0, calls = 0;
     double cost = 0;
 };
 
-Spent spent_by(ProjectStore& store, const std::string& task) {
+/** What the latest search runs of `tasks`, other than `except`, spent. */
+Spent spent_by_others(ProjectStore& store, const std::vector<kb::Problem>& tasks, const std::string& except) {
+    std::map<std::string, std::int64_t> latest;
+    for (const auto& r : store.runs())
+        if (r.config.is_object() && r.config.value("mode", "") == "search" && r.task != except)
+            latest[r.task] = std::max(latest[r.task], r.id);
     Spent s;
-    std::optional<RunRecord> latest;
-    for (auto& r : store.runs())
-        if (r.task == task && r.config.is_object() && r.config.value("mode", "") == "search" && (!latest || r.id > latest->id)) latest = r;
-    if (!latest) return s;
-    s.evaluations = static_cast<std::int64_t>(store.evaluations(latest->id).size());
-    if (auto llm = store.get_state(latest->id, "llm"); llm && llm->contains("usage")) {
-        const json& t = (*llm)["usage"].value("totals", json::object());
-        s.tokens = t.value("input_tokens", std::int64_t{0}) + t.value("output_tokens", std::int64_t{0});
-        s.calls = t.value("calls", std::int64_t{0});
-        s.cost = t.value("cost", 0.0);
+    for (const auto& p : tasks) {
+        auto it = latest.find(p.key());
+        if (it == latest.end()) continue;
+        s.evaluations += static_cast<std::int64_t>(store.evaluations(it->second).size());
+        if (auto llm = store.get_state(it->second, "llm"); llm && llm->contains("usage")) {
+            const json t = (*llm)["usage"].value("totals", json::object());
+            s.tokens += t.value("input_tokens", std::int64_t{0}) + t.value("output_tokens", std::int64_t{0});
+            s.calls += t.value("calls", std::int64_t{0});
+            s.cost += t.value("cost", 0.0);
+        }
     }
     return s;
 }
@@ -381,7 +386,14 @@ int cmd_run_search(KernelBenchArgs& a) {
     auto cfg = std::make_shared<llm::LlmConfig>();
     try {
         *cfg = llm::load_llm_config(s.llm_config);
-        llm::LlmEnsemble::create(*cfg, resources_dir() / "prompts");  // keys and templates, before anything runs
+        // Keys and templates (the KernelBench ones too), before anything runs.
+        auto probe = llm::LlmEnsemble::create(*cfg, resources_dir() / "prompts");
+        kb::ProblemFacts facts;
+        Member parent;
+        ProposalContext first, later;
+        later.parent = &parent;
+        for (const auto& [role, rc] : cfg->roles)
+            if (rc.enabled) kb::render_prompt(*probe, role, facts, first), kb::render_prompt(*probe, role, facts, later);
     } catch (const Error& e) {
         std::cerr << "kfoundry: " << e.what() << "\n";
         return kExitUsage;
@@ -417,15 +429,7 @@ int cmd_run_search(KernelBenchArgs& a) {
     for (std::size_t i = 0; i < to_run.size() && !g_search_stop; ++i) {
         const kb::Problem& p = to_run[i];
         const auto left = static_cast<std::int64_t>(to_run.size() - i);
-        Spent others;
-        for (const auto& q : to_run)
-            if (q.key() != p.key()) {
-                Spent o = spent_by(store, q.key());
-                others.evaluations += o.evaluations;
-                others.tokens += o.tokens;
-                others.cost += o.cost;
-                others.calls += o.calls;
-            }
+        const Spent others = spent_by_others(store, to_run, p.key());
         std::printf("[%zu/%zu] %s\n", i + 1, to_run.size(), p.key().c_str());
         kb::ProblemSearchOptions o;
         o.search.islands.islands = s.islands;
