@@ -418,6 +418,23 @@ private slots:
         QCOMPARE(static_cast<int>(store.evaluations(r->id).size()), 12);
     }
 
+    /** When the first generation brings nothing usable, the problem's own Model as a ModelNew is the parent. */
+    void reference_is_the_parent_of_last_resort() {
+        fresh_environment("kbs-ref");
+        HttpTestServer server(std::vector<HttpResponse>{answer("I would rather not write code today.")});
+        fs::path project = kftest::temp_dir("kbs-ref") / "proj";
+        ProcessResult run = cli(run_args(project, write_config(llm_config(server)), "1", {"--budget", "1", "--islands", "1"}));
+        QVERIFY2(run.exit_code == 0, run.output.c_str());
+        QVERIFY2(run.output.find("initial ModelNew refused: llm:memory: model m1: no code in the answer") != std::string::npos,
+                 run.output.c_str());
+        ProjectStore store = ProjectStore::open(project);
+        auto cands = store.candidates(run_of(store, "level1/1_Scale")->id);
+        QCOMPARE(cands.size(), std::size_t{1});
+        QCOMPARE(cands[0].family, std::string("reference"));
+        QVERIFY(cands[0].source.find("class ModelNew(Model):") != std::string::npos);
+        QVERIFY(cands[0].source.find("return x * 2") != std::string::npos);
+    }
+
     /** A KernelBench prompt template that does not render stops the command before anything runs. */
     void broken_template_stops_before_the_run() {
         fresh_environment("kbs-tpl");
