@@ -2735,6 +2735,12 @@ class Evaluation(Session):
         except Exception as e:
             raise RequestError("the problem's Model(*get_init_inputs()) raised %s: %s" % (type(e).__name__,
                                                                                           one_line(e, 300)))
+        try:
+            # The input list (dtype and shape of each tensor) for the prompts of the LLM experts.
+            r["inputs"] = ["input%s: %s" % (path, describe(v)) for path, v in tree_leaves(self.draw_inputs(self.opts["seed"]))
+                           if is_tensor(v)]
+        except Exception:
+            pass
         if not self.opts["time"]:
             r.update(stage="done", message="nothing to do: time is false and there is no candidate")
             return r

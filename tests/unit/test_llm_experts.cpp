@@ -425,7 +425,7 @@ private slots:
     void broken_template_is_reported_at_creation() {
         auto dir = kftest::temp_dir("llm-prompts");
         for (const auto& f : std::filesystem::directory_iterator(kftest::source_dir() / "resources" / "prompts"))
-            std::filesystem::copy_file(f.path(), dir / f.path().filename());
+            if (f.is_regular_file()) std::filesystem::copy_file(f.path(), dir / f.path().filename());  // not kernelbench/
         kftest::write_file(dir / "memory.md", "{{> context}} {{no_such_value}}");
         HttpTestServer s({openai("x")});
         LlmConfig c = config(s);

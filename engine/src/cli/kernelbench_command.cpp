@@ -2,6 +2,9 @@
 #include "kernelbench_command.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -13,6 +16,9 @@
 #include "kf/evaluator.h"
 #include "kf/evolution.h"
 #include "kf/kernelbench.h"
+#include "kf/kernelbench_search.h"
+#include "kf/library.h"
+#include "kf/llm.h"
 #include "kf/paths.h"
 #include "kf/search.h"
 #include "kf/store.h"
@@ -23,6 +29,28 @@ namespace kf::cli {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+namespace {
+
+/** The options of `run --llm-config` (the full search per problem) and its budgets. */
+void add_search_options(CLI::App* run, KernelBenchSearchArgs& s) {
+    run->add_option("--llm-config", s.llm_config,
+                    "LLM experts (JSON, docs/llm.md): the full search per problem, its first generation written by them")
+        ->check(CLI::ExistingFile);
+    run->add_option("--islands", s.islands, "Islands of the search (with --llm-config)")->capture_default_str()->check(CLI::Range(1, 64));
+    run->add_option("--population", s.population, "Members kept per island (with --llm-config)")->capture_default_str()->check(CLI::Range(1, 1000));
+    run->add_option("--problem-tokens", s.problem_tokens, "LLM tokens per problem (0: no limit)")->check(CLI::NonNegativeNumber);
+    run->add_option("--problem-cost", s.problem_cost, "LLM cost per problem (0: no limit)")->check(CLI::NonNegativeNumber);
+    run->add_option("--problem-time", s.problem_time_s, "Seconds of wall time per problem (0: no limit)")->check(CLI::NonNegativeNumber);
+    run->add_option("--level-budget", s.level_evaluations, "Evaluations over all selected problems, shared out as they run (0: no limit)")
+        ->check(CLI::NonNegativeNumber);
+    run->add_option("--level-tokens", s.level_tokens, "LLM tokens over all selected problems (0: no limit)")->check(CLI::NonNegativeNumber);
+    run->add_option("--level-cost", s.level_cost, "LLM cost over all selected problems (0: no limit)")->check(CLI::NonNegativeNumber);
+    run->add_option("--level-time", s.level_time_s, "Seconds of wall time for the whole command (0: no limit)")->check(CLI::NonNegativeNumber);
+    run->add_flag("--no-library", s.no_library, "No experience library: nothing retrieved, nothing learnt");
+}
+
+}  // namespace
 
 CLI::App* add_kernelbench_command(CLI::App& app, KernelBenchArgs& a) {
     auto* kb = app.add_subcommand("kernelbench", "KernelBench problems, ModelNew candidates and KernelBench's metrics");
@@ -64,6 +92,7 @@ CLI::App* add_kernelbench_command(CLI::App& app, KernelBenchArgs& a) {
         ->capture_default_str()->check(CLI::NonNegativeNumber);
     run->add_option("--jobs", a.jobs, "Parallel compiles (default: the number of cores)")->check(CLI::NonNegativeNumber);
     run->add_flag("--force", a.force, "Run problems again that are already finished in the project");
+    add_search_options(run, a.search);
     run->callback([&a] { a.action = "run"; });
 
     auto* report = kb->add_subcommand("report", "KernelBench's metrics for the problems run in a project");
@@ -138,6 +167,10 @@ std::string baseline_line(const kb::Result& r) {
 
 int cmd_eval(KernelBenchArgs& a) {
     kb::Problem p = kb::find_problem(a.kb, a.level, a.problem);
+    if (std::string why = kb::unsupported_reason(p); !why.empty()) {
+        std::cerr << "kfoundry: " << p.key() << ": " << why << "\n";
+        return kExitError;
+    }
     kb::Evaluator ev(worker_options(a));
     if (!start_worker(ev)) return kExitNoDevice;
     std::string source = read_text_file(a.candidate);
@@ -255,7 +288,10 @@ struct ProblemRun {
     }
 };
 
+int cmd_run_search(KernelBenchArgs& a);
+
 int cmd_run(KernelBenchArgs& a) {
+    if (!a.search.llm_config.empty()) return cmd_run_search(a);
     auto problems = selected_problems(a);
     ProjectStore store = ProjectStore::open_or_create(a.project, fs::absolute(a.project).filename().string());
     kb::WorkerOptions wo = worker_options(a);
@@ -278,6 +314,10 @@ int cmd_run(KernelBenchArgs& a) {
             std::printf("  already finished in this project (--force runs it again)\n");
             continue;
         }
+        if (std::string why = kb::unsupported_reason(p); !why.empty()) {
+            std::printf("  %s\n", why.c_str());
+            continue;
+        }
         std::vector<fs::path> candidates;
         if (!a.candidates_dir.empty()) candidates = kb::find_candidates(a.candidates_dir, p);
         json config = {{"kind", "kernelbench"}, {"level", p.level}, {"id", p.id},
@@ -290,6 +330,183 @@ int cmd_run(KernelBenchArgs& a) {
     auto rep = kb::make_report(kb::outcomes_from_store(store));
     std::printf("\ntolerance %s: %s\n", a.tolerance.c_str(), kb::describe_tolerance(a.tolerance).c_str());
     std::printf("correct %d of %d problem(s) in the project; fast_1 against eager %.1f%%; `kfoundry kernelbench report "
+                "--project %s` for the full report\n",
+                rep.correct, rep.problems, 100 * rep.fast_eager[3].second, a.project.string().c_str());
+    return kExitOk;
+}
+
+/** Ctrl-C / SIGTERM during `run --llm-config`: the search stops cleanly and resumes next time. */
+std::atomic<bool> g_search_stop{false};
+void on_search_interrupt(int) { g_search_stop = true; }
+
+/** Evaluations and LLM usage spent by search runs. */
+struct Spent {
+    std::int64_t evaluations = 0, tokens = 0, calls = 0;
+    double cost = 0;
+};
+
+/** What the latest search runs of `tasks`, other than `except`, spent. */
+Spent spent_by_others(ProjectStore& store, const std::vector<kb::Problem>& tasks, const std::string& except) {
+    std::map<std::string, std::int64_t> latest;
+    for (const auto& r : store.runs())
+        if (r.config.is_object() && r.config.value("mode", "") == "search" && r.task != except)
+            latest[r.task] = std::max(latest[r.task], r.id);
+    Spent s;
+    for (const auto& p : tasks) {
+        auto it = latest.find(p.key());
+        if (it == latest.end()) continue;
+        s.evaluations += static_cast<std::int64_t>(store.evaluations(it->second).size());
+        if (auto llm = store.get_state(it->second, "llm"); llm && llm->contains("usage")) {
+            const json t = (*llm)["usage"].value("totals", json::object());
+            s.tokens += t.value("input_tokens", std::int64_t{0}) + t.value("output_tokens", std::int64_t{0});
+            s.calls += t.value("calls", std::int64_t{0});
+            s.cost += t.value("cost", 0.0);
+        }
+    }
+    return s;
+}
+
+/** The smaller of two limits where 0 means none. */
+template <class T>
+T tighter(T a, T b) {
+    if (a <= 0) return b;
+    if (b <= 0) return a;
+    return std::min(a, b);
+}
+
+/**
+ * `kernelbench run --llm-config`: the full search on each problem. A level budget is shared
+ * out as the problems run: each gets what the others (their latest runs in the project) left,
+ * divided by the problems still to run, itself included, so what one leaves unused goes to
+ * the next; a per-problem limit caps its share.
+ */
+int cmd_run_search(KernelBenchArgs& a) {
+    const KernelBenchSearchArgs& s = a.search;
+    auto problems = selected_problems(a);
+    auto cfg = std::make_shared<llm::LlmConfig>();
+    try {
+        *cfg = llm::load_llm_config(s.llm_config);
+        // Keys and templates (the KernelBench ones too), before anything runs.
+        auto probe = llm::LlmEnsemble::create(*cfg, resources_dir() / "prompts");
+        kb::ProblemFacts facts;
+        Member parent;
+        ProposalContext first, later;
+        later.parent = &parent;
+        for (const auto& [role, rc] : cfg->roles)
+            if (rc.enabled) kb::render_prompt(*probe, role, facts, first), kb::render_prompt(*probe, role, facts, later);
+    } catch (const Error& e) {
+        std::cerr << "kfoundry: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    ProjectStore store = ProjectStore::open_or_create(a.project, fs::absolute(a.project).filename().string());
+    kb::Evaluator ev(worker_options(a));
+    if (!start_worker(ev)) return kExitNoDevice;
+    std::signal(SIGINT, on_search_interrupt);
+    std::signal(SIGTERM, on_search_interrupt);
+    const auto started = std::chrono::steady_clock::now();
+    // The configuration's own budgets hold for the whole command, like the level's.
+    const std::int64_t level_tokens = tighter<std::int64_t>(s.level_tokens, cfg->budgets.max_tokens);
+    const double level_cost = tighter(s.level_cost, cfg->budgets.max_cost);
+    const std::int64_t level_calls = cfg->budgets.max_calls;
+    const int per_problem_evaluations = a.budget > 0 ? a.budget : 30;
+
+    std::map<std::string, std::string> finished;
+    for (const auto& r : store.runs())
+        if (r.config.is_object() && r.config.value("kind", "") == "kernelbench" && r.state == "done")
+            finished[r.task] = r.config.value("tolerance", "current");
+    std::vector<kb::Problem> to_run;
+    for (const auto& p : problems) {
+        if (auto f = finished.find(p.key()); !a.force && f != finished.end() && f->second == a.tolerance) {
+            std::printf("%s: already finished in this project (--force runs it again)\n", p.key().c_str());
+            continue;
+        }
+        if (std::string why = kb::unsupported_reason(p); !why.empty()) {
+            std::printf("%s: %s\n", p.key().c_str(), why.c_str());
+            continue;
+        }
+        to_run.push_back(p);
+    }
+    for (std::size_t i = 0; i < to_run.size() && !g_search_stop; ++i) {
+        const kb::Problem& p = to_run[i];
+        const auto left = static_cast<std::int64_t>(to_run.size() - i);
+        const Spent others = spent_by_others(store, to_run, p.key());
+        std::printf("[%zu/%zu] %s\n", i + 1, to_run.size(), p.key().c_str());
+        kb::ProblemSearchOptions o;
+        o.search.islands.islands = s.islands;
+        o.search.islands.population = s.population;
+        o.search.seed = a.seed;
+        o.search.budget = per_problem_evaluations;
+        o.search.island_experts = {{"llm:memory", "llm:fusion", "tuner"},
+                                   {"llm:compute", "llm:warp", "tuner"},
+                                   {"llm:fusion", "llm:occupancy", "tuner"},
+                                   {"llm:warp", "llm:memory", "tuner"}};
+        o.search.time_limit_s = s.problem_time_s;
+        o.budgets.max_tokens = s.problem_tokens;
+        o.budgets.max_cost = s.problem_cost;
+        std::string exhausted;
+        if (s.level_evaluations > 0) {
+            std::int64_t rest = s.level_evaluations - others.evaluations;
+            if (rest <= 0) exhausted = "evaluations";
+            o.search.budget = static_cast<int>(tighter<std::int64_t>(o.search.budget, std::max<std::int64_t>(1, rest / left)));
+        }
+        if (level_tokens > 0) {
+            std::int64_t rest = level_tokens - others.tokens;
+            if (rest <= 0) exhausted = "tokens";
+            o.budgets.max_tokens = tighter<std::int64_t>(o.budgets.max_tokens, std::max<std::int64_t>(1, rest / left));
+        }
+        if (level_cost > 0) {
+            double rest = level_cost - others.cost;
+            if (rest <= 0) exhausted = "cost";
+            o.budgets.max_cost = tighter(o.budgets.max_cost, std::max(1e-9, rest / static_cast<double>(left)));
+        }
+        if (level_calls > 0) {
+            std::int64_t rest = level_calls - others.calls;
+            if (rest <= 0) exhausted = "calls";
+            o.budgets.max_calls = std::max<std::int64_t>(1, rest / left);
+        }
+        if (s.level_time_s > 0) {
+            double rest = s.level_time_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            if (rest <= 0) exhausted = "time";
+            o.search.time_limit_s = tighter(o.search.time_limit_s, std::max(1.0, rest / static_cast<double>(left)));
+        }
+        if (!exhausted.empty()) {
+            std::printf("  not run: the level's %s budget is spent\n", exhausted.c_str());
+            continue;
+        }
+        o.eval = eval_options(a);
+        o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        o.llm = cfg;
+        if (!s.no_library) o.experience_library = ExperienceLibrary::user_library_path();
+        if (!a.candidates_dir.empty()) o.candidates = kb::find_candidates(a.candidates_dir, p);
+        o.run_config = {{"level", p.level},       {"id", p.id},         {"name", p.name},     {"file", p.file.string()},
+                        {"kb", fs::absolute(a.kb).string()}, {"budget", a.budget}, {"seed", a.seed}, {"trials", a.trials},
+                        {"reps", a.reps},         {"tolerance", a.tolerance}};
+        o.should_stop = [] { return g_search_stop.load(); };
+        o.on_event = [](const SearchEvent& e) {
+            if (e.kind == "evaluated" || e.kind == "seeded")
+                std::printf("  #%lld %-8s %s\n", static_cast<long long>(e.member), e.data.value("expert", std::string("seed")).c_str(),
+                            e.message.c_str());
+            else if (e.kind == "log")
+                std::printf("  %s\n", e.message.c_str());
+            std::fflush(stdout);
+        };
+        std::printf("  budgets: %d evaluations%s%s%s\n", o.search.budget,
+                    o.budgets.max_tokens > 0 ? (", " + std::to_string(o.budgets.max_tokens) + " tokens").c_str() : "",
+                    o.budgets.max_cost > 0 ? (", cost " + std::to_string(o.budgets.max_cost)).c_str() : "",
+                    o.search.time_limit_s > 0 ? (", " + std::to_string(static_cast<int>(o.search.time_limit_s)) + " s").c_str() : "");
+        kb::ProblemSearchOutcome r = kb::search_problem(p, ev, store, o);
+        const json t = r.llm_usage.is_object() ? r.llm_usage.value("totals", json::object()) : json::object();
+        std::printf("  run %lld%s: %s; best %s; LLM %lld calls, %lld tokens, cost %.4f\n", static_cast<long long>(r.run_id),
+                    r.resumed ? " (resumed)" : "", r.result.stop_reason.c_str(),
+                    r.result.best ? (std::to_string(r.result.best->fitness) + "x eager").c_str() : "none correct",
+                    static_cast<long long>(t.value("calls", std::int64_t{0})),
+                    static_cast<long long>(t.value("input_tokens", std::int64_t{0}) + t.value("output_tokens", std::int64_t{0})),
+                    t.value("cost", 0.0));
+        std::fflush(stdout);
+    }
+    if (g_search_stop) std::printf("stopped; `kfoundry kernelbench run` with the same options resumes\n");
+    auto rep = kb::make_report(kb::outcomes_from_store(store));
+    std::printf("\ncorrect %d of %d problem(s) in the project; fast_1 against eager %.1f%%; `kfoundry kernelbench report "
                 "--project %s` for the full report\n",
                 rep.correct, rep.problems, 100 * rep.fast_eager[3].second, a.project.string().c_str());
     return kExitOk;

@@ -11,6 +11,24 @@ class App;
 
 namespace kf::cli {
 
+/**
+ * `kernelbench run --llm-config`: the full search on each problem (islands, router, LLM
+ * experts, library) and its per-problem and per-level budgets (docs/kernelbench.md).
+ */
+struct KernelBenchSearchArgs {
+    std::filesystem::path llm_config;  ///< empty: given candidates and the tuner only
+    int islands = 4;
+    int population = 12;
+    std::int64_t problem_tokens = 0;  ///< LLM tokens per problem; 0: no limit
+    double problem_cost = 0;
+    double problem_time_s = 0;
+    int level_evaluations = 0;  ///< over the selected problems; 0: no limit
+    std::int64_t level_tokens = 0;
+    double level_cost = 0;
+    double level_time_s = 0;
+    bool no_library = false;
+};
+
 struct KernelBenchArgs {
     std::string action;  ///< eval, run, report
     std::filesystem::path kb;
@@ -35,6 +53,7 @@ struct KernelBenchArgs {
     std::filesystem::path worker_script;
     std::filesystem::path worker_log;
     std::string device = "0";
+    KernelBenchSearchArgs search;
 };
 
 /** Adds the `kernelbench` command and its three subcommands, parsed into `args`. */

@@ -6,7 +6,9 @@ in the problem and candidate files, so that the engine's side (time limits, rest
 parallel compiles, the store and the report) is tested on any machine:
 
   problem:   # fake-eager-ms: 2.0        # fake-compile-ms: 1.0 | error
+             # fake-inputs: float32 16x1024   (the input list of a baselines-only reply)
   candidate: # fake: ms=0.5 | status=incorrect | hang | crash | compile-error | fp64
+             # fake: integrity=framework_compute   (that check fails, by name)
              (fp64: incorrect under the current tolerance, correct by the fp64 rule under v0 or
              current's fp64 rule: passed_by fp64; the request's tolerance is echoed back)
              # fake: ms-per-block        (median = 100 / BLOCK, BLOCK from its #define)
@@ -73,6 +75,8 @@ def evaluate(req, send):
     cand = req.get("candidate")
     if cand is None:
         result.update({"status": "ok", "stage": "done", "message": "baselines timed"})
+        if "inputs" in prob:
+            result["inputs"] = [prob["inputs"]]
         return result
     text, d = directives(cand)
     send({"progress": {"stage": "correctness", "trial": 1}})
@@ -95,6 +99,12 @@ def evaluate(req, send):
                              "reference_error_fp64": 0.003 if "fp64" in d else 1e-6}
     if status != "ok":
         result.update({"status": status, "stage": "correctness", "message": "fake " + status})
+        return result
+    if "integrity" in d:
+        check = d["integrity"]
+        result["integrity"] = [{"name": check, "outcome": "fail", "detail": "fake: forward computes with aten::mul"}]
+        result.update({"status": "integrity_violation", "stage": "integrity",
+                       "message": "integrity check %s failed: fake: forward computes with aten::mul" % check})
         return result
     if "ms-per-block" in d:
         block = int(re.search(r"#define\s+BLOCK\s+(\d+)", text).group(1))

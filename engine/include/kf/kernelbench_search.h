@@ -1,0 +1,145 @@
+#pragma once
+/**
+ * The search on KernelBench problems: the same islands, router, budgets, store and resume as
+ * a native search (kf/search.h), with LLM experts that read the problem's PyTorch source,
+ * its input shapes and its eager and torch.compile baselines, and answer with ModelNew files
+ * (whole, or SEARCH/REPLACE edits of the parent) that the Python worker evaluates. What won
+ * is distilled into the experience library, keyed by the problem's op class, and retrieved
+ * for other problems of that class. See docs/kernelbench.md.
+ */
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kf/kernelbench.h"
+#include "kf/library.h"
+#include "kf/llm/client.h"
+#include "kf/llm/config.h"
+#include "kf/search.h"
+
+namespace kf {
+class ProjectStore;
+namespace llm {
+class LlmEnsemble;
+}
+}  // namespace kf
+
+namespace kf::kb {
+
+/** What the prompts and the library know of a problem. */
+struct ProblemFacts {
+    std::string key;                  ///< "level1/19_ReLU"
+    std::string source;               ///< the problem file
+    std::string op_class;             ///< see op_class_of()
+    std::vector<std::string> ops;     ///< the PyTorch operations found in it, e.g. "nn.Conv2d", "torch.relu"
+    std::string shapes;               ///< the inputs (from the worker when it said, else from get_inputs' source)
+    double eager_ms = 0;              ///< 0: unknown
+    double compile_ms = 0;            ///< 0: unknown or failed
+    std::string compile_error;        ///< why torch.compile failed, when it did
+    /** The baselines in one line: "eager 2.0 ms, torch.compile 1.0 ms". */
+    std::string baselines_line() const;
+};
+
+/**
+ * The op class of a problem from the PyTorch operations its source calls: the heaviest of
+ * conv, gemm (matmul, linear, bmm, einsum), attention, norm, softmax, pooling, scan,
+ * reduction, elementwise; "other" when none is recognised. `ops` gets what was found.
+ */
+std::string op_class_of(const std::string& source, std::vector<std::string>* ops = nullptr);
+
+/** Module-level constants and get_inputs()'s body, from the source alone. */
+std::string shapes_from_source(const std::string& source);
+
+/** Facts of a problem; `baselines` is a worker result's baselines (may be empty), `inputs` its input list. */
+ProblemFacts problem_facts(const Problem& p, const nlohmann::json& baselines = {}, const nlohmann::json& inputs = {});
+
+/** Empty when the bridge runs the problem; else the reason (Level 4: Hugging Face models). */
+std::string unsupported_reason(const Problem& p);
+
+/** The reference as a ModelNew (its Model under the new name): a parent for experts when nothing else is. */
+std::string reference_as_model_new(const std::string& problem_source);
+
+/**
+ * The LLM experts for one problem: one per enabled role of the ensemble (named "llm:<role>",
+ * with the role's router priors), prompts from resources/prompts/<role>.md with the
+ * KernelBench context and rules (resources/prompts/kernelbench/), answers parsed as ModelNew
+ * files. A child's rationale starts with "[model] ", as for native tasks.
+ */
+std::vector<std::shared_ptr<Expert>> llm_experts(const std::shared_ptr<llm::LlmEnsemble>& ens, const ProblemFacts& facts);
+
+/** The user prompt an LLM expert of `role` would send for a parent (for tests and the docs). */
+std::string render_prompt(const llm::LlmEnsemble& ens, const std::string& role, const ProblemFacts& facts, const ProposalContext& ctx);
+
+/**
+ * A ModelNew from an answer: the longest fenced block (```python or bare) that defines
+ * `class ModelNew`, or SEARCH/REPLACE edits of `parent_source`. Throws kf::Error saying why not.
+ */
+std::string parse_model_new(const std::string& answer, const std::string& parent_source, std::string* form = nullptr);
+
+/**
+ * The evaluation queue over the Python worker: each child is written to `files_dir` and
+ * compiled when submitted (`jobs` builds at a time, `kb_worker.py --compile`), while the
+ * search's thread evaluates those already built, one at a time. `on_evaluated` sees each
+ * worker result (baselines, verdicts) on the search's thread.
+ */
+std::shared_ptr<EvaluationQueue> make_queue(Evaluator& ev, const Problem& p, const EvalOptions& opt, int jobs,
+                                            std::filesystem::path files_dir, int capacity,
+                                            std::function<void(const Child&, const Result&)> on_evaluated = {});
+
+/** A winning ModelNew as a library pattern (backend cuda, signature "class ModelNew(nn.Module)"). */
+Pattern distil_pattern(const ProblemFacts& facts, const std::string& model_new, const std::string& rationale, double speedup,
+                       std::int64_t run_id);
+/** What a ModelNew does differently from the problem: its kernels' techniques and the operations it replaced. */
+std::string technique_of(const ProblemFacts& facts, const std::string& model_new, const std::string& rationale);
+
+/** The library's notes for a problem's op class: insights, then patterns with an excerpt of their ModelNew. */
+std::vector<std::string> library_notes(const ExperienceLibrary& library, const ProblemFacts& facts, const std::string& dclass);
+
+/** Limits of one problem's search beside SearchConfig's evaluations and wall time; 0: none. */
+struct ProblemBudgets {
+    std::int64_t max_tokens = 0;
+    double max_cost = 0;
+    std::int64_t max_calls = 0;
+};
+
+struct ProblemSearchOptions {
+    SearchConfig search;  ///< islands, evaluations budget, wall time, seed
+    EvalOptions eval;
+    int jobs = 1;  ///< parallel compiles
+    /** The LLM configuration; experts are built per problem with budgets from `budgets`. Null: given candidates and the tuner. */
+    std::shared_ptr<const llm::LlmConfig> llm;
+    std::filesystem::path prompts_dir;  ///< default: resources/prompts
+    ProblemBudgets budgets;
+    std::filesystem::path experience_library;  ///< empty: none
+    std::vector<std::filesystem::path> candidates;  ///< given ModelNew files (seeds)
+    nlohmann::json run_config = nlohmann::json::object();  ///< kept with a new run
+    std::function<bool()> should_stop;
+    std::function<void(const SearchEvent&)> on_event;
+    /** Test hook: LLM providers by name, replacing the configured ones. */
+    std::map<std::string, std::shared_ptr<llm::Provider>> providers;
+};
+
+struct ProblemSearchOutcome {
+    std::int64_t run_id = 0;
+    bool resumed = false;
+    SearchResult result;
+    nlohmann::json llm_usage;  ///< kf::llm::Accounting::to_json() of this problem (resumed runs: all of it)
+    std::string pattern;       ///< the library pattern written from the winner, if any
+};
+
+/**
+ * Runs (or, when the project holds an unfinished run of the problem, resumes) the search on
+ * one problem. Without given candidates and with LLM experts, the first generation is asked
+ * of the experts (one child per island, from the problem's source); the reference as a
+ * ModelNew is the parent of last resort.
+ */
+ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStore& store, const ProblemSearchOptions& opt);
+
+}  // namespace kf::kb

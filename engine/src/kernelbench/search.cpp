@@ -1,0 +1,401 @@
+// One KernelBench problem searched the way a native task is: kf::Search with its islands,
+// router and budgets, the LLM experts speaking ModelNew, the Python worker behind an
+// evaluation queue, every child and evaluation in the project store, the search state saved
+// after every result (so that a killed run resumes), and the experience library's evidence.
+#include <algorithm>
+#include <atomic>
+#include <future>
+#include <set>
+
+#include "kf/error.h"
+#include "kf/evolution.h"
+#include "kf/kernelbench_search.h"
+#include "kf/llm.h"
+#include "kf/paths.h"
+#include "kf/store.h"
+#include "kf/tunables.h"
+
+namespace kf::kb {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+Member member_from_records(const CandidateRecord& c, const EvaluationRecord& e) {
+    Member m;
+    m.id = c.id;
+    m.source = c.source;
+    m.tunables = c.tunables.is_object() ? c.tunables.get<Assignment>() : Assignment{};
+    m.expert = c.expert;
+    m.island = c.island;
+    m.generation = c.generation;
+    m.parents = c.parents;
+    m.family = c.family;
+    m.status = e.status;
+    m.fitness = e.fitness;
+    if (e.diagnosis.is_object() && e.diagnosis.contains("roofline") && e.diagnosis["roofline"].is_object())
+        m.bound = e.diagnosis["roofline"].value("bound", "");
+    return m;
+}
+
+bool is_bound(const std::string& c) {
+    return c == "memory" || c == "compute" || c == "latency" || c == "spills" || c == "occupancy";
+}
+
+/** The latest unfinished search run of the problem in the project. */
+std::optional<RunRecord> unfinished_run(ProjectStore& store, const Problem& p) {
+    std::optional<RunRecord> out;
+    for (auto& r : store.runs())
+        if (r.task == p.key() && r.state != "done" && r.config.is_object() && r.config.value("kind", "") == "kernelbench" &&
+            r.config.value("mode", "") == "search" && (!out || r.id > out->id))
+            out = r;
+    return out;
+}
+
+/**
+ * Expert-guided initialisation: one ModelNew per island, each asked of another optimising
+ * role (the repair roles last), from the problem's source and the library's notes. The
+ * calls run in parallel; refusals are logged.
+ */
+std::vector<Proposal> initial_generation(const std::vector<std::shared_ptr<Expert>>& experts, int islands,
+                                         const std::vector<std::string>& notes, const std::function<void(const std::string&)>& log) {
+    std::vector<Expert*> order;
+    for (const auto& e : experts)
+        if (e->name() != "llm:numerics" && e->name() != "llm:compile") order.push_back(e.get());
+    for (const auto& e : experts)
+        if (e->name() == "llm:numerics" || e->name() == "llm:compile") order.push_back(e.get());
+    if (order.empty()) return {};
+    std::vector<std::future<std::pair<std::optional<Proposal>, std::string>>> calls;
+    for (int i = 0; i < islands; ++i) {
+        Expert* e = order[static_cast<std::size_t>(i) % order.size()];
+        // One call at a time per expert (they are safe to call at once, but the roles differ).
+        calls.push_back(std::async(std::launch::async, [e, &notes] {
+            ProposalContext ctx;
+            ctx.library_notes = &notes;
+            ctx.diagnosis_class = "initial";
+            auto p = e->propose(ctx);
+            return std::make_pair(p, p ? std::string() : e->name() + ": " + e->refusal());
+        }));
+    }
+    std::vector<Proposal> out;
+    std::set<std::string> seen;
+    for (auto& f : calls) {
+        auto [p, why] = f.get();
+        if (!p) {
+            log("initial ModelNew refused: " + why);
+            continue;
+        }
+        if (!seen.insert(p->source).second) continue;
+        p->rationale = "initial ModelNew by " + p->expert + ": " + p->rationale;
+        out.push_back(std::move(*p));
+    }
+    return out;
+}
+
+/** The problem's run: the unfinished one (with its own configuration, into `cfg`), else a new one. */
+std::int64_t open_run(ProjectStore& store, const Problem& p, const ProblemSearchOptions& opt, SearchConfig& cfg, bool& resumed) {
+    if (std::optional<RunRecord> previous = unfinished_run(store, p)) {
+        resumed = true;
+        const json& c = previous->config;
+        cfg.seed = c.value("search_seed", cfg.seed);
+        cfg.islands.islands = c.value("islands", cfg.islands.islands);
+        cfg.islands.population = c.value("population", cfg.islands.population);
+        store.set_run_state(previous->id, "running");
+        return previous->id;
+    }
+    json config = opt.run_config.is_object() ? opt.run_config : json::object();
+    config["kind"] = "kernelbench";
+    config["mode"] = "search";
+    config["islands"] = cfg.islands.islands;
+    config["population"] = cfg.islands.population;
+    config["search_seed"] = cfg.seed;
+    config["evaluation_budget"] = cfg.budget;
+    config["time_limit_s"] = cfg.time_limit_s;
+    config["llm"] = static_cast<bool>(opt.llm);
+    return store.add_run(p.key(), config);
+}
+
+/** The problem's facts, its baselines (and input list) timed once per run and kept in the run state. */
+ProblemFacts facts_of_run(ProjectStore& store, std::int64_t run, const Problem& p, Evaluator& ev, const EvalOptions& eval) {
+    json baselines = store.get_state(run, "kernelbench_baselines").value_or(json::object());
+    json inputs = store.get_state(run, "kernelbench_inputs").value_or(json::array());
+    if (baselines.empty()) {
+        Result r = ev.evaluate(p, std::nullopt, eval);
+        baselines = r.baselines;
+        if (r.raw.is_object() && r.raw.contains("inputs")) inputs = r.raw["inputs"];
+        if (!baselines.empty()) store.put_state(run, "kernelbench_baselines", baselines);
+        store.put_state(run, "kernelbench_inputs", inputs);
+    }
+    ProblemFacts facts = problem_facts(p, baselines, inputs);
+    store.put_state(run, "kernelbench_problem", {{"op_class", facts.op_class}, {"ops", facts.ops}, {"shapes", facts.shapes}});
+    return facts;
+}
+
+/**
+ * A resumed run: the saved search state, then the candidates committed after it (evaluated
+ * ones adopted, the others evaluated first). False when the run had recorded no candidate.
+ */
+bool resume_into(Search& search, ProjectStore& store, std::int64_t run) {
+    std::optional<json> state = store.get_state(run, "search");
+    std::int64_t next = 0;
+    if (state) {
+        search.restore(*state);
+        next = state->value("next_id", std::int64_t{0});
+    }
+    std::set<std::int64_t> in_flight;
+    if (state && state->contains("in_flight"))
+        for (const auto& id : (*state)["in_flight"]) in_flight.insert(id.get<std::int64_t>());
+    bool recorded = false;
+    for (const auto& c : store.candidates(run)) {
+        recorded = true;
+        if (c.id < next && !in_flight.count(c.id)) continue;  // part of the saved state already
+        if (auto e = store.evaluation_of(c.id)) {
+            search.adopt(member_from_records(c, *e));
+            continue;
+        }
+        Child child;
+        child.id = c.id;
+        child.island = c.island;
+        child.generation = c.generation;
+        child.proposal.source = c.source;
+        child.proposal.tunables = c.tunables.is_object() ? c.tunables.get<Assignment>() : Assignment{};
+        child.proposal.family = c.family;
+        child.proposal.expert = c.expert;
+        child.proposal.parents = c.parents;
+        child.proposal.rationale = c.rationale;
+        search.add_pending(child);
+    }
+    return recorded;
+}
+
+/**
+ * The first population: the given ModelNew files, else one per island written by the LLM
+ * experts from the problem's source; the reference itself when there is nothing else.
+ */
+std::vector<Proposal> first_population(const ProblemSearchOptions& opt, const std::vector<std::shared_ptr<Expert>>& experts,
+                                       int islands, const ProblemFacts& facts, const ExperienceLibrary* library,
+                                       const std::function<void(const std::string&)>& log) {
+    std::vector<Proposal> seeds;
+    for (const auto& f : opt.candidates) {
+        Proposal s;
+        s.source = read_text_file(f);
+        s.expert = "user";
+        s.family = "kernelbench";
+        s.rationale = "ModelNew from " + f.filename().string();
+        seeds.push_back(std::move(s));
+    }
+    if (seeds.empty() && !experts.empty()) {
+        std::vector<std::string> notes = library ? library_notes(*library, facts, "initial") : std::vector<std::string>{};
+        if (!notes.empty()) log(std::to_string(notes.size()) + " library note(s) for op class " + facts.op_class);
+        seeds = initial_generation(experts, islands, notes, log);
+    }
+    if (seeds.empty()) {
+        Proposal s;
+        s.source = reference_as_model_new(facts.source);
+        s.expert = "seed";
+        s.family = "reference";
+        s.rationale = "the problem's Model as a ModelNew (PyTorch computes it)";
+        seeds.push_back(std::move(s));
+    }
+    return seeds;
+}
+
+/** The winner distilled into the library: a pattern of its technique and an insight of the op class. Returns the pattern's name. */
+std::string learn_from_winner(ExperienceLibrary& library, ProjectStore& store, const ProblemFacts& facts, const Member& best,
+                              std::int64_t run) {
+    std::string src = best.source;
+    try {
+        src = apply_tunables(best.source, best.tunables);
+    } catch (const Error&) {
+    }
+    auto rec = store.candidate(best.id);
+    std::string rationale = rec ? rec->rationale : std::string();
+    Pattern pat = distil_pattern(facts, src, rationale, best.fitness, run);
+    library.add_pattern(pat);
+    InsightQuery q;
+    q.op_class = facts.op_class;
+    q.text = facts.key;
+    if (library.insights(q).empty()) {
+        Insight in;
+        in.condition.op_class = facts.op_class;
+        in.action = "KernelBench " + facts.op_class + " problem (" + facts.key + ") -> " + technique_of(facts, src, rationale);
+        in.expert = best.expert;
+        in.evidence.applications = 1;
+        in.evidence.successes = 1;
+        in.evidence.gains = {best.fitness};
+        in.provenance.run_ids = {std::to_string(run)};
+        in.provenance.candidate_ids = {std::to_string(best.id)};
+        in.status = "proposed";
+        library.add_insight(in);
+    }
+    return pat.name;
+}
+
+/** After an LLM child beat its parent: the model's lesson, as a proposed insight of the op class. */
+void request_insight(llm::LlmEnsemble& ens, ExperienceLibrary& library, ProjectStore& store, const ProblemFacts& facts,
+                     const SearchEvent& e, std::int64_t run) {
+    auto child = store.candidate(e.member);
+    auto parent = child && !child->parents.empty() ? store.candidate(child->parents.front()) : std::nullopt;
+    if (!child || !parent) return;
+    llm::InsightRequest req;
+    req.expert = child->expert;
+    req.model = llm::model_of_rationale(child->rationale);
+    req.op_class = facts.op_class;
+    req.diagnosis_class = e.data.value("parent_class", "");
+    req.parent_source = parent->source;
+    req.child_source = child->source;
+    req.rationale = child->rationale;
+    req.gain = e.data.value("gain", 0.0);
+    req.run_id = std::to_string(run);
+    req.candidate_id = std::to_string(e.member);
+    ens.request_insight(req, &library);
+}
+
+/** The librarian's evidence: a child against its parent, keyed by the problem's op class. */
+void record_evidence(ExperienceLibrary& library, const ProblemFacts& facts, const SearchEvent& e, std::int64_t run) {
+    Improvement imp;
+    imp.op_class = facts.op_class;
+    std::string pc = e.data.value("parent_class", "");
+    imp.bound_before = is_bound(pc) ? pc : "";
+    imp.status_before = is_bound(pc) ? "ok" : pc;
+    imp.expert = e.data.value("expert", "");
+    imp.change = e.data.value("rationale", "");
+    imp.gain = e.data.value("gain", 0.0);
+    imp.run_id = std::to_string(run);
+    imp.candidate_id = std::to_string(e.member);
+    imp.success = imp.gain > 1.0;
+    try {
+        library.record_improvement(imp);
+    } catch (const Error&) {
+        // The library is an aid: a failure to record evidence never stops the search.
+    }
+}
+
+}  // namespace
+
+ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStore& store, const ProblemSearchOptions& opt) {
+    ProblemSearchOutcome out;
+    SearchConfig cfg = opt.search;
+    const std::int64_t run = open_run(store, p, opt, cfg, out.resumed);
+    out.run_id = run;
+    auto log = [&](const std::string& line) {
+        store.add_event(run, "log", {{"message", line}});
+        if (opt.on_event) opt.on_event({"log", -1, 0, line, {}});
+    };
+    fs::path files = store.dir() / "kernelbench" / "candidates";
+    fs::create_directories(files);
+    const ProblemFacts facts = facts_of_run(store, run, p, ev, opt.eval);
+    log("op class " + facts.op_class + "; " + facts.baselines_line());
+
+    std::optional<ExperienceLibrary> library;
+    if (!opt.experience_library.empty()) {
+        try {
+            library.emplace(ExperienceLibrary::open(opt.experience_library));
+        } catch (const Error& e) {
+            log(std::string("no experience library: ") + e.what());
+        }
+    }
+
+    // The LLM experts of this problem, with its share of the budgets.
+    std::shared_ptr<llm::LlmEnsemble> ens;
+    std::vector<std::shared_ptr<Expert>> experts;
+    if (opt.llm) {
+        llm::LlmConfig c = *opt.llm;
+        c.budgets.max_tokens = opt.budgets.max_tokens;
+        c.budgets.max_cost = opt.budgets.max_cost;
+        c.budgets.max_calls = opt.budgets.max_calls;
+        ens = llm::LlmEnsemble::create(c, opt.prompts_dir.empty() ? resources_dir() / "prompts" : opt.prompts_dir, opt.providers);
+        if (out.resumed)
+            if (auto saved = store.get_state(run, "llm")) ens->restore(*saved);
+        experts = llm_experts(ens, facts);
+        std::string roles;
+        for (const auto& e : experts) roles += (roles.empty() ? "" : ", ") + e->name();
+        log("LLM experts: " + roles);
+    } else {
+        log("no LLM experts configured: given candidates and the tuner only");
+    }
+    std::atomic<bool> stopping{false};
+    if (ens) ens->watch([&] { return stopping.load() || (opt.should_stop && opt.should_stop()); });
+
+    json verdicts = store.get_state(run, "kernelbench_verdicts").value_or(json::object());
+    auto on_evaluated = [&](const Child& c, const Result& r) {
+        if (json v = r.verdict(); !v.empty()) {
+            verdicts[std::to_string(c.id)] = v;
+            store.put_state(run, "kernelbench_verdicts", verdicts);
+        }
+    };
+
+    std::optional<Search> search;
+    SearchHooks hooks;
+    hooks.queue = make_queue(ev, p, opt.eval, opt.jobs, files, std::max(1, cfg.islands.islands), on_evaluated);
+    hooks.should_stop = [&] {
+        bool stop = (opt.should_stop && opt.should_stop()) || (ens && ens->budget_spent());
+        if (stop) stopping = true;
+        return stop;
+    };
+    hooks.stop_reason = [&]() -> std::string {
+        std::string why;
+        if (ens) ens->budget_spent(&why);
+        return why;
+    };
+    // Every child is committed before it is evaluated, every evaluation as soon as it is done.
+    hooks.on_child = [&](Child& c) { c.id = store.add_candidate(candidate_record(c, run, p.key())); };
+    hooks.on_result = [&](const Child& c, const Diagnosis& d) { store.add_evaluation(c.id, d); };
+    hooks.diagnosis_of = [&](std::int64_t id) {
+        auto e = store.evaluation_of(id);
+        return e ? e->diagnosis : json();
+    };
+    if (library) hooks.library_notes = [&](const std::string& dclass) { return library_notes(*library, facts, dclass); };
+    hooks.on_event = [&](const SearchEvent& e) {
+        if (e.kind != "proposed")
+            store.add_event(run, e.kind, {{"island", e.island}, {"member", e.member}, {"message", e.message}, {"data", e.data}});
+        const bool child = e.kind == "evaluated" && e.data.value("has_parent", false);
+        if (library && child) record_evidence(*library, facts, e, run);
+        if (opt.on_event) opt.on_event(e);
+        if (!ens) return;
+        ens->observe(e);
+        if (library && child && ens->config().insights && e.data.value("gain", 0.0) > 1.0 &&
+            e.data.value("expert", "").rfind("llm:", 0) == 0)
+            request_insight(*ens, *library, store, facts, e, run);
+    };
+    // The state after every result: a kill loses at most the children in flight, whose
+    // committed candidates are picked up on resume.
+    hooks.on_batch_done = [&] {
+        store.put_state(run, "search", search->state());
+        if (ens) store.put_state(run, "llm", ens->state());
+    };
+    cfg.task = nullptr;
+    cfg.backend = Backend::Cuda;
+    search.emplace(cfg, std::vector<PatternSource>{}, hooks);
+    for (const auto& e : experts) search->add_expert(e);
+
+    bool recorded = false;
+    if (out.resumed) {
+        recorded = resume_into(*search, store, run);
+        log("resumed run " + std::to_string(run));
+    }
+    if (!recorded)  // a new run, or one killed before its first child was committed
+        search->add_seeds(first_population(opt, experts, cfg.islands.islands, facts, library ? &*library : nullptr, log));
+
+    out.result = search->run();
+    stopping = true;
+    if (ens) {
+        store.put_state(run, "llm", ens->state());
+        out.llm_usage = ens->accounting().to_json();
+    }
+    const bool stopped = opt.should_stop && opt.should_stop();
+    store.set_run_state(run, stopped ? "stopped" : "done", out.result.stop_reason);
+
+    if (library && out.result.best && out.result.best->fitness > 1.0) {
+        try {
+            out.pattern = learn_from_winner(*library, store, facts, *out.result.best, run);
+            log("library: pattern " + out.pattern + " (" + facts.op_class + ")");
+        } catch (const Error& e) {
+            log(std::string("the library could not keep the winner: ") + e.what());
+        }
+    }
+    return out;
+}
+
+}  // namespace kf::kb
