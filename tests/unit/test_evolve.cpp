@@ -102,7 +102,7 @@ private slots:
         QVERIFY(out.result.best);
         qInfo("%s: best %.2fx by %s (%s), %d evaluations, %s", t.name.c_str(), out.result.best->fitness,
               out.result.best->expert.c_str(), out.result.best->family.c_str(), out.result.evaluations,
-              out.result.stop_reason.c_str());
+              to_string(out.result.stop_reason).c_str());
         // It improves on the reference, and what it reports as best is correct.
         QVERIFY(out.result.best->fitness > 1.0);
         auto best = store.best(out.run_id);

@@ -205,7 +205,7 @@ private slots:
                     req.expert = child->expert;
                     req.model = model_of_rationale(child->rationale);
                     req.op_class = task_.op_class;
-                    req.diagnosis_class = e.data.value("parent_class", "");
+                    req.diagnosis_class = diagnosis_class_from_string(e.data.value("parent_class", ""));
                     req.parent_source = parent->source;
                     req.child_source = child->source;
                     req.rationale = child->rationale;
@@ -225,17 +225,17 @@ private slots:
         seed.expert = "seed";
         search.add_seeds({seed});
         SearchResult result = search.run();
-        store.set_run_state(run, "done", result.stop_reason);
+        store.set_run_state(run, "done", to_string(result.stop_reason));
 
         // The LLM budget ended the run, with its reason.
         std::string why;
-        QVERIFY2(ens->budget_spent(&why), result.stop_reason.c_str());
+        QVERIFY2(ens->budget_spent(&why), to_string(result.stop_reason).c_str());
         QCOMPARE(why, std::string("LLM budget spent: 6 of 6 calls"));
-        QVERIFY2(result.evaluations < cfg.budget, result.stop_reason.c_str());
+        QVERIFY2(result.evaluations < cfg.budget, to_string(result.stop_reason).c_str());
         // Stopped through should_stop after the batch in flight (or, when the last allowed call was a
         // refusal, because every expert then refused).
-        QVERIFY2(result.stop_reason == "stopped on request" || result.stop_reason.find("exhausted") != std::string::npos,
-                 result.stop_reason.c_str());
+        QVERIFY2(result.stop_reason.kind == StopKind::Requested || result.stop_reason.kind == StopKind::Exhausted,
+                 to_string(result.stop_reason).c_str());
         bool refused_for_budget = false, screened = false;
         for (const auto& e : events) {
             if (e.kind == "refused" && e.message.find("LLM budget spent") != std::string::npos) refused_for_budget = true;
@@ -283,7 +283,7 @@ private slots:
         parent.source = broken->source;
         parent.family = broken->family;
         parent.expert = broken->expert;
-        parent.status = "compile_error";
+        parent.status = Status::CompileError;
         auto repair_ens = ensemble(server, 0);
         std::shared_ptr<Expert> repair;
         for (auto& x : repair_ens->experts())
@@ -295,7 +295,7 @@ private slots:
         ctx.parent = &parent;
         ctx.diagnosis_class = diagnosis_class(parent);
         ctx.parent_diagnosis = &diagnosis;
-        QCOMPARE(ctx.diagnosis_class, std::string("compile_error"));
+        QCOMPARE(ctx.diagnosis_class, std::optional<DiagnosisClass>(DiagnosisClass::CompileError));
         auto fixed = repair->propose(ctx);
         QVERIFY2(fixed, repair->refusal().c_str());
         std::string prompt = user_prompt(server.requests().back());
@@ -413,9 +413,9 @@ private slots:
         QVERIFY2(calls_at_start >= calls_before, std::to_string(calls_at_start).c_str());
         for (auto c = bandit_before.begin(); c != bandit_before.end(); ++c)
             for (auto m = c->begin(); m != c->end(); ++m)
-                QVERIFY2(second->bandit().stats(m.key(), c.key()).tries >= m->value("tries", 0), second->bandit().to_json().dump().c_str());
+                QVERIFY2(second->bandit().stats(m.key(), diagnosis_class_from_string(c.key())).tries >= m->value("tries", 0), second->bandit().to_json().dump().c_str());
         std::string why;
-        QVERIFY2(second->budget_spent(&why), two.result.stop_reason.c_str());
+        QVERIFY2(second->budget_spent(&why), to_string(two.result.stop_reason).c_str());
         QCOMPARE(why, std::string("LLM budget spent: 10 of 10 calls"));
         QCOMPARE(second->accounting().totals().calls, std::int64_t(10));
         QCOMPARE(server.count(), 10);  // 10 calls over both parts of the run, not 10 more

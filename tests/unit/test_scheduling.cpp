@@ -131,7 +131,7 @@ private:
 class EndlessExpert : public Expert {
 public:
     std::string name() const override { return "endless"; }
-    std::map<std::string, double> priors() const override { return {{"memory", 3.0}}; }
+    std::map<DiagnosisClass, double> priors() const override { return {{DiagnosisClass::Memory, 3.0}}; }
     std::optional<Proposal> propose(const ProposalContext& ctx) override {
         Proposal p;
         p.source = "// ENDLESS " + std::to_string(++calls_) + "\nextern \"C\" void kf_solve() {}\n";
@@ -148,7 +148,7 @@ class SlowExpert : public Expert {
 public:
     std::string name() const override { return "slow"; }
     bool blocking() const override { return true; }
-    std::map<std::string, double> priors() const override { return {{"memory", 5.0}}; }
+    std::map<DiagnosisClass, double> priors() const override { return {{DiagnosisClass::Memory, 5.0}}; }
     std::optional<Proposal> propose(const ProposalContext& ctx) override {
         std::this_thread::sleep_for(std::chrono::milliseconds(30));
         threads_.fetch_add(std::this_thread::get_id() != main_ ? 1 : 0);
@@ -215,7 +215,7 @@ private slots:
         int from_slow = static_cast<int>(std::count(evaluated_experts.begin(), evaluated_experts.end(), "slow"));
         QVERIFY(from_slow >= 1);
         QVERIFY(from_slow < 16);  // the built-in experts kept working meanwhile
-        QVERIFY(s.router().stats("memory", "slow").tries + s.router().stats("latency", "slow").tries >= 1);
+        QVERIFY(s.router().stats(DiagnosisClass::Memory, "slow").tries + s.router().stats(DiagnosisClass::Latency, "slow").tries >= 1);
     }
 
     void pause_inject_and_stop_from_another_thread() {
@@ -263,7 +263,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(evaluations.load() > 5, 5000);
         control.request_stop();
         t.join();
-        QCOMPARE(result.stop_reason, std::string("stopped on request"));
+        QCOMPARE(to_string(result.stop_reason), std::string("stopped on request"));
+        QCOMPARE(result.stop_reason.kind, StopKind::Requested);
         std::lock_guard<std::mutex> l(mu);
         QVERIFY(std::find(kinds.begin(), kinds.end(), "paused") != kinds.end());
         QVERIFY(std::find(kinds.begin(), kinds.end(), "resumed") != kinds.end());

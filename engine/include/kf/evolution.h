@@ -59,7 +59,7 @@ struct EvolveOptions {
     /** Compile threads of the evaluation pipeline; 0: all cores. */
     unsigned compile_threads = 0;
     /** Why a stop was asked for, when it was not the user (e.g. an LLM budget); may be empty. */
-    std::function<std::string()> stop_reason;
+    std::function<std::optional<StopReason>()> stop_reason;
     /** Stop / pause / inject from another thread; may be null. */
     RunControl* control = nullptr;
 };

@@ -99,7 +99,7 @@ Member member_from_records(const CandidateRecord& c, const EvaluationRecord& e) 
     m.generation = c.generation;
     m.parents = c.parents;
     m.family = c.family;
-    m.status = e.status;
+    m.status = e.status_value();
     m.fitness = e.fitness;
     if (e.diagnosis.is_object() && e.diagnosis.contains("roofline") && e.diagnosis["roofline"].is_object())
         m.bound = e.diagnosis["roofline"].value("bound", "");
@@ -133,7 +133,9 @@ void request_llm_insight(llm::LlmEnsemble& ens, const SearchEvent& e, ProjectSto
     req.expert = child->expert;
     req.model = llm::model_of_rationale(child->rationale);
     req.op_class = task.op_class;
-    req.diagnosis_class = e.data.value("parent_class", "");
+    auto parent_class = parse_diagnosis_class(e.data.value("parent_class", ""));
+    if (!parent_class) return;
+    req.diagnosis_class = *parent_class;
     req.parent_source = parent->source;
     req.child_source = child->source;
     req.rationale = child->rationale;
@@ -290,9 +292,9 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
         if ((force || calls != llm_calls_reported) && on_event) on_event({"llm_usage", -1, 0, "", state["usage"]});
         llm_calls_reported = calls;
     };
-    auto stop_reason = [&]() -> std::string {
-        std::string why = opt.stop_reason ? opt.stop_reason() : std::string();
-        if (why.empty() && ens) ens->budget_spent(&why);
+    auto stop_reason = [&]() -> std::optional<StopReason> {
+        std::optional<StopReason> why = opt.stop_reason ? opt.stop_reason() : std::nullopt;
+        if (!why && ens) why = ens->spent_budget();
         return why;
     };
 
@@ -312,11 +314,11 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
         if (library && e.kind == "evaluated" && e.data.value("has_parent", false)) {
             Improvement imp;
             imp.op_class = task.op_class;
-            std::string parent_class = e.data.value("parent_class", "");
-            bool bound = parent_class == "memory" || parent_class == "compute" || parent_class == "latency" ||
-                         parent_class == "spills" || parent_class == "occupancy";
-            imp.bound_before = bound ? parent_class : "";
-            imp.status_before = bound ? "ok" : parent_class;
+            std::optional<DiagnosisClass> parent_class = parse_diagnosis_class(e.data.value("parent_class", ""));
+            std::string parent_word = parent_class ? std::string(to_string(*parent_class)) : std::string();
+            bool bound = parent_class && is_bound(*parent_class);
+            imp.bound_before = bound ? parent_word : "";
+            imp.status_before = bound ? std::string(to_string(Status::Ok)) : parent_word;
             imp.expert = e.data.value("expert", "");
             imp.change = e.data.value("rationale", "");
             imp.gain = e.data.value("gain", 0.0);
@@ -368,19 +370,19 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     };
     hooks.control = opt.control;
     if (library)
-        hooks.library_notes = [&](const std::string& dclass) {
+        hooks.library_notes = [&](DiagnosisClass dclass) {
             // What the library knows for this op class and bottleneck, for experts that read it.
             std::vector<std::string> notes;
             InsightQuery q;
             q.op_class = task.op_class;
-            bool bound = dclass == "memory" || dclass == "compute" || dclass == "latency" || dclass == "occupancy" ||
-                         dclass == "spills";
+            const bool bound = is_bound(dclass);
+            const std::string word(to_string(dclass));
             q.limit = 6;
             try {
                 for (const Insight& in : library->insights(q)) {
                     if (in.status == "rejected") continue;
-                    if (bound && !in.condition.bound.empty() && in.condition.bound != dclass) continue;
-                    if (!bound && !in.condition.status.empty() && in.condition.status != dclass) continue;
+                    if (bound && !in.condition.bound.empty() && in.condition.bound != word) continue;
+                    if (!bound && !in.condition.status.empty() && in.condition.status != word) continue;
                     char gain[32];
                     std::snprintf(gain, sizeof gain, "%.2f", in.evidence.median_gain());
                     notes.push_back("insight (" + in.status + ", " + std::to_string(in.evidence.successes) + "/" +
@@ -456,8 +458,8 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
 
     outcome.result = search->run();
     report_llm(true);
-    bool stopped = outcome.result.stop_reason.find("stopped on request") != std::string::npos || !stop_reason().empty();
-    store.set_run_state(run, stopped ? "stopped" : "done", outcome.result.stop_reason);
+    bool stopped = outcome.result.stop_reason.stopped() || stop_reason().has_value();
+    store.set_run_state(run, stopped ? "stopped" : "done", to_string(outcome.result.stop_reason));
     return outcome;
 }
 

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 // ---- ModelBandit ------------------------------------------------------------------------
 
-std::string ModelBandit::choose(const std::string& dclass, const std::vector<std::pair<std::string, double>>& models,
+std::string ModelBandit::choose(DiagnosisClass dclass, const std::vector<std::pair<std::string, double>>& models,
                                 std::string* reason) const {
     std::lock_guard lock(mu_);
     if (models.empty()) return {};
@@ -40,7 +40,7 @@ std::string ModelBandit::choose(const std::string& dclass, const std::vector<std
             if (reason) {
                 char buf[200];
                 std::snprintf(buf, sizeof buf, "%s: model %s scored %.2f (weight %.2f, mean gain %.2f over %d tries, bonus %.2f)",
-                              dclass.c_str(), name.c_str(), score, prior, mean, s.tries, bonus);
+                              std::string(to_string(dclass)).c_str(), name.c_str(), score, prior, mean, s.tries, bonus);
                 *reason = buf;
             }
         }
@@ -48,7 +48,7 @@ std::string ModelBandit::choose(const std::string& dclass, const std::vector<std
     return best;
 }
 
-void ModelBandit::reward(const std::string& model, const std::string& dclass, double gain) {
+void ModelBandit::reward(const std::string& model, DiagnosisClass dclass, double gain) {
     std::lock_guard lock(mu_);
     Stats& s = stats_[dclass][model];
     ++s.tries;
@@ -56,7 +56,7 @@ void ModelBandit::reward(const std::string& model, const std::string& dclass, do
     s.reward_sum += gain > 1.0 ? std::min(1.0, std::log(gain) * 2.0) : 0.0;
 }
 
-ModelBandit::Stats ModelBandit::stats(const std::string& model, const std::string& dclass) const {
+ModelBandit::Stats ModelBandit::stats(const std::string& model, DiagnosisClass dclass) const {
     std::lock_guard lock(mu_);
     auto c = stats_.find(dclass);
     if (c == stats_.end()) return {};
@@ -69,7 +69,7 @@ json ModelBandit::to_json() const {
     json j = json::object();
     for (const auto& [dclass, per] : stats_)
         for (const auto& [model, s] : per)
-            j[dclass][model] = {{"tries", s.tries}, {"improvements", s.improvements}, {"reward_sum", s.reward_sum}};
+            j[std::string(to_string(dclass))][model] = {{"tries", s.tries}, {"improvements", s.improvements}, {"reward_sum", s.reward_sum}};
     return j;
 }
 
@@ -77,10 +77,11 @@ void ModelBandit::restore(const json& saved) {
     if (!saved.is_object()) return;
     std::lock_guard lock(mu_);
     for (auto c = saved.begin(); c != saved.end(); ++c) {
-        if (!c->is_object()) continue;
+        auto dclass = parse_diagnosis_class(c.key());
+        if (!c->is_object() || !dclass) continue;
         for (auto m = c->begin(); m != c->end(); ++m) {
             if (!m->is_object()) continue;
-            Stats& s = stats_[c.key()][m.key()];
+            Stats& s = stats_[*dclass][m.key()];
             s.tries += m->value("tries", 0);
             s.improvements += m->value("improvements", 0);
             s.reward_sum += m->value("reward_sum", 0.0);
@@ -199,7 +200,7 @@ ChatResponse LlmEnsemble::call(const std::string& expert, const std::string& mod
     return r;
 }
 
-void LlmEnsemble::reward(const std::string& model, const std::string& dclass, double gain) {
+void LlmEnsemble::reward(const std::string& model, DiagnosisClass dclass, double gain) {
     if (!model.empty()) bandit_.reward(model, dclass, gain);
 }
 
@@ -209,7 +210,8 @@ void LlmEnsemble::observe(const SearchEvent& e) {
     if (expert.rfind("llm:", 0) != 0) return;
     std::string model = model_of_rationale(e.data.value("rationale", ""));
     if (model.empty() || !cfg_.model(model)) return;
-    reward(model, e.data.value("parent_class", ""), e.data.value("gain", 0.0));
+    auto dclass = parse_diagnosis_class(e.data.value("parent_class", ""));
+    if (dclass) reward(model, *dclass, e.data.value("gain", 0.0));
 }
 
 namespace {
@@ -247,10 +249,6 @@ std::pair<std::string, std::string> insight_of(const std::string& text) {
     return {condition, action};
 }
 
-bool bound_class(const std::string& c) {
-    return c == "memory" || c == "compute" || c == "latency" || c == "spills" || c == "occupancy";
-}
-
 }  // namespace
 
 std::optional<Insight> LlmEnsemble::request_insight(const InsightRequest& req, ExperienceLibrary* library, std::string* why) {
@@ -267,7 +265,7 @@ std::optional<Insight> LlmEnsemble::request_insight(const InsightRequest& req, E
     std::snprintf(gain, sizeof gain, "%.3f", req.gain);
     TemplateValues v = {{"expert", req.expert},
                         {"op_class", req.op_class},
-                        {"diagnosis_class", req.diagnosis_class},
+                        {"diagnosis_class", std::string(to_string(req.diagnosis_class))},
                         {"gain", gain},
                         {"rationale", req.rationale},
                         {"parent_source", excerpt(req.parent_source, 150, 8000)},
@@ -289,8 +287,8 @@ std::optional<Insight> LlmEnsemble::request_insight(const InsightRequest& req, E
     if (condition.size() > 200) condition = condition.substr(0, 200) + "...";
     Insight in;
     in.condition.op_class = req.op_class;
-    if (bound_class(req.diagnosis_class)) in.condition.bound = req.diagnosis_class;
-    else in.condition.status = req.diagnosis_class;
+    if (is_bound(req.diagnosis_class)) in.condition.bound = to_string(req.diagnosis_class);
+    else in.condition.status = to_string(req.diagnosis_class);
     in.condition.expert = req.expert;
     in.action = condition.empty() ? action : condition + " -> " + action;
     in.expert = req.expert;

@@ -31,7 +31,7 @@ namespace kf::llm {
 struct RoleSpec {
     std::string id;
     std::string title;
-    std::map<std::string, double> priors;
+    std::map<DiagnosisClass, double> priors;
 };
 /** The seven built-in roles. */
 const std::vector<RoleSpec>& role_specs();
@@ -46,15 +46,15 @@ class ModelBandit {
 public:
     explicit ModelBandit(double exploration = 0.5) : exploration_(exploration) {}
     /** One of `models` (name, weight), never empty input; `reason` gets the score breakdown. */
-    std::string choose(const std::string& dclass, const std::vector<std::pair<std::string, double>>& models,
+    std::string choose(DiagnosisClass dclass, const std::vector<std::pair<std::string, double>>& models,
                        std::string* reason = nullptr) const;
-    void reward(const std::string& model, const std::string& dclass, double gain);
+    void reward(const std::string& model, DiagnosisClass dclass, double gain);
     struct Stats {
         int tries = 0;
         int improvements = 0;
         double reward_sum = 0;
     };
-    Stats stats(const std::string& model, const std::string& dclass) const;
+    Stats stats(const std::string& model, DiagnosisClass dclass) const;
     nlohmann::json to_json() const;
     /** Adds the statistics of a to_json() record (a resumed run's); malformed parts are ignored. */
     void restore(const nlohmann::json& saved);
@@ -62,7 +62,7 @@ public:
 private:
     double exploration_;
     mutable std::mutex mu_;
-    std::map<std::string, std::map<std::string, Stats>> stats_;  ///< dclass -> model -> stats
+    std::map<DiagnosisClass, std::map<std::string, Stats>> stats_;  ///< dclass -> model -> stats
 };
 
 /** What request_insight needs about a child that beat its parent. */
@@ -70,7 +70,7 @@ struct InsightRequest {
     std::string expert;           ///< "llm:memory"
     std::string model;            ///< empty: the bandit's choice for the role
     std::string op_class;         ///< the task's
-    std::string diagnosis_class;  ///< the parent's (memory, compute, ..., compile_error, ...)
+    DiagnosisClass diagnosis_class = DiagnosisClass::Latency;  ///< the parent's
     std::string parent_source;
     std::string child_source;
     std::string rationale;        ///< the child's rationale
@@ -96,7 +96,7 @@ public:
     void bind(const Task* task, Backend backend);
 
     /** Bandit feedback: a child written by `model` for a parent of `dclass` gained `gain`. */
-    void reward(const std::string& model, const std::string& dclass, double gain);
+    void reward(const std::string& model, DiagnosisClass dclass, double gain);
     /**
      * Convenience for a search's event hook: an "evaluated" event of an LLM child (its
      * rationale starts with "[model] ") feeds reward(); other events are ignored.
@@ -121,6 +121,8 @@ public:
 
     /** True once a budget is spent; the reason is "LLM budget spent: ...". For SearchHooks::should_stop. */
     bool budget_spent(std::string* why = nullptr) const;
+    /** The LLM budget that is spent, typed; nullopt while none is. */
+    std::optional<StopReason> spent_budget() const { return accounting_.spent_budget(); }
     Accounting& accounting() { return accounting_; }
     const Accounting& accounting() const { return accounting_; }
     ModelBandit& bandit() { return bandit_; }
