@@ -110,6 +110,20 @@ private slots:
         QCOMPARE(best->second.status, std::string("ok"));
         QCOMPARE(static_cast<int>(store.evaluations(out.run_id).size()), out.result.evaluations);
         QVERIFY(store.unevaluated(out.run_id).empty());
+        // The search itself improved something: an expert's child beat its parent, as the
+        // store's lineage and evaluations tell (not only a seed that was fast from the start).
+        std::string improved;
+        for (const auto& c : store.candidates(out.run_id)) {
+            if (c.expert == "seed" || c.parents.empty()) continue;
+            auto child = store.evaluation_of(c.id);
+            auto parent = store.evaluation_of(c.parents.front());
+            if (child && parent && child->status_value() == Status::Ok && child->fitness > parent->fitness) {
+                improved = c.expert + " (candidate " + std::to_string(c.id) + ")";
+                break;
+            }
+        }
+        QVERIFY2(!improved.empty(), "no expert's child beat its parent");
+        qInfo("%s: a child of %s beat its parent", t.name.c_str(), improved.c_str());
     }
 
     void writes_kernels_from_scratch_data() {

@@ -73,6 +73,14 @@ public:
     virtual std::vector<Child> cancel_waiting() = 0;
     /** Utilisation figures for reports (e.g. device busy and starved seconds); may be empty. */
     virtual nlohmann::json stats() const { return nlohmann::json::object(); }
+    /**
+     * Asks the queue to notify `wakeup` whenever a result becomes ready; true when it will (the
+     * search then sleeps on the wake-up), false when it cannot (the search waits in next()).
+     */
+    virtual bool notify_results(std::shared_ptr<Wakeup> wakeup) {
+        (void)wakeup;
+        return false;
+    }
 };
 
 /**
@@ -180,6 +188,8 @@ private:
     std::map<std::int64_t, int> failed_repairs_;  ///< failed parent -> its children that failed too
     std::set<std::int64_t> abandoned_;            ///< failed parents no longer chosen
     std::chrono::steady_clock::time_point started_;
+    /** What the loop sleeps on: results, finished proposals, stop / pause / injections. */
+    std::shared_ptr<Wakeup> wake_ = std::make_shared<Wakeup>();
 };
 
 }  // namespace kf

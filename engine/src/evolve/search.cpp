@@ -3,9 +3,9 @@
 #include "kf/transforms.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <future>
-#include <thread>
 #include <sstream>
 
 namespace kf {
@@ -161,6 +161,7 @@ struct Search::AsyncProposal {
     std::vector<Member> inspirations;
     std::vector<std::string> notes;
     std::string refusal;
+    std::atomic<bool> written{false};  ///< the expert has answered (result is about to be ready)
     std::future<std::optional<Proposal>> result;
 };
 
@@ -224,7 +225,17 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
                     const Task* task = cfg_.task;
                     Backend backend = cfg_.backend;
                     const std::vector<PatternSource>* patterns = &patterns_;
-                    raw->result = std::async(std::launch::async, [raw, task, backend, patterns, dclass]() -> std::optional<Proposal> {
+                    std::shared_ptr<Wakeup> wake = wake_;
+                    raw->result = std::async(std::launch::async, [raw, task, backend, patterns, dclass, wake]() -> std::optional<Proposal> {
+                        // However the expert ends, the search hears of it at once.
+                        struct Answered {
+                            AsyncProposal* a;
+                            Wakeup* w;
+                            ~Answered() {
+                                a->written = true;
+                                w->notify();
+                            }
+                        } answered{raw, wake.get()};
                         ProposalContext ctx;
                         ctx.task = task;
                         ctx.backend = backend;
@@ -294,7 +305,7 @@ Search::ProposeOutcome Search::propose_one(std::deque<Child>& ready) {
 void Search::collect_async(std::deque<Child>& ready, bool wait) {
     for (auto it = async_.begin(); it != async_.end();) {
         AsyncProposal& a = **it;
-        if (!wait && a.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        if (!wait && !a.written) {
             ++it;
             continue;
         }
@@ -414,9 +425,25 @@ SearchResult Search::run() {
         queue->submit(c);
     };
 
+    // The loop sleeps until something happens: a result, an expert's answer, a stop, pause or
+    // injection. Stop predicates that are plain functions (should_stop) cannot wake it; they
+    // are polled at least every kPollInterval.
+    constexpr auto kPollInterval = std::chrono::milliseconds(200);
+    const bool queue_wakes = queue->notify_results(wake_);
+    if (hooks_.control) hooks_.control->set_wakeup(wake_);
+    struct Unhook {
+        EvaluationQueue* queue;
+        RunControl* control;
+        ~Unhook() {
+            queue->notify_results(nullptr);
+            if (control) control->set_wakeup(nullptr);
+        }
+    } unhook{queue.get(), hooks_.control};
+
     StopReason why;
     bool stopping = false, exhausted = false, was_paused = false;
     while (true) {
+        const std::uint64_t seen = wake_->generation();
         if (!stopping && must_stop(why)) {
             stopping = true;
             // What waits is dropped: it stays in the store unevaluated and is resumed later.
@@ -475,12 +502,19 @@ SearchResult Search::run() {
             continue;
         }
         if (in_flight_.empty()) {
-            // Only blocking experts are at work: wait for one of them.
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            // Only blocking experts are at work: sleep until one of them answers.
+            wake_->wait(seen, kPollInterval);
             continue;
         }
-        auto res = queue->next(std::chrono::milliseconds(200));
-        if (!res) continue;
+        auto res = queue->next(std::chrono::milliseconds(0));
+        if (!res) {
+            if (queue_wakes) {
+                wake_->wait(seen, kPollInterval);
+                continue;
+            }
+            res = queue->next(kPollInterval);
+            if (!res) continue;
+        }
         in_flight_.erase(res->first.id);
         process_result(res->first, res->second);
         if (hooks_.on_batch_done) hooks_.on_batch_done();
