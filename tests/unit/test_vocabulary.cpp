@@ -1,11 +1,14 @@
 // The engine's fixed words as types (kf/vocabulary.h): every value has one spelling that
 // reads back to itself, the spellings are those older projects hold, stop reasons keep
-// their figures.
+// their figures, and the layers keep to their direction (evolve knows nothing of llm).
 #include <QtTest>
+
+#include <fstream>
 
 #include "kf/llm/accounting.h"
 #include "kf/router.h"
 #include "kf/vocabulary.h"
+#include "testsupport.h"
 
 using namespace kf;
 
@@ -95,6 +98,29 @@ private slots:
         QCOMPARE(to_string(*spent), std::string("LLM budget spent: 2 of 2 calls"));
         QVERIFY(a.spent(&why));
         QCOMPARE(why, to_string(*spent));
+    }
+
+    void evolve_does_not_include_llm() {
+        // The LLM experts plug into the search through kf::ExpertProvider; the evolve folder
+        // and its headers include nothing of llm/, so the two folders do not form a cycle.
+        namespace fs = std::filesystem;
+        const fs::path src = kftest::source_dir() / "engine";
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(src / "src" / "evolve")) files.push_back(e.path());
+        for (const char* h : {"evolution.h", "search.h", "pipeline.h", "population.h", "router.h", "run_control.h",
+                              "run_summary.h", "expert_provider.h", "vocabulary.h"})
+            files.push_back(src / "include" / "kf" / h);
+        for (const auto& f : files) {
+            std::ifstream in(f);
+            QVERIFY2(in.good(), f.string().c_str());
+            int lines = 0;
+            for (std::string line; std::getline(in, line); ++lines) {
+                // A preprocessor line that brings in an llm header.
+                const bool directive = line.find_first_not_of(" \t") == line.find('#') && line.find('#') != std::string::npos;
+                QVERIFY2(!(directive && line.find("\"kf/llm") != std::string::npos), (f.string() + ": " + line).c_str());
+            }
+            QVERIFY2(lines > 0, f.string().c_str());
+        }
     }
 };
 

@@ -6,6 +6,7 @@
 
 #include "kf/error.h"
 #include "kf/llm/experts.h"
+#include "kf/store.h"
 
 namespace kf::llm {
 
@@ -141,6 +142,55 @@ bool LlmEnsemble::cancelled() const {
 }
 
 bool LlmEnsemble::budget_spent(std::string* why) const { return accounting_.spent(why); }
+
+std::string LlmEnsemble::summary() const {
+    // The roles experts() makes: the enabled ones, named "llm:<role>".
+    std::string roles, models;
+    int count = 0;
+    for (const auto& spec : role_specs()) {
+        auto rc = cfg_.roles.find(spec.id);
+        if (rc == cfg_.roles.end() || !rc->second.enabled) continue;
+        roles += (roles.empty() ? "llm:" : ", llm:") + spec.id;
+        ++count;
+    }
+    for (const auto& m : cfg_.models) models += (models.empty() ? "" : ", ") + m.name + " (" + m.provider + ")";
+    return "LLM experts: " + std::to_string(count) + " roles (" + roles + "), models " + models;
+}
+
+void LlmEnsemble::attach(const Task* task, Backend backend, RunControl* control, std::function<bool()> stopping) {
+    bind(task, backend);
+    watch(task ? control : nullptr);
+    watch(task ? std::move(stopping) : std::function<bool()>());
+}
+
+json LlmEnsemble::usage() const { return accounting_.to_json(); }
+
+std::int64_t LlmEnsemble::usage_serial() const { return accounting_.totals().calls; }
+
+void LlmEnsemble::observe(const SearchEvent& e, const ProviderRun& run) {
+    observe(e);
+    // An LLM child that beat its parent: an insight for the experience library ("proposed").
+    if (!run.library || !cfg_.insights || e.kind != "evaluated" || e.data.value("gain", 0.0) <= 1.0 ||
+        e.data.value("expert", "").rfind("llm:", 0) != 0 || !run.candidate)
+        return;
+    auto parent_class = parse_diagnosis_class(e.data.value("parent_class", ""));
+    auto child = run.candidate(e.member);
+    if (!parent_class || !child || child->parents.empty()) return;
+    auto parent = run.candidate(child->parents.front());
+    if (!parent) return;
+    InsightRequest req;
+    req.expert = child->expert;
+    req.model = model_of_rationale(child->rationale);
+    req.op_class = run.task ? run.task->op_class : std::string();
+    req.diagnosis_class = *parent_class;
+    req.parent_source = parent->source;
+    req.child_source = child->source;
+    req.rationale = child->rationale;
+    req.gain = e.data.value("gain", 0.0);
+    req.run_id = std::to_string(run.run_id);
+    req.candidate_id = std::to_string(e.member);
+    request_insight(req, run.library);
+}
 
 json LlmEnsemble::state() const { return {{"usage", accounting_.to_json()}, {"bandit", bandit_.to_json()}}; }
 

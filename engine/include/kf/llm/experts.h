@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kf/expert_provider.h"
 #include "kf/experts.h"
 #include "kf/library.h"
 #include "kf/llm/accounting.h"
@@ -79,7 +80,11 @@ struct InsightRequest {
     std::string candidate_id;
 };
 
-class LlmEnsemble : public std::enable_shared_from_this<LlmEnsemble> {
+/**
+ * The LLM experts, their providers, accounting, budgets and model bandit. As the run's
+ * ExpertProvider it is attached to a run by kf::evolve, which keeps its state() with the run.
+ */
+class LlmEnsemble : public ExpertProvider, public std::enable_shared_from_this<LlmEnsemble> {
 public:
     /**
      * Builds the providers (reading their keys from the environment) and checks that every
@@ -90,7 +95,20 @@ public:
                                                std::map<std::string, std::shared_ptr<Provider>> providers = {});
 
     /** One expert per enabled role; they share this ensemble. */
-    std::vector<std::shared_ptr<Expert>> experts();
+    std::vector<std::shared_ptr<Expert>> experts() override;
+    /** "LLM experts: N roles (...), models ..." for the run's log. */
+    std::string summary() const override;
+    /** bind() and watch() for a run; attach(nullptr, ...) unties the ensemble from it. */
+    void attach(const Task* task, Backend backend, RunControl* control, std::function<bool()> stopping) override;
+    /**
+     * observe(e), and after an LLM child beat its parent, request_insight() for the run's
+     * library (when the configuration asks for insights).
+     */
+    void observe(const SearchEvent& e, const ProviderRun& run) override;
+    /** accounting().to_json(). */
+    nlohmann::json usage() const override;
+    /** The number of calls made so far. */
+    std::int64_t usage_serial() const override;
 
     /** Task used when a context carries none (searches that do not fill ProposalContext::task). */
     void bind(const Task* task, Backend backend);
@@ -122,15 +140,15 @@ public:
     /** True once a budget is spent; the reason is "LLM budget spent: ...". For SearchHooks::should_stop. */
     bool budget_spent(std::string* why = nullptr) const;
     /** The LLM budget that is spent, typed; nullopt while none is. */
-    std::optional<StopReason> spent_budget() const { return accounting_.spent_budget(); }
+    std::optional<StopReason> spent_budget() const override { return accounting_.spent_budget(); }
     Accounting& accounting() { return accounting_; }
     const Accounting& accounting() const { return accounting_; }
     ModelBandit& bandit() { return bandit_; }
     const ModelBandit& bandit() const { return bandit_; }
     /** Accounting and bandit statistics, as kf::evolve keeps them in the run state ("llm"). */
-    nlohmann::json state() const;
+    nlohmann::json state() const override;
     /** Adds a state() record to this ensemble's accounting and bandit (a resumed run). */
-    void restore(const nlohmann::json& saved);
+    void restore(const nlohmann::json& saved) override;
     const LlmConfig& config() const { return cfg_; }
     const PromptTemplates& templates() const { return templates_; }
 
