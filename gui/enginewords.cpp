@@ -1,7 +1,6 @@
 #include "enginewords.h"
 
 #include <QCoreApplication>
-#include <QRegularExpression>
 
 namespace kfgui {
 
@@ -14,14 +13,19 @@ struct Word {
 
 constexpr const char* kContext = "kfgui::EngineWords";
 
-const Word kStatuses[] = {
-    {"ok", QT_TRANSLATE_NOOP("kfgui::EngineWords", "correct")},
-    {"compile_error", QT_TRANSLATE_NOOP("kfgui::EngineWords", "compile error")},
-    {"load_error", QT_TRANSLATE_NOOP("kfgui::EngineWords", "load error")},
-    {"runtime_error", QT_TRANSLATE_NOOP("kfgui::EngineWords", "runtime error")},
-    {"timeout", QT_TRANSLATE_NOOP("kfgui::EngineWords", "timeout")},
-    {"incorrect", QT_TRANSLATE_NOOP("kfgui::EngineWords", "incorrect")},
-    {"integrity_violation", QT_TRANSLATE_NOOP("kfgui::EngineWords", "integrity violation")},
+struct StatusWord {
+    kf::Status status;
+    const char* text;
+};
+
+const StatusWord kStatuses[] = {
+    {kf::Status::Ok, QT_TRANSLATE_NOOP("kfgui::EngineWords", "correct")},
+    {kf::Status::CompileError, QT_TRANSLATE_NOOP("kfgui::EngineWords", "compile error")},
+    {kf::Status::LoadError, QT_TRANSLATE_NOOP("kfgui::EngineWords", "load error")},
+    {kf::Status::RuntimeError, QT_TRANSLATE_NOOP("kfgui::EngineWords", "runtime error")},
+    {kf::Status::Timeout, QT_TRANSLATE_NOOP("kfgui::EngineWords", "timeout")},
+    {kf::Status::Incorrect, QT_TRANSLATE_NOOP("kfgui::EngineWords", "incorrect")},
+    {kf::Status::IntegrityViolation, QT_TRANSLATE_NOOP("kfgui::EngineWords", "integrity violation")},
 };
 
 const Word kStages[] = {
@@ -52,6 +56,28 @@ const Word kSeverities[] = {
     {"note", QT_TRANSLATE_NOOP("kfgui::EngineWords", "note")},
 };
 
+/** Which figures of a stop reason its text shows, as %1 (and %2). */
+enum class Figures { None, Used, Limit, UsedThenLimit };
+
+/** Why a search stopped, by kind. */
+struct StopWord {
+    kf::StopKind kind;
+    Figures figures;
+    const char* text;
+};
+
+const StopWord kStopReasons[] = {
+    {kf::StopKind::Requested, Figures::None, QT_TRANSLATE_NOOP("kfgui::EngineWords", "stopped on request")},
+    {kf::StopKind::EvaluationBudget, Figures::Limit, QT_TRANSLATE_NOOP("kfgui::EngineWords", "evaluation budget of %1 spent")},
+    {kf::StopKind::TimeLimit, Figures::Limit, QT_TRANSLATE_NOOP("kfgui::EngineWords", "time limit of %1 s reached")},
+    {kf::StopKind::Stagnation, Figures::Used, QT_TRANSLATE_NOOP("kfgui::EngineWords", "no improvement in %1 rounds")},
+    {kf::StopKind::Exhausted, Figures::None,
+     QT_TRANSLATE_NOOP("kfgui::EngineWords", "search space exhausted: no expert can propose a new child on any island")},
+    {kf::StopKind::LlmCalls, Figures::UsedThenLimit, QT_TRANSLATE_NOOP("kfgui::EngineWords", "LLM budget spent: %1 of %2 calls")},
+    {kf::StopKind::LlmTokens, Figures::UsedThenLimit, QT_TRANSLATE_NOOP("kfgui::EngineWords", "LLM budget spent: %1 of %2 tokens")},
+    {kf::StopKind::LlmCost, Figures::UsedThenLimit, QT_TRANSLATE_NOOP("kfgui::EngineWords", "LLM budget spent: cost %1 of %2")},
+};
+
 template <std::size_t N>
 QString lookup(const Word (&words)[N], const QString& key) {
     for (const Word& w : words)
@@ -68,40 +94,55 @@ QStringList keys(const Word (&words)[N]) {
 
 }  // namespace
 
-QString statusText(const QString& status) { return lookup(kStatuses, status); }
+QString statusWord(kf::Status status) {
+    const std::string_view word = kf::to_string(status);
+    return QString::fromLatin1(word.data(), static_cast<qsizetype>(word.size()));
+}
+
+QString statusText(const QString& status) {
+    const std::optional<kf::Status> typed = kf::parse_status(status.toStdString());
+    return typed ? statusText(*typed) : status;
+}
 QString stageText(const QString& stage) { return lookup(kStages, stage); }
 QString runStateText(const QString& state) { return lookup(kRunStates, state); }
 QString severityText(const QString& severity) { return lookup(kSeverities, severity); }
 
-QString stopReasonText(const QString& reason) {
-    if (reason == QLatin1String("stopped on request")) return QCoreApplication::translate("kfgui::EngineWords", "stopped on request");
-    if (reason == QLatin1String("search space exhausted: no expert can propose a new child on any island"))
-        return QCoreApplication::translate("kfgui::EngineWords", "search space exhausted: no expert can propose a new child on any island");
-    static const QRegularExpression budget(QStringLiteral("^evaluation budget of (\\d+) spent$"));
-    static const QRegularExpression time(QStringLiteral("^time limit of (\\d+) s reached$"));
-    static const QRegularExpression stale(QStringLiteral("^no improvement in (\\d+) rounds$"));
-    static const QRegularExpression calls(QStringLiteral("^LLM budget spent: (\\d+) of (\\d+) calls$"));
-    static const QRegularExpression tokens(QStringLiteral("^LLM budget spent: (\\d+) of (\\d+) tokens$"));
-    static const QRegularExpression cost(QStringLiteral("^LLM budget spent: cost ([0-9.]+) of ([0-9.]+)$"));
-    QRegularExpressionMatch m;
-    if ((m = budget.match(reason)).hasMatch())
-        return QCoreApplication::translate("kfgui::EngineWords", "evaluation budget of %1 spent").arg(m.captured(1));
-    if ((m = time.match(reason)).hasMatch())
-        return QCoreApplication::translate("kfgui::EngineWords", "time limit of %1 s reached").arg(m.captured(1));
-    if ((m = stale.match(reason)).hasMatch())
-        return QCoreApplication::translate("kfgui::EngineWords", "no improvement in %1 rounds").arg(m.captured(1));
-    if ((m = calls.match(reason)).hasMatch())
-        return QCoreApplication::translate("kfgui::EngineWords", "LLM budget spent: %1 of %2 calls").arg(m.captured(1), m.captured(2));
-    if ((m = tokens.match(reason)).hasMatch())
-        return QCoreApplication::translate("kfgui::EngineWords", "LLM budget spent: %1 of %2 tokens").arg(m.captured(1), m.captured(2));
-    if ((m = cost.match(reason)).hasMatch())
-        return QCoreApplication::translate("kfgui::EngineWords", "LLM budget spent: cost %1 of %2").arg(m.captured(1), m.captured(2));
-    return reason;
+QString statusText(kf::Status status) {
+    for (const StatusWord& w : kStatuses)
+        if (w.status == status) return QCoreApplication::translate(kContext, w.text);
+    return statusWord(status);
 }
 
-QStringList knownStatuses() { return keys(kStatuses); }
+QString stopReasonText(const kf::StopReason& reason) {
+    const bool money = reason.kind == kf::StopKind::LlmCost;
+    auto figure = [&](double v) { return money ? QString::number(v, 'f', 4) : QString::number(static_cast<qint64>(v)); };
+    for (const StopWord& w : kStopReasons) {
+        if (w.kind != reason.kind) continue;
+        const QString text = QCoreApplication::translate(kContext, w.text);
+        switch (w.figures) {
+        case Figures::None: return text;
+        case Figures::Used: return text.arg(figure(reason.used));
+        case Figures::Limit: return text.arg(figure(reason.limit));
+        case Figures::UsedThenLimit: return text.arg(figure(reason.used), figure(reason.limit));
+        }
+        return text;
+    }
+    return QString::fromStdString(reason.text);
+}
+
+QStringList knownStatuses() {
+    QStringList out;
+    for (const StatusWord& w : kStatuses) out << statusWord(w.status);
+    return out;
+}
 QStringList knownStages() { return keys(kStages); }
 QStringList knownRunStates() { return keys(kRunStates); }
 QStringList knownSeverities() { return keys(kSeverities); }
+
+QList<kf::StopKind> knownStopKinds() {
+    QList<kf::StopKind> out;
+    for (const StopWord& w : kStopReasons) out << w.kind;
+    return out;
+}
 
 }  // namespace kfgui

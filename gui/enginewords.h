@@ -1,9 +1,13 @@
 #pragma once
 // The fixed words of the engine (diagnosis status and stage, run states, stop reasons,
-// compiler severities) in the user's language, in one place. A word the engine adds later
-// and this table does not know is shown as the engine wrote it.
+// compiler severities) in the user's language, in one place. Typed words (kf/vocabulary.h)
+// are looked up by value; a word the engine adds later and this table does not know is
+// shown as the engine wrote it.
+#include <QList>
 #include <QString>
 #include <QStringList>
+
+#include "kf/vocabulary.h"
 
 namespace kfgui {
 
@@ -13,8 +17,11 @@ QString statusText(const QString& status);
 QString stageText(const QString& stage);
 /** Run states of the store and of the run controller: idle, starting, running, pausing, paused, stopping, done, stopped, failed. */
 QString runStateText(const QString& state);
-/** Why a search stopped: the engine's fixed reasons and those with a number in them. */
-QString stopReasonText(const QString& reason);
+QString statusText(kf::Status status);
+/** The engine's own word for a status ("compile_error"), as the store and the events hold it. */
+QString statusWord(kf::Status status);
+/** Why a search stopped, from its kind and figures; StopKind::Other shows the engine's text. */
+QString stopReasonText(const kf::StopReason& reason);
 /** error, warning, note. */
 QString severityText(const QString& severity);
 
@@ -23,5 +30,7 @@ QStringList knownStatuses();
 QStringList knownStages();
 QStringList knownRunStates();
 QStringList knownSeverities();
+/** The stop kinds with a translated text (every kind but StopKind::Other). */
+QList<kf::StopKind> knownStopKinds();
 
 }  // namespace kfgui

@@ -247,7 +247,7 @@ void MainWindow::showRun(qint64 runId) {
         else
             searchView_->setSummary(tr("Run %1 on %2: %3 — %4")
                                         .arg(runId)
-                                        .arg(task, runStateText(fromUtf8(run->state)), stopReasonText(fromUtf8(run->stop_reason))));
+                                        .arg(task, runStateText(fromUtf8(run->state)), stopReasonText(run->stop())));
     } catch (const std::exception& e) {
         searchView_->setSummary(tr("Cannot read run %1: %2").arg(runId).arg(fromUtf8(e.what())));
     }

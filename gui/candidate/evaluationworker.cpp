@@ -120,7 +120,7 @@ EvaluationResult EvaluationWorker::run(const EvaluationRequest& request) {
     child.run_id = parent->run_id;
     child.task = parent->task;
     child.source = candidate.source;
-    child.expert = "hand-edit";
+    child.expert = "user";  // the origin word of every kernel the user wrote (as injected ones)
     child.rationale = tr("Edited by hand from candidate %1.").arg(parent->id).toStdString();
     child.family = parent->family;
     child.author = "user";

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "kf/vocabulary.h"
+
 namespace kfgui {
 
 namespace {
@@ -26,7 +28,7 @@ std::optional<double> number(const nlohmann::json& j, const char* section, const
 }  // namespace
 
 QList<Metric> candidateMetrics(const nlohmann::json& d) {
-    const bool ok = d.is_object() && d.value("status", std::string()) == "ok";
+    const bool ok = d.is_object() && kf::parse_status(d.value("status", std::string())) == kf::Status::Ok;
     // A failed evaluation has no meaningful time or rate even if a field is present.
     auto measured = [ok](std::optional<double> v) { return ok ? v : std::nullopt; };
     QList<Metric> out;

@@ -45,7 +45,7 @@ void RooflineChart::setEvaluations(const std::vector<kf::EvaluationRecord>& eval
     }
     for (const kf::EvaluationRecord* record : latest) {
         const kf::EvaluationRecord& e = *record;
-        if (e.status != "ok" || !e.diagnosis.contains("roofline") || !e.diagnosis["roofline"].is_object()) continue;
+        if (e.status_value() != kf::Status::Ok || !e.diagnosis.contains("roofline") || !e.diagnosis["roofline"].is_object()) continue;
         const nlohmann::json& r = e.diagnosis["roofline"];
         peakGbps_ = std::max(peakGbps_, r.value("peak_gbps", 0.0));
         peakGflops_ = std::max(peakGflops_, r.value("peak_gflops", 0.0));

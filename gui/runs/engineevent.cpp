@@ -15,6 +15,8 @@ EngineEvent toEngineEvent(const kf::SearchEvent& e) {
     out.island = e.island;
     out.member = e.member;
     out.message = fromUtf8(e.message);
+    if (e.stop) out.stop = *e.stop;
+    if (e.status) out.status = fromUtf8(std::string(kf::to_string(*e.status)));
     if (e.data.is_object()) {
         auto text = [&](const char* key) {
             auto it = e.data.find(key);
@@ -24,7 +26,7 @@ EngineEvent toEngineEvent(const kf::SearchEvent& e) {
             auto it = e.data.find(key);
             return it != e.data.end() && it->is_number() ? it->get<double>() : fallback;
         };
-        out.status = text("status");
+        if (!e.status) out.status = text("status");
         out.expert = text("expert");
         out.fitness = number("fitness", 0);
         out.gain = number("gain", 0);

@@ -4,6 +4,8 @@
 #include <QMetaType>
 #include <QString>
 
+#include "kf/vocabulary.h"
+
 namespace kf {
 struct SearchEvent;
 }
@@ -21,6 +23,7 @@ struct EngineEvent {
     qint64 member = 0;
     QString message;
     QString status;  ///< ok, compile_error, incorrect, ... (seeded / evaluated)
+    kf::StopReason stop;  ///< stopped: why
     double fitness = 0;
     double gain = 0;
     QString expert;
@@ -47,7 +50,7 @@ EngineEvent toEngineEvent(const kf::SearchEvent& e);
 struct RunOutcome {
     qint64 runId = 0;
     QString state;
-    QString reason;
+    kf::StopReason reason;  ///< why it ended; a failure's message as StopKind::Other
     int evaluations = 0;
     double bestFitness = 0;
     qint64 bestCandidate = 0;

@@ -11,6 +11,7 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
+#include "enginewords.h"
 #include "runs/niceaxis.h"
 #include "runs/populationmodel.h"
 
@@ -30,10 +31,14 @@ QColor colorOf(std::size_t i) {
 }  // namespace
 
 const std::vector<QString>& OutcomeChart::statuses() {
-    static const std::vector<QString> s = {
-        QStringLiteral("ok"),      QStringLiteral("incorrect"),           QStringLiteral("compile_error"),
-        QStringLiteral("load_error"), QStringLiteral("runtime_error"),    QStringLiteral("timeout"),
-        QStringLiteral("integrity_violation"), QStringLiteral("other")};
+    static const std::vector<QString> s = [] {
+        std::vector<QString> out;
+        for (kf::Status st : {kf::Status::Ok, kf::Status::Incorrect, kf::Status::CompileError, kf::Status::LoadError,
+                              kf::Status::RuntimeError, kf::Status::Timeout, kf::Status::IntegrityViolation})
+            out.push_back(statusWord(st));
+        out.push_back(QStringLiteral("other"));
+        return out;
+    }();
     return s;
 }
 

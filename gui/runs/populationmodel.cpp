@@ -109,7 +109,7 @@ QVariant PopulationModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::TextAlignmentRole && column != Expert && column != Status && column != Bound)
         return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
-    if (role == Qt::ForegroundRole && column == Status && r->status != QLatin1String("ok"))
+    if (role == Qt::ForegroundRole && column == Status && r->status != statusWord(kf::Status::Ok))
         return QBrush(QColor(0xc6, 0x28, 0x28));
     return {};
 }

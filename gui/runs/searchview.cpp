@@ -112,7 +112,7 @@ void SearchView::applyPending() {
     for (const EngineEvent& e : events) {
         if (e.kind == QLatin1String("llm_usage")) usage = &e;
         else if (e.kind == QLatin1String("log")) lines << e.message;
-        else if (e.kind == QLatin1String("stopped")) lines << tr("stopped: %1").arg(stopReasonText(e.message));
+        else if (e.kind == QLatin1String("stopped")) lines << tr("stopped: %1").arg(stopReasonText(e.stop));
         else if (e.kind == QLatin1String("improved") || e.kind == QLatin1String("migrated"))
             lines << tr("island %1: %2").arg(e.island).arg(e.message);
     }

@@ -131,7 +131,7 @@ void SearchWorker::run(const RunRequest& request) {
             [&](const kf::SearchEvent& e) { onEngineEvent(e, *store, taskName); },
             [&] { return pollStop(); });
         outcome.runId = out.run_id;
-        outcome.reason = fromUtf8(out.result.stop_reason);
+        outcome.reason = out.result.stop_reason;
         outcome.evaluations = out.result.evaluations;
         outcome.state = control_->stop_requested() ? QStringLiteral("stopped") : QStringLiteral("done");
         if (auto r = store->run(out.run_id)) outcome.state = fromUtf8(r->state);
@@ -142,7 +142,7 @@ void SearchWorker::run(const RunRequest& request) {
     } catch (const std::exception& e) {
         outcome.runId = runId_;
         outcome.state = QStringLiteral("failed");
-        outcome.reason = fromUtf8(e.what());
+        outcome.reason = kf::StopReason{kf::StopKind::Other, 0, 0, e.what()};
         if (store && runId_ > 0) {
             try {
                 store->set_run_state(runId_, "failed", e.what());
@@ -153,7 +153,7 @@ void SearchWorker::run(const RunRequest& request) {
     } catch (...) {
         outcome.runId = runId_;
         outcome.state = QStringLiteral("failed");
-        outcome.reason = tr("unknown error in the engine thread");
+        outcome.reason = kf::StopReason{kf::StopKind::Other, 0, 0, tr("unknown error in the engine thread").toStdString()};
     }
     finish(outcome);
 }

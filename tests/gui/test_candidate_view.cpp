@@ -124,6 +124,8 @@ private slots:
         const auto c = store.candidate(stored);
         QVERIFY(c);
         QCOMPARE(c->author, std::string("user"));
+        // One origin word for the user's kernels, as for those injected into a running search.
+        QCOMPARE(c->expert, std::string("user"));
         QCOMPARE(c->parents, std::vector<std::int64_t>{project_.broken});
         QCOMPARE(c->run_id, project_.run);
         QCOMPARE(QString::fromStdString(c->source), fixed);

@@ -62,19 +62,48 @@ private slots:
     void runStatesAndStopReasons() {
         for (const char* s : {"running", "paused", "done", "stopped", "failed"})
             QVERIFY2(kfgui::runStateText(QLatin1String(s)).startsWith(QStringLiteral("«")), s);
-        QCOMPARE(kfgui::stopReasonText(QStringLiteral("stopped on request")), QStringLiteral("«stopped on request»"));
-        QCOMPARE(kfgui::stopReasonText(QStringLiteral("evaluation budget of 60 spent")),
-                 QStringLiteral("«evaluation budget of 60 spent»"));
-        QCOMPARE(kfgui::stopReasonText(QStringLiteral("LLM budget spent: 6 of 6 calls")),
-                 QStringLiteral("«LLM budget spent: 6 of 6 calls»"));
-        QCOMPARE(kfgui::stopReasonText(QStringLiteral("time limit of 30 s reached")), QStringLiteral("«time limit of 30 s reached»"));
+    }
+
+    void everyStopKindIsTranslated() {
+        // Every kind but Other has a text, and it is the engine's own wording once the
+        // figures are filled in (the marking translator only wraps it).
+        const QList<kf::StopKind> known = kfgui::knownStopKinds();
+        QCOMPARE(known.size(), static_cast<int>(kf::StopKind::Other));
+        const kf::StopReason reasons[] = {
+            kf::StopReason::requested(),
+            kf::StopReason::evaluation_budget(60),
+            kf::StopReason::time_limit(30),
+            kf::StopReason::stagnation(7),
+            kf::StopReason::exhausted(),
+            {kf::StopKind::LlmCalls, 6, 6, {}},
+            {kf::StopKind::LlmTokens, 1600, 1000, {}},
+            {kf::StopKind::LlmCost, 0.25, 0.2, {}},
+        };
+        for (const kf::StopReason& r : reasons) {
+            QVERIFY(known.contains(r.kind));
+            const QString engine = QString::fromStdString(kf::to_string(r));
+            QCOMPARE(kfgui::stopReasonText(r), QStringLiteral("«") + engine + QStringLiteral("»"));
+        }
+        QCOMPARE(kfgui::stopReasonText(kf::StopReason::evaluation_budget(60)), QStringLiteral("«evaluation budget of 60 spent»"));
+        QCOMPARE(kfgui::stopReasonText({kf::StopKind::LlmCalls, 6, 6, {}}), QStringLiteral("«LLM budget spent: 6 of 6 calls»"));
+    }
+
+    void storedReasonsReadBackTyped() {
+        // A run stored by an older build keeps only the text: the engine reads it back typed.
+        const kf::StopReason r = kf::stop_reason_from_string("time limit of 30 s reached");
+        QCOMPARE(r.kind, kf::StopKind::TimeLimit);
+        QCOMPARE(kfgui::stopReasonText(r), QStringLiteral("«time limit of 30 s reached»"));
+        QCOMPARE(kf::stop_reason_from_string("LLM budget spent: cost 0.2500 of 0.2000").kind, kf::StopKind::LlmCost);
+        QCOMPARE(kfgui::stopReasonText(kf::stop_reason_from_string("stopped on request")), QStringLiteral("«stopped on request»"));
     }
 
     void unknownWordsPassUnchanged() {
         QCOMPARE(kfgui::statusText(QStringLiteral("brand_new_status")), QStringLiteral("brand_new_status"));
         QCOMPARE(kfgui::stageText(QStringLiteral("link")), QStringLiteral("link"));
         QCOMPARE(kfgui::runStateText(QStringLiteral("queued")), QStringLiteral("queued"));
-        QCOMPARE(kfgui::stopReasonText(QStringLiteral("the engine thread crashed")), QStringLiteral("the engine thread crashed"));
+        QCOMPARE(kfgui::stopReasonText(kf::stop_reason_from_string("the engine thread crashed")),
+                 QStringLiteral("the engine thread crashed"));
+        QCOMPARE(kfgui::statusText(kf::Status::Timeout), QStringLiteral("«timeout»"));
         QCOMPARE(kfgui::severityText(QStringLiteral("remark")), QStringLiteral("remark"));
     }
 

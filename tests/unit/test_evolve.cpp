@@ -102,7 +102,7 @@ private slots:
         QVERIFY(out.result.best);
         qInfo("%s: best %.2fx by %s (%s), %d evaluations, %s", t.name.c_str(), out.result.best->fitness,
               out.result.best->expert.c_str(), out.result.best->family.c_str(), out.result.evaluations,
-              out.result.stop_reason.c_str());
+              to_string(out.result.stop_reason).c_str());
         // It improves on the reference, and what it reports as best is correct.
         QVERIFY(out.result.best->fitness > 1.0);
         auto best = store.best(out.run_id);
@@ -110,6 +110,20 @@ private slots:
         QCOMPARE(best->second.status, std::string("ok"));
         QCOMPARE(static_cast<int>(store.evaluations(out.run_id).size()), out.result.evaluations);
         QVERIFY(store.unevaluated(out.run_id).empty());
+        // The search itself improved something: an expert's child beat its parent, as the
+        // store's lineage and evaluations tell (not only a seed that was fast from the start).
+        std::string improved;
+        for (const auto& c : store.candidates(out.run_id)) {
+            if (c.expert == "seed" || c.parents.empty()) continue;
+            auto child = store.evaluation_of(c.id);
+            auto parent = store.evaluation_of(c.parents.front());
+            if (child && parent && child->status_value() == Status::Ok && child->fitness > parent->fitness) {
+                improved = c.expert + " (candidate " + std::to_string(c.id) + ")";
+                break;
+            }
+        }
+        QVERIFY2(!improved.empty(), "no expert's child beat its parent");
+        qInfo("%s: a child of %s beat its parent", t.name.c_str(), improved.c_str());
     }
 
     void writes_kernels_from_scratch_data() {

@@ -309,23 +309,24 @@ private slots:
         ModelBandit b(0.3);
         std::vector<std::pair<std::string, double>> models = {{"a", 1}, {"b", 1}};
         for (int i = 0; i < 6; ++i) {
-            b.reward("a", "memory", 0.5);
-            b.reward("b", "memory", 2.0);
-            b.reward("a", "compute", 2.0);
-            b.reward("b", "compute", 0.0);
+            b.reward("a", DiagnosisClass::Memory, 0.5);
+            b.reward("b", DiagnosisClass::Memory, 2.0);
+            b.reward("a", DiagnosisClass::Compute, 2.0);
+            b.reward("b", DiagnosisClass::Compute, 0.0);
         }
-        QCOMPARE(b.choose("memory", models), std::string("b"));
-        QCOMPARE(b.choose("compute", models), std::string("a"));
-        QCOMPARE(b.stats("b", "memory").improvements, 6);
+        QCOMPARE(b.choose(DiagnosisClass::Memory, models), std::string("b"));
+        QCOMPARE(b.choose(DiagnosisClass::Compute, models), std::string("a"));
+        QCOMPARE(b.stats("b", DiagnosisClass::Memory).improvements, 6);
         // Weights are priors: with no evidence the heavier model wins.
-        QCOMPARE(b.choose("latency", {{"a", 1}, {"b", 3}}), std::string("b"));
+        QCOMPARE(b.choose(DiagnosisClass::Latency, {{"a", 1}, {"b", 3}}), std::string("b"));
         QCOMPARE(model_of_rationale("[qwen2.5:32b] vectorised"), std::string("qwen2.5:32b"));
         QCOMPARE(model_of_rationale("no model"), std::string());
     }
 
     void role_priors_route_by_class() {
         QCOMPARE(role_specs().size(), std::size_t(7));
-        auto best_for = [](const std::string& cls) {
+        auto best_for = [](const std::string& word) {
+            const DiagnosisClass cls = diagnosis_class_from_string(word);
             std::string best;
             double w = -1;
             for (const auto& r : role_specs())

@@ -95,7 +95,7 @@ private slots:
         parent_.id = 7;
         parent_.source = kftest::read_file(task_.references.at(Backend::Host));
         parent_.family = "reference";
-        parent_.status = "ok";
+        parent_.status = Status::Ok;
         parent_.bound = "memory";
         parent_.fitness = 1.0;
         inspiration_.id = 9;
@@ -116,8 +116,8 @@ private slots:
             QVERIFY(x->blocking());
             QVERIFY(!x->priors().empty());
         }
-        QCOMPARE(role(*e, "llm:compile")->priors().at("compile_error"), 0.9);
-        QCOMPARE(role(*e, "llm:numerics")->priors().at("incorrect"), 0.9);
+        QCOMPARE(role(*e, "llm:compile")->priors().at(DiagnosisClass::CompileError), 0.9);
+        QCOMPARE(role(*e, "llm:numerics")->priors().at(DiagnosisClass::Incorrect), 0.9);
         // Roles can be switched off.
         LlmConfig c = config(s);
         c.roles.erase("fusion");
@@ -284,8 +284,7 @@ private slots:
         auto e = ensemble(c);
         auto memory = role(*e, "llm:memory");
         std::thread first([&] { memory->propose(context()); });
-        for (int i = 0; i < 300 && s.count() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        QCOMPARE(s.count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(s.count(), 1, 3000);
         auto waiting = role(*e, "llm:compute");
         std::thread second([&] { waiting->propose(context()); });
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -335,11 +334,11 @@ private slots:
         for (int i = 0; i < 4; ++i) e->observe(ev);
         ev.data["expert"] = "tuner";  // not an LLM child: ignored
         e->observe(ev);
-        QCOMPARE(e->bandit().stats("b", "memory").improvements, 4);
-        QCOMPARE(e->bandit().stats("a", "memory").tries, 4);
-        QCOMPARE(e->bandit().choose("memory", e->models_for("memory")), std::string("b"));
-        e->reward("a", "compute", 3.0);
-        QCOMPARE(e->bandit().stats("a", "compute").improvements, 1);
+        QCOMPARE(e->bandit().stats("b", DiagnosisClass::Memory).improvements, 4);
+        QCOMPARE(e->bandit().stats("a", DiagnosisClass::Memory).tries, 4);
+        QCOMPARE(e->bandit().choose(DiagnosisClass::Memory, e->models_for("memory")), std::string("b"));
+        e->reward("a", DiagnosisClass::Compute, 3.0);
+        QCOMPARE(e->bandit().stats("a", DiagnosisClass::Compute).improvements, 1);
     }
 
     void insight_is_stored_as_proposed() {
@@ -352,7 +351,7 @@ private slots:
         req.expert = "llm:memory";
         req.model = "m1";
         req.op_class = "elementwise";
-        req.diagnosis_class = "memory";
+        req.diagnosis_class = DiagnosisClass::Memory;
         req.parent_source = parent_.source;
         req.child_source = kGood;
         req.rationale = "SIMD loop";
@@ -412,13 +411,13 @@ private slots:
         QCOMPARE(after.totals().calls, std::int64_t(5));
 
         ModelBandit bandit;
-        bandit.reward("m1", "memory", 2.0);
-        bandit.reward("m1", "memory", 0.5);
+        bandit.reward("m1", DiagnosisClass::Memory, 2.0);
+        bandit.reward("m1", DiagnosisClass::Memory, 0.5);
         ModelBandit resumed;
         resumed.restore(bandit.to_json());
-        QCOMPARE(resumed.stats("m1", "memory").tries, 2);
-        QCOMPARE(resumed.stats("m1", "memory").improvements, 1);
-        QCOMPARE(resumed.stats("m1", "memory").reward_sum, bandit.stats("m1", "memory").reward_sum);
+        QCOMPARE(resumed.stats("m1", DiagnosisClass::Memory).tries, 2);
+        QCOMPARE(resumed.stats("m1", DiagnosisClass::Memory).improvements, 1);
+        QCOMPARE(resumed.stats("m1", DiagnosisClass::Memory).reward_sum, bandit.stats("m1", DiagnosisClass::Memory).reward_sum);
         QVERIFY(resumed.to_json() == bandit.to_json());
     }
 

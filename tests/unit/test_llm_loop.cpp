@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <set>
 
 #include "http_test_server.h"
 #include "kf/evolution.h"
@@ -150,92 +151,46 @@ private slots:
         task_ = load_task(kftest::data("tasks/scale_add"));
     }
 
-    /** The search loop itself, its records kept in a project store the way kf::evolve keeps them. */
+    /** kf::evolve with EvolveOptions::llm: the LLM experts, their budget, the insights and the store. */
     void search_with_llm_experts_and_a_budget_cap() {
         ScriptedModel model;
         HttpTestServer server([&](const kftest::HttpRequest& r, int i) { return model(r, i); });
         auto ens = ensemble(server, 6);
         auto project = kftest::temp_dir("llm-loop-project");
         ProjectStore store = ProjectStore::create(project, "p");
-        std::int64_t run = store.add_run(task_.name, {{"backend", "host"}});
-        ExperienceLibrary lib = ExperienceLibrary::open(data_home_ / "kernel-foundry" / "library.db");
+        const auto library_path = data_home_ / "kernel-foundry" / "library.db";
         Evaluator ev(host_config());
 
-        SearchConfig cfg;
-        cfg.budget = 20;
-        cfg.islands.islands = 1;
-        cfg.seed = 5;
-        cfg.island_experts = llm_islands();
-        std::map<std::int64_t, json> diagnoses;
+        EvolveOptions opt;
+        opt.search.budget = 20;
+        opt.search.islands.islands = 1;
+        opt.search.seed = 5;
+        opt.search.island_experts = llm_islands();
+        opt.eval = quick_eval();
+        opt.seed_library = kftest::source_dir() / "resources" / "library" / "seed.json";
+        opt.experience_library = library_path;
+        opt.llm = ens;
         std::vector<SearchEvent> events;
-        SearchHooks hooks;
-        hooks.on_child = [&](Child& c) {
-            CandidateRecord rec;
-            rec.run_id = run;
-            rec.task = task_.name;
-            rec.source = c.proposal.source;
-            rec.content_hash = proposal_key(c.proposal.source, c.proposal.tunables);
-            rec.expert = c.proposal.expert;
-            rec.family = c.proposal.family;
-            rec.rationale = c.proposal.rationale;
-            rec.parents = c.proposal.parents;
-            c.id = store.add_candidate(rec);
-        };
-        hooks.evaluate = [&](const std::vector<Child>& batch) {
-            std::vector<Candidate> cands;
-            for (const auto& c : batch) cands.push_back({apply_tunables(c.proposal.source, c.proposal.tunables), "candidate_" + std::to_string(c.id)});
-            auto ds = ev.evaluate_all(task_, cands, quick_eval());
-            for (std::size_t i = 0; i < ds.size(); ++i) {
-                store.add_evaluation(batch[i].id, ds[i]);
-                diagnoses[batch[i].id] = ds[i];
-            }
-            return ds;
-        };
-        hooks.diagnosis_of = [&](std::int64_t id) { return diagnoses.count(id) ? diagnoses[id] : json(); };
-        hooks.on_event = [&](const SearchEvent& e) {
-            events.push_back(e);
-            store.add_event(run, e.kind, {{"member", e.member}, {"message", e.message}, {"data", e.data}});
-            ens->observe(e);
-            // The insight hook: an LLM child that beat its parent.
-            if (e.kind == "evaluated" && e.data.value("expert", "").rfind("llm:", 0) == 0 && e.data.value("gain", 0.0) > 1.0) {
-                auto child = store.candidate(e.member);
-                auto parent = child && !child->parents.empty() ? store.candidate(child->parents.front()) : std::nullopt;
-                if (child && parent) {
-                    InsightRequest req;
-                    req.expert = child->expert;
-                    req.model = model_of_rationale(child->rationale);
-                    req.op_class = task_.op_class;
-                    req.diagnosis_class = e.data.value("parent_class", "");
-                    req.parent_source = parent->source;
-                    req.child_source = child->source;
-                    req.rationale = child->rationale;
-                    req.gain = e.data.value("gain", 0.0);
-                    req.run_id = std::to_string(run);
-                    req.candidate_id = std::to_string(e.member);
-                    ens->request_insight(req, &lib);
-                }
-            }
-        };
-        hooks.should_stop = [&] { return ens->budget_spent(); };
-        Search search(cfg, {}, hooks);
-        for (auto& x : ens->experts()) search.add_expert(x);
-        Proposal seed;
-        seed.source = kftest::read_file(task_.references.at(Backend::Host));
-        seed.family = "reference";
-        seed.expert = "seed";
-        search.add_seeds({seed});
-        SearchResult result = search.run();
-        store.set_run_state(run, "done", result.stop_reason);
+        EvolveOutcome out = evolve(task_, ev, store, opt, [&](const SearchEvent& e) { events.push_back(e); });
+        const SearchResult& result = out.result;
+        const std::int64_t run = out.run_id;
+        const SearchConfig cfg = opt.search;
+        ExperienceLibrary lib = ExperienceLibrary::open(library_path);
 
         // The LLM budget ended the run, with its reason.
         std::string why;
-        QVERIFY2(ens->budget_spent(&why), result.stop_reason.c_str());
+        QVERIFY2(ens->budget_spent(&why), to_string(result.stop_reason).c_str());
         QCOMPARE(why, std::string("LLM budget spent: 6 of 6 calls"));
-        QVERIFY2(result.evaluations < cfg.budget, result.stop_reason.c_str());
-        // Stopped through should_stop after the batch in flight (or, when the last allowed call was a
-        // refusal, because every expert then refused).
-        QVERIFY2(result.stop_reason == "stopped on request" || result.stop_reason.find("exhausted") != std::string::npos,
-                 result.stop_reason.c_str());
+        QVERIFY2(result.evaluations < cfg.budget, to_string(result.stop_reason).c_str());
+        // Stopped by the spent budget after the batch in flight (or, when the last allowed call
+        // was a refusal, because every expert then refused), and the store says it was stopped.
+        QVERIFY2(result.stop_reason.kind == StopKind::LlmCalls || result.stop_reason.kind == StopKind::Exhausted,
+                 to_string(result.stop_reason).c_str());
+        QCOMPARE(store.run(run)->state, std::string("stopped"));
+        QCOMPARE(store.run(run)->stop_reason, to_string(result.stop_reason));
+        // The usage went out as events and is kept with the run.
+        QVERIFY(std::any_of(events.begin(), events.end(), [](const SearchEvent& e) { return e.kind == "llm_usage"; }));
+        QCOMPARE((*store.get_state(run, "llm"))["usage"]["totals"].value("calls", std::int64_t{0}), std::int64_t(6));
         bool refused_for_budget = false, screened = false;
         for (const auto& e : events) {
             if (e.kind == "refused" && e.message.find("LLM budget spent") != std::string::npos) refused_for_budget = true;
@@ -245,18 +200,44 @@ private slots:
         Q_UNUSED(refused_for_budget);
 
         // Children of the LLM experts were compiled and evaluated: one did not compile, others ran correctly.
-        int llm_ok = 0, llm_compile_errors = 0;
+        // The stop drops the children still waiting to compile: they stay in the store
+        // unevaluated, for a resume.
+        int llm_ok = 0, llm_compile_errors = 0, llm_waiting = 0;
+        std::set<std::int64_t> unevaluated;
+        for (std::int64_t id : store.unevaluated(run)) unevaluated.insert(id);
+        std::string children;  // what the LLM experts wrote, for the messages below
         for (const auto& c : store.candidates(run)) {
             if (c.expert.rfind("llm:", 0) != 0) continue;
             QVERIFY(c.source.find("cublas") == std::string::npos);
             auto e = store.evaluation_of(c.id);
-            QVERIFY(e);
-            if (e->status == "ok") ++llm_ok;
-            if (e->status == "compile_error") ++llm_compile_errors;
+            children += c.expert + " " + (e ? e->status : std::string("unevaluated")) + " (" + c.rationale.substr(0, 40) + "); ";
+            if (!e) {
+                QVERIFY(unevaluated.count(c.id));
+                ++llm_waiting;
+                continue;
+            }
+            if (e->status_value() == Status::Ok) ++llm_ok;
+            if (e->status_value() == Status::CompileError) ++llm_compile_errors;
             QVERIFY2(c.rationale.rfind("[m1] ", 0) == 0, c.rationale.c_str());
         }
-        QCOMPARE(llm_compile_errors, 1);
-        QVERIFY2(llm_ok >= 2, std::to_string(llm_ok).c_str());
+        QVERIFY2(llm_compile_errors == 1, children.c_str());
+        QVERIFY2(llm_ok + llm_waiting >= 2, children.c_str());
+        // Resumed without LLM experts, the run evaluates what the stop left waiting: the LLM
+        // children other than the broken one run correctly.
+        EvolveOptions again = opt;
+        again.resume = true;
+        again.llm = nullptr;
+        EvolveOutcome resumed = evolve(task_, ev, store, again);
+        QCOMPARE(resumed.run_id, run);
+        QVERIFY(resumed.resumed);
+        llm_ok = 0;
+        for (const auto& c : store.candidates(run)) {
+            if (c.expert.rfind("llm:", 0) != 0) continue;
+            auto e = store.evaluation_of(c.id);
+            QVERIFY2(e, c.rationale.c_str());
+            if (e->status_value() == Status::Ok) ++llm_ok;
+        }
+        QVERIFY2(llm_ok >= 2, children.c_str());
 
         // Tokens and money per call, per expert and per run.
         auto totals = ens->accounting().totals();
@@ -283,7 +264,7 @@ private slots:
         parent.source = broken->source;
         parent.family = broken->family;
         parent.expert = broken->expert;
-        parent.status = "compile_error";
+        parent.status = Status::CompileError;
         auto repair_ens = ensemble(server, 0);
         std::shared_ptr<Expert> repair;
         for (auto& x : repair_ens->experts())
@@ -295,7 +276,7 @@ private slots:
         ctx.parent = &parent;
         ctx.diagnosis_class = diagnosis_class(parent);
         ctx.parent_diagnosis = &diagnosis;
-        QCOMPARE(ctx.diagnosis_class, std::string("compile_error"));
+        QCOMPARE(ctx.diagnosis_class, std::optional<DiagnosisClass>(DiagnosisClass::CompileError));
         auto fixed = repair->propose(ctx);
         QVERIFY2(fixed, repair->refusal().c_str());
         std::string prompt = user_prompt(server.requests().back());
@@ -413,9 +394,9 @@ private slots:
         QVERIFY2(calls_at_start >= calls_before, std::to_string(calls_at_start).c_str());
         for (auto c = bandit_before.begin(); c != bandit_before.end(); ++c)
             for (auto m = c->begin(); m != c->end(); ++m)
-                QVERIFY2(second->bandit().stats(m.key(), c.key()).tries >= m->value("tries", 0), second->bandit().to_json().dump().c_str());
+                QVERIFY2(second->bandit().stats(m.key(), diagnosis_class_from_string(c.key())).tries >= m->value("tries", 0), second->bandit().to_json().dump().c_str());
         std::string why;
-        QVERIFY2(second->budget_spent(&why), two.result.stop_reason.c_str());
+        QVERIFY2(second->budget_spent(&why), to_string(two.result.stop_reason).c_str());
         QCOMPARE(why, std::string("LLM budget spent: 10 of 10 calls"));
         QCOMPARE(second->accounting().totals().calls, std::int64_t(10));
         QCOMPARE(server.count(), 10);  // 10 calls over both parts of the run, not 10 more

@@ -131,7 +131,7 @@ private:
 class EndlessExpert : public Expert {
 public:
     std::string name() const override { return "endless"; }
-    std::map<std::string, double> priors() const override { return {{"memory", 3.0}}; }
+    std::map<DiagnosisClass, double> priors() const override { return {{DiagnosisClass::Memory, 3.0}}; }
     std::optional<Proposal> propose(const ProposalContext& ctx) override {
         Proposal p;
         p.source = "// ENDLESS " + std::to_string(++calls_) + "\nextern \"C\" void kf_solve() {}\n";
@@ -148,7 +148,7 @@ class SlowExpert : public Expert {
 public:
     std::string name() const override { return "slow"; }
     bool blocking() const override { return true; }
-    std::map<std::string, double> priors() const override { return {{"memory", 5.0}}; }
+    std::map<DiagnosisClass, double> priors() const override { return {{DiagnosisClass::Memory, 5.0}}; }
     std::optional<Proposal> propose(const ProposalContext& ctx) override {
         std::this_thread::sleep_for(std::chrono::milliseconds(30));
         threads_.fetch_add(std::this_thread::get_id() != main_ ? 1 : 0);
@@ -165,6 +165,27 @@ public:
     std::thread::id main_ = std::this_thread::get_id();
     std::atomic<int> calls_{0}, threads_{0};
     std::atomic<bool> shared_state_seen_{false};
+};
+
+/** A waiting expert that takes a second to answer, the only one with anything to propose. */
+class PatientExpert : public Expert {
+public:
+    std::string name() const override { return "patient"; }
+    bool blocking() const override { return true; }
+    std::map<DiagnosisClass, double> priors() const override { return {{DiagnosisClass::Memory, 5.0}}; }
+    std::optional<Proposal> propose(const ProposalContext& ctx) override {
+        busy_ = true;
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        busy_ = false;
+        Proposal p;
+        p.source = "// PATIENT " + std::to_string(++calls_) + "\nextern \"C\" void kf_solve() {}\n";
+        p.family = "patient";
+        p.expert = name();
+        p.parents = {ctx.parent->id};
+        return p;
+    }
+    std::atomic<bool> busy_{false};
+    std::atomic<int> calls_{0};
 };
 
 }  // namespace
@@ -215,7 +236,43 @@ private slots:
         int from_slow = static_cast<int>(std::count(evaluated_experts.begin(), evaluated_experts.end(), "slow"));
         QVERIFY(from_slow >= 1);
         QVERIFY(from_slow < 16);  // the built-in experts kept working meanwhile
-        QVERIFY(s.router().stats("memory", "slow").tries + s.router().stats("latency", "slow").tries >= 1);
+        QVERIFY(s.router().stats(DiagnosisClass::Memory, "slow").tries + s.router().stats(DiagnosisClass::Latency, "slow").tries >= 1);
+    }
+
+    void search_sleeps_while_only_a_waiting_expert_works() {
+        // Nothing but the patient expert can propose (the seed has no tunables, there is no
+        // pattern and no task for the templates): while it works, the search has nothing to
+        // do and sleeps until it answers, looking at its stop predicate only now and then
+        // (a loop that slept 20 ms at a time looked 50 times a second).
+        auto patient = std::make_shared<PatientExpert>();
+        std::atomic<int> polls_while_busy{0};
+        SearchHooks h;
+        h.evaluate = [](const std::vector<Child>& batch) {
+            std::vector<Diagnosis> out;
+            for (const auto& c : batch) out.push_back(fake_evaluate(c));
+            return out;
+        };
+        h.should_stop = [&] {
+            if (patient->busy_) ++polls_while_busy;
+            return false;
+        };
+        SearchConfig cfg = config(3);
+        cfg.islands.islands = 1;
+        Search s(cfg, {}, h);
+        s.add_expert(patient);
+        Proposal seed;
+        seed.source = "extern \"C\" void kf_solve() {}\n";
+        seed.family = "plain";
+        seed.expert = "seed";
+        s.add_seeds({seed});
+        QElapsedTimer clock;
+        clock.start();
+        SearchResult r = s.run();
+        QCOMPARE(r.evaluations, 3);
+        QCOMPARE(patient->calls_.load(), 2);
+        QVERIFY2(polls_while_busy.load() <= 2 * 6, std::to_string(polls_while_busy.load()).c_str());  // 200 ms polls
+        // Woken by the answers, not by a timer: the run takes the experts' two seconds, little more.
+        QVERIFY2(clock.elapsed() < 2 * 1000 + 600, std::to_string(clock.elapsed()).c_str());
     }
 
     void pause_inject_and_stop_from_another_thread() {
@@ -263,7 +320,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(evaluations.load() > 5, 5000);
         control.request_stop();
         t.join();
-        QCOMPARE(result.stop_reason, std::string("stopped on request"));
+        QCOMPARE(to_string(result.stop_reason), std::string("stopped on request"));
+        QCOMPARE(result.stop_reason.kind, StopKind::Requested);
         std::lock_guard<std::mutex> l(mu);
         QVERIFY(std::find(kinds.begin(), kinds.end(), "paused") != kinds.end());
         QVERIFY(std::find(kinds.begin(), kinds.end(), "resumed") != kinds.end());

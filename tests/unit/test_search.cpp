@@ -32,7 +32,7 @@ Member member(std::int64_t id, double fitness, const std::string& family = "f", 
     m.island = island;
     m.bound = bound;
     m.source = kTemplate;
-    m.status = fitness > 0 ? "ok" : "incorrect";
+    m.status = fitness > 0 ? Status::Ok : Status::Incorrect;
     return m;
 }
 
@@ -168,25 +168,25 @@ private slots:
 
     void router_uses_priors_then_learns() {
         Router r({"tuner", "crossover", "pattern"});
-        QCOMPARE(r.choose("spills").expert, std::string("tuner"));
-        QCOMPARE(r.choose("integrity_violation").expert, std::string("pattern"));
-        RouteDecision d = r.choose("memory");
+        QCOMPARE(r.choose(DiagnosisClass::Spills).expert, std::string("tuner"));
+        QCOMPARE(r.choose(DiagnosisClass::IntegrityViolation).expert, std::string("pattern"));
+        RouteDecision d = r.choose(DiagnosisClass::Memory);
         QCOMPARE(d.expert, std::string("pattern"));
         QVERIFY(d.reason.find("memory") != std::string::npos);
         // The pattern expert keeps failing on memory-bound parents, the tuner keeps helping.
         for (int i = 0; i < 20; ++i) {
-            r.reward("memory", "pattern", 0.0);
-            r.reward("memory", "tuner", 1.3);
+            r.reward(DiagnosisClass::Memory, "pattern", 0.0);
+            r.reward(DiagnosisClass::Memory, "tuner", 1.3);
         }
-        QCOMPARE(r.choose("memory", {}, {"tuner", "pattern"}).expert, std::string("tuner"));
-        QCOMPARE(r.choose("memory").expert, std::string("crossover"));  // untried: UCB explores it
-        QCOMPARE(r.stats("memory", "tuner").improvements, 20);
+        QCOMPARE(r.choose(DiagnosisClass::Memory, {}, {"tuner", "pattern"}).expert, std::string("tuner"));
+        QCOMPARE(r.choose(DiagnosisClass::Memory).expert, std::string("crossover"));  // untried: UCB explores it
+        QCOMPARE(r.stats(DiagnosisClass::Memory, "tuner").improvements, 20);
         // The island's specialty breaks near-ties.
         Router fresh({"tuner", "crossover", "pattern"});
-        QCOMPARE(fresh.choose("latency", {"crossover"}).expert, std::string("crossover"));
+        QCOMPARE(fresh.choose(DiagnosisClass::Latency, {"crossover"}).expert, std::string("crossover"));
         Router loaded({"tuner", "crossover", "pattern"});
         loaded.load_stats(r.to_json());
-        QCOMPARE(loaded.stats("memory", "pattern").tries, 20);
+        QCOMPARE(loaded.stats(DiagnosisClass::Memory, "pattern").tries, 20);
     }
 
     void tuner_follows_the_diagnosis_and_constraints() {
@@ -197,7 +197,7 @@ private slots:
         std::set<std::string> tried;
         ProposalContext ctx;
         ctx.parent = &parent;
-        ctx.diagnosis_class = "memory";
+        ctx.diagnosis_class = DiagnosisClass::Memory;
         ctx.tried = &tried;
         ctx.rng = &rng;
         int vec_up = 0, proposals = 0;
@@ -249,7 +249,7 @@ private slots:
         std::set<std::string> tried;
         ProposalContext ctx;
         ctx.parent = &parent;
-        ctx.diagnosis_class = "compute";
+        ctx.diagnosis_class = DiagnosisClass::Compute;
         ctx.patterns = &pats;
         ctx.tried = &tried;
         ctx.rng = &rng;
@@ -278,7 +278,7 @@ private slots:
         QCOMPARE(r1.keys, r2.keys);
         QCOMPARE(a.best->fitness, b.best->fitness);
         QVERIFY(a.outcomes.count("compile_error"));  // the broken pattern was tried and recorded
-        QCOMPARE(a.stop_reason.find("budget") != std::string::npos, true);
+        QCOMPARE(a.stop_reason.kind, StopKind::EvaluationBudget);
         std::set<std::string> unique(r1.keys.begin(), r1.keys.end());
         QCOMPARE(unique.size(), r1.keys.size());  // nothing evaluated twice
     }
@@ -334,7 +334,7 @@ private slots:
             }
         QVERIFY(abandoned >= 1);
         QCOMPARE(static_cast<int>(s.state()["abandoned"].size()), abandoned);
-        Router::Stats tuner = s.router().stats("incorrect", "tuner");
+        Router::Stats tuner = s.router().stats(DiagnosisClass::Incorrect, "tuner");
         QVERIFY(tuner.tries > 0);
         QCOMPARE(tuner.reward_sum, 0.0);
 
@@ -348,7 +348,7 @@ private slots:
         fixable.expert = "seed";
         s2.add_seeds({fixable});
         s2.run();
-        Router::Stats repaired = s2.router().stats("incorrect", "tuner");
+        Router::Stats repaired = s2.router().stats(DiagnosisClass::Incorrect, "tuner");
         QVERIFY(repaired.improvements >= 1);
         QCOMPARE(repaired.reward_sum, static_cast<double>(repaired.improvements));
     }
@@ -360,7 +360,7 @@ private slots:
         s.add_seeds(seeds());
         SearchResult res = s.run();
         QVERIFY(res.evaluations < 1000);
-        QVERIFY2(res.stop_reason.find("exhausted") != std::string::npos, res.stop_reason.c_str());
+        QVERIFY2(res.stop_reason.kind == StopKind::Exhausted, to_string(res.stop_reason).c_str());
         QCOMPARE(res.evaluations, static_cast<int>(parse_tunables(kTemplate).enumerate().size()));
     }
 };

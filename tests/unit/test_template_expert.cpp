@@ -269,7 +269,7 @@ private slots:
         SearchRng rng(1);
         Member parent;
         parent.id = 1;
-        parent.status = "incorrect";
+        parent.status = Status::Incorrect;
         parent.family = "reference";
         ProposalContext ctx;
         ctx.task = &t;

@@ -10,14 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kf/vocabulary.h"
+
 namespace kf {
 
 inline constexpr int kDiagnosisSchemaVersion = 1;
-
-/** Outcome of one evaluation, in the order a candidate can fail. */
-enum class Status { Ok, CompileError, LoadError, RuntimeError, Timeout, Incorrect, IntegrityViolation };
-std::string_view to_string(Status s);
-Status status_from_string(std::string_view s);
 
 /** The furthest stage an evaluation reached. */
 enum class Stage { Compile, Load, Correctness, Integrity, Timing, Profile, Done };

@@ -10,14 +10,12 @@
 #include <vector>
 
 #include "kf/evaluator.h"
+#include "kf/expert_provider.h"
+#include "kf/retrieval.h"
 #include "kf/search.h"
 #include "kf/store.h"
 
 namespace kf {
-
-namespace llm {
-class LlmEnsemble;
-}
 
 /** Folder of bundled resources: $KF_RESOURCES_DIR, else <exe>/../../resources, else <exe>/../share/kernel-foundry. */
 std::filesystem::path resources_dir();
@@ -43,23 +41,23 @@ struct EvolveOptions {
     /** Experts beside the built-in ones. */
     std::vector<std::shared_ptr<Expert>> experts;
     /**
-     * LLM experts (kf::llm::LlmEnsemble::create); null: the built-in experts only, and the
-     * run's log says so. evolve() adds the ensemble's experts to the search, binds it to the
-     * task, cancels its calls when the run stops, feeds its model bandit with every LLM
-     * child's gain, asks it for an insight (into the experience library, as "proposed") when
-     * an LLM child beats its parent, stops the run once an LLM budget is spent, and keeps its
-     * accounting and bandit statistics in the run state ("llm"), restored on resume so that a
-     * resumed run keeps what it has spent. Usage is reported in "llm_usage" events whose
-     * data is kf::llm::Accounting::to_json(). One ensemble may serve several runs in turn;
-     * its budgets then cover them all.
+     * LLM experts (a kf::llm::LlmEnsemble, through the ExpertProvider interface); null: the
+     * built-in experts only, and the run's log says so. evolve() adds the provider's experts
+     * to the search, attaches it to the run (its calls are cancelled when the run stops),
+     * shows it every event (the ensemble feeds its model bandit with every LLM child's gain
+     * and asks for an insight, into the experience library as "proposed", when an LLM child
+     * beats its parent), stops the run once its budget is spent, and keeps its state in the
+     * run state ("llm"), restored on resume so that a resumed run keeps what it has spent.
+     * Usage is reported in "llm_usage" events whose data is ExpertProvider::usage(). One
+     * provider may serve several runs in turn; its budgets then cover them all.
      */
-    std::shared_ptr<llm::LlmEnsemble> llm;
+    std::shared_ptr<ExpertProvider> llm;
     /** Profile new bests and every 10th correct child with Nsight Compute (CUDA, where available). */
     bool profile = true;
     /** Compile threads of the evaluation pipeline; 0: all cores. */
     unsigned compile_threads = 0;
     /** Why a stop was asked for, when it was not the user (e.g. an LLM budget); may be empty. */
-    std::function<std::string()> stop_reason;
+    std::function<std::optional<StopReason>()> stop_reason;
     /** Stop / pause / inject from another thread; may be null. */
     RunControl* control = nullptr;
 };
@@ -69,6 +67,45 @@ struct EvolveOutcome {
     SearchResult result;
     bool resumed = false;
 };
+
+// The steps of a run, for evolve() and for other drivers of a search over a project (e.g.
+// one that runs KernelBench problems): each is one stage of a run's life in the store.
+
+/** The first population: the task's reference and hand-written candidates, its op-class templates, then `patterns`. */
+std::vector<Proposal> initial_seeds(const Task& task, Backend backend, const std::vector<PatternSource>& patterns);
+
+/**
+ * The library patterns for a run: from the experience library, ranked by their evidence
+ * (the seed file fills it on first use), or from the seed file alone when `library` is null.
+ */
+Retrieval gather_patterns(const Task& task, Backend backend, const std::filesystem::path& seed_file,
+                          ExperienceLibrary* library);
+
+/** The run a search writes into. */
+struct RunStart {
+    std::int64_t id = 0;
+    bool resumed = false;
+    /** The search's configuration: the options', or the resumed run's own (the same search). */
+    SearchConfig config;
+};
+
+/**
+ * Creates the run of a search in the store (state "running", its configuration kept with
+ * it), or with `resume` takes up the task's latest unfinished run (throws kf::Error when
+ * there is none).
+ */
+RunStart start_run(ProjectStore& store, const Task& task, Backend backend, const SearchConfig& config,
+                   std::size_t patterns, bool resume);
+
+/**
+ * Brings a resumed run's search back: its saved state, then what it committed after that
+ * state (evaluated children are adopted, unevaluated ones evaluated first), then the seeds
+ * that a run killed while recording them had not yet recorded.
+ */
+void resume_search(Search& search, ProjectStore& store, std::int64_t run, const std::vector<Proposal>& seeds);
+
+/** Ends a run in the store: "stopped" (by the user or a budget outside the search) or "done", with why. */
+void finish_run(ProjectStore& store, std::int64_t run, const StopReason& why, bool stopped);
 
 /** Runs (or resumes) a search on one task. Events go to on_event as they happen. */
 EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store, const EvolveOptions& opt,

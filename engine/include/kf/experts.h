@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kf/population.h"
+#include "kf/vocabulary.h"
 #include "kf/task.h"
 #include "kf/templates.h"
 
@@ -34,7 +35,8 @@ struct ProposalContext {
     Backend backend = Backend::Host;
     const Member* parent = nullptr;
     const Member* other = nullptr;  ///< second parent (crossover)
-    std::string diagnosis_class;    ///< the parent's class (router's view)
+    /** The parent's class (the router's view); unset: the expert works it out from the parent. */
+    std::optional<DiagnosisClass> diagnosis_class;
     const std::vector<PatternSource>* patterns = nullptr;
     const std::set<std::string>* tried = nullptr;  ///< proposal_key() of everything already proposed
     SearchRng* rng = nullptr;
@@ -74,7 +76,7 @@ public:
      */
     virtual bool blocking() const { return false; }
     /** Router priors of this expert per diagnosis class (see Router::set_prior). */
-    virtual std::map<std::string, double> priors() const { return {}; }
+    virtual std::map<DiagnosisClass, double> priors() const { return {}; }
 
 protected:
     std::string refusal_;

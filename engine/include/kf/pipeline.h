@@ -49,6 +49,7 @@ public:
      * profile_s (time spent profiling), profile_skipped (due but over the time share).
      */
     nlohmann::json stats() const override;
+    bool notify_results(std::shared_ptr<Wakeup> wakeup) override;
 
 private:
     struct Impl;

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kf/tunables.h"
+#include "kf/vocabulary.h"
 
 namespace kf {
 
@@ -27,7 +28,7 @@ struct Member {
     Assignment tunables;              ///< values applied to its tunables
     std::string family;               ///< pattern family, e.g. "softmax/warp-per-row" or "seed"
     std::string expert;               ///< who proposed it
-    std::string status = "ok";        ///< diagnosis status
+    Status status = Status::Ok;       ///< diagnosis status
     std::string bound;                ///< roofline bound class when timed
     double fitness = 0;               ///< speedup over the reference when correct, else 0
     int island = 0;

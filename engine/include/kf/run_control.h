@@ -4,13 +4,35 @@
  * may use while the engine thread runs it: stop, pause and resume, and inject a candidate
  * written by the user into an island. All members are thread-safe.
  */
+#include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "kf/experts.h"
 
 namespace kf {
+
+/**
+ * A wake-up call for a thread that waits for whichever comes first of several things (a
+ * result, a stop request, a proposal): those who have news call notify(); the waiter reads
+ * generation() before it looks for work and then waits for a later one, so that no call
+ * made in between is missed. Thread-safe.
+ */
+class Wakeup {
+public:
+    std::uint64_t generation() const;
+    void notify();
+    /** Waits until notify() was called after `seen` was read or `timeout` passed; true when woken. */
+    bool wait(std::uint64_t seen, std::chrono::milliseconds timeout);
+
+private:
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    std::uint64_t generation_ = 0;
+};
 
 class RunControl {
 public:
@@ -33,12 +55,18 @@ public:
     /** The injections queued since the last call (engine side). */
     std::vector<Injection> take_injections();
 
+    /** Notified on every stop, pause, resume and injection (the search waits on it); may be null. */
+    void set_wakeup(std::shared_ptr<Wakeup> wakeup);
+
 private:
+    void wake();
+
     mutable std::mutex mu_;
     std::condition_variable cv_;
     bool stop_ = false;
     bool paused_ = false;
     std::vector<Injection> injections_;
+    std::shared_ptr<Wakeup> wakeup_;
 };
 
 }  // namespace kf

@@ -73,14 +73,33 @@ public:
     virtual std::vector<Child> cancel_waiting() = 0;
     /** Utilisation figures for reports (e.g. device busy and starved seconds); may be empty. */
     virtual nlohmann::json stats() const { return nlohmann::json::object(); }
+    /**
+     * Asks the queue to notify `wakeup` whenever a result becomes ready; true when it will (the
+     * search then sleeps on the wake-up), false when it cannot (the search waits in next()).
+     */
+    virtual bool notify_results(std::shared_ptr<Wakeup> wakeup) {
+        (void)wakeup;
+        return false;
+    }
 };
 
+/**
+ * One thing that happened in a search. `kind` and `data` are what the project store keeps
+ * (its events table); `status` and `stop` carry the same facts typed, for readers in this
+ * process, so that nobody parses `message` or `data` back.
+ */
 struct SearchEvent {
-    std::string kind;  ///< seeded, proposed, evaluated, improved, migrated, refused, stopped
+    SearchEvent() = default;
+    SearchEvent(std::string kind_, int island_, std::int64_t member_, std::string message_, nlohmann::json data_ = {})
+        : kind(std::move(kind_)), island(island_), member(member_), message(std::move(message_)), data(std::move(data_)) {}
+
+    std::string kind;  ///< seeded, proposed, evaluated, improved, migrated, refused, stopped, paused, resumed, log, llm_usage
     int island = -1;
     std::int64_t member = 0;
     std::string message;
     nlohmann::json data;
+    std::optional<Status> status;   ///< seeded, evaluated: the child's status
+    std::optional<StopReason> stop;  ///< stopped: why
 };
 
 struct SearchHooks {
@@ -97,19 +116,19 @@ struct SearchHooks {
     std::function<void()> on_batch_done;
     /** Polled between results; true stops the run cleanly (in-flight evaluations finish). */
     std::function<bool()> should_stop;
-    /** Why should_stop() said so (e.g. "LLM budget spent: ..."); empty: "stopped on request". */
-    std::function<std::string()> stop_reason;
+    /** Why should_stop() said so (e.g. an LLM budget); nullopt: StopKind::Requested. */
+    std::function<std::optional<StopReason>()> stop_reason;
     /** The full diagnosis (kf::Diagnosis JSON) of a member, for experts that read it; may be empty. */
     std::function<nlohmann::json(std::int64_t member)> diagnosis_of;
     /** Library entries for the task and a diagnosis class, as short text (for experts' contexts). */
-    std::function<std::vector<std::string>(const std::string& diagnosis_class)> library_notes;
+    std::function<std::vector<std::string>(DiagnosisClass dclass)> library_notes;
     /** Stop, pause and user injections from another thread; may be null. */
     RunControl* control = nullptr;
 };
 
 struct SearchResult {
     int evaluations = 0;
-    std::string stop_reason;
+    StopReason stop_reason;
     std::optional<Member> best;
     std::map<std::string, int> outcomes;  ///< evaluations by status
 };
@@ -145,7 +164,7 @@ private:
     void collect_async(std::deque<Child>& ready, bool wait);
     void process_result(const Child& c, const Diagnosis& d);
     void notify(SearchEvent e);
-    bool must_stop(std::string& why) const;
+    bool must_stop(StopReason& why) const;
     bool budget_allows(int more) const;
 
     SearchConfig cfg_;
@@ -169,6 +188,8 @@ private:
     std::map<std::int64_t, int> failed_repairs_;  ///< failed parent -> its children that failed too
     std::set<std::int64_t> abandoned_;            ///< failed parents no longer chosen
     std::chrono::steady_clock::time_point started_;
+    /** What the loop sleeps on: results, finished proposals, stop / pause / injections. */
+    std::shared_ptr<Wakeup> wake_ = std::make_shared<Wakeup>();
 };
 
 }  // namespace kf

@@ -45,7 +45,9 @@ struct RunRecord {
     std::string task;
     nlohmann::json config = nlohmann::json::object();
     std::string state = "running";
-    std::string stop_reason;
+    std::string stop_reason;  ///< kf::to_string(StopReason), or why the run failed; empty while it runs
+    /** The stop reason typed (StopKind::Other for a failure's text). */
+    StopReason stop() const { return stop_reason_from_string(stop_reason); }
     std::string created, updated;  ///< ISO-8601 UTC
 };
 
@@ -66,7 +68,9 @@ struct CandidateRecord {
 /** One evaluation of a candidate: status and fitness copied out of the full diagnosis. */
 struct EvaluationRecord {
     std::int64_t id = 0, candidate_id = 0;
-    std::string status;  ///< kf::to_string(Status)
+    std::string status;  ///< kf::to_string(Status), as stored; kf::parse_status() reads it
+    /** The status typed; Status::RuntimeError for a word this build does not know. */
+    Status status_value() const { return parse_status(status).value_or(Status::RuntimeError); }
     double fitness = 0;
     nlohmann::json diagnosis;  ///< kf::Diagnosis in its JSON form
     std::string created;

@@ -36,8 +36,7 @@ public:
     void handle(const SearchEvent& e) {
         if (e.kind == "seeded" || e.kind == "evaluated") {
             ++evaluations_;
-            std::string status = e.data.value("status", "ok");
-            if (status != "ok") ++failures_[status];
+            if (e.status && *e.status != Status::Ok) ++failures_[std::string(to_string(*e.status))];
             double fit = e.data.value("fitness", 0.0);
             if (e.island >= 0 && static_cast<std::size_t>(e.island) < best_.size())
                 best_[static_cast<std::size_t>(e.island)] = std::max(best_[static_cast<std::size_t>(e.island)], fit);
@@ -166,12 +165,12 @@ int run_evolve(const EvolveArgs& args) {
         EvolveOutcome result = evolve(task, evaluator, store, options, [&](const SearchEvent& e) { display.handle(e); },
                                       [] { return g_stop.load(); });
         display.finish();
-        out << "run " << result.run_id << ": " << result.result.stop_reason << "\n";
+        out << "run " << result.run_id << ": " << to_string(result.result.stop_reason) << "\n";
         if (ensemble) print_llm_usage(*ensemble);
         RunSummary summary = summarize_run(store, result.run_id, args.min_gain);
         out << summary.line() << "\n" << std::flush;
         json sj = summary.to_json();
-        sj["stop_reason"] = result.result.stop_reason;
+        sj["stop_reason"] = to_string(result.result.stop_reason);
         summaries.push_back(sj);
         all_improved = all_improved && summary.outcome == RunOutcome::Improved;
         any_without_correct = any_without_correct || summary.outcome == RunOutcome::NoCorrect;

@@ -284,7 +284,7 @@ struct ProblemRun {
         }
         search.add_seeds(seeds);
         SearchResult res = search.run();
-        store.set_run_state(run, "done", res.stop_reason);
+        store.set_run_state(run, "done", to_string(res.stop_reason));
     }
 };
 

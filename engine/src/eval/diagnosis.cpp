@@ -26,26 +26,6 @@ double number_or_nan(const json& j, const char* key) {
 #define KF_W(f) j[#f] = v.f
 #define KF_R(f) read(j, #f, v.f)
 
-std::string_view to_string(Status s) {
-    switch (s) {
-    case Status::Ok: return "ok";
-    case Status::CompileError: return "compile_error";
-    case Status::LoadError: return "load_error";
-    case Status::RuntimeError: return "runtime_error";
-    case Status::Timeout: return "timeout";
-    case Status::Incorrect: return "incorrect";
-    case Status::IntegrityViolation: return "integrity_violation";
-    }
-    return "runtime_error";
-}
-
-Status status_from_string(std::string_view s) {
-    for (Status st : {Status::Ok, Status::CompileError, Status::LoadError, Status::RuntimeError, Status::Timeout,
-                      Status::Incorrect, Status::IntegrityViolation})
-        if (to_string(st) == s) return st;
-    throw Error("unknown diagnosis status '" + std::string(s) + "'");
-}
-
 std::string_view to_string(Stage s) {
     switch (s) {
     case Stage::Compile: return "compile";

@@ -38,16 +38,16 @@ struct Steering {
     const char* why;
 };
 
-Steering steering_for(const std::string& dclass) {
-    if (dclass == "spills")
+Steering steering_for(std::optional<DiagnosisClass> dclass) {
+    if (dclass == DiagnosisClass::Spills)
         return {{"BLOCK", "TILE", "TM", "TN", "ITEMS", "PER_THREAD", "UNROLL", "REG"}, -1, "registers spill: fewer values per thread"};
-    if (dclass == "occupancy")
+    if (dclass == DiagnosisClass::Occupancy)
         return {{"BLOCK", "THREADS", "WARPS", "MINB", "TILE", "SMEM"}, 0, "low occupancy: block size and launch bounds"};
-    if (dclass == "memory")
+    if (dclass == DiagnosisClass::Memory)
         return {{"VEC", "ITEMS", "PER_THREAD", "UNROLL", "ELEMS", "WIDTH", "BLOCK"}, +1, "memory-bound: wider accesses, more bytes in flight"};
-    if (dclass == "compute")
+    if (dclass == DiagnosisClass::Compute)
         return {{"TILE", "TM", "TN", "BK", "BM", "BN", "UNROLL", "STAGES"}, 0, "compute-bound: more reuse per thread"};
-    if (dclass == "latency")
+    if (dclass == DiagnosisClass::Latency)
         return {{"BLOCK", "ITEMS", "GRID", "UNROLL", "WARPS", "ROWS"}, 0, "latency-bound: more parallelism per launch"};
     return {{}, 0, "the parent failed: try its neighbours"};
 }
@@ -207,10 +207,11 @@ public:
             return std::nullopt;
         }
         // Untried patterns, those tagged with the parent's bottleneck first.
+        const std::string dclass = ctx.diagnosis_class ? std::string(to_string(*ctx.diagnosis_class)) : std::string();
         std::vector<const PatternSource*> fitting, other;
         for (const auto& p : *ctx.patterns) {
             if (ctx.tried && ctx.tried->count(proposal_key(p.source, {}))) continue;
-            bool tagged = std::find(p.bound_tags.begin(), p.bound_tags.end(), ctx.diagnosis_class) != p.bound_tags.end();
+            bool tagged = std::find(p.bound_tags.begin(), p.bound_tags.end(), dclass) != p.bound_tags.end();
             (tagged ? fitting : other).push_back(&p);
         }
         auto& pool = fitting.empty() ? other : fitting;
@@ -224,7 +225,7 @@ public:
         p.family = pick.family;
         p.expert = name();
         if (ctx.parent) p.parents = {ctx.parent->id};
-        p.rationale = "library pattern " + pick.name + (fitting.empty() ? "" : " (tagged " + ctx.diagnosis_class + ")") +
+        p.rationale = "library pattern " + pick.name + (fitting.empty() ? "" : " (tagged " + dclass + ")") +
                       (pick.description.empty() ? "" : ": " + pick.description);
         return p;
     }

@@ -31,6 +31,7 @@ struct PipelinedEvaluator::Impl {
     };
     std::deque<Compiled> to_evaluate;
     std::deque<std::pair<Child, Diagnosis>> done;
+    std::shared_ptr<Wakeup> wakeup;  ///< told of every result (the search sleeps on it)
     int compiling = 0;
     bool evaluating = false;
     bool intake_closed = false;  ///< cancel_waiting() in progress: compile threads take nothing new
@@ -120,6 +121,7 @@ struct PipelinedEvaluator::Impl {
             } else {
                 evaluator.finish(item.diagnosis);
                 done.emplace_back(std::move(item.child), std::move(item.diagnosis));
+                if (wakeup) wakeup->notify();
             }
             cv.notify_all();
         }
@@ -161,6 +163,7 @@ struct PipelinedEvaluator::Impl {
             ++evaluations;
             evaluating = false;
             done.emplace_back(std::move(item.child), std::move(item.diagnosis));
+            if (wakeup) wakeup->notify();
             cv.notify_all();
         }
     }
@@ -214,6 +217,13 @@ std::vector<Child> PipelinedEvaluator::cancel_waiting() {
     impl_->to_evaluate.clear();
     impl_->intake_closed = false;
     return out;
+}
+
+bool PipelinedEvaluator::notify_results(std::shared_ptr<Wakeup> wakeup) {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->wakeup = std::move(wakeup);
+    if (impl_->wakeup && !impl_->done.empty()) impl_->wakeup->notify();
+    return true;
 }
 
 nlohmann::json PipelinedEvaluator::stats() const {

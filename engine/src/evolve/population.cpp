@@ -9,7 +9,7 @@ using nlohmann::json;
 
 void to_json(json& j, const Member& m) {
     j = {{"id", m.id},         {"source", m.source},   {"tunables", m.tunables}, {"family", m.family},
-         {"expert", m.expert}, {"status", m.status},   {"bound", m.bound},       {"fitness", m.fitness},
+         {"expert", m.expert}, {"status", to_string(m.status)},   {"bound", m.bound},       {"fitness", m.fitness},
          {"island", m.island}, {"generation", m.generation}, {"parents", m.parents}};
 }
 
@@ -19,7 +19,7 @@ void from_json(const json& j, Member& m) {
     m.tunables = j.value("tunables", Assignment{});
     m.family = j.value("family", "");
     m.expert = j.value("expert", "");
-    m.status = j.value("status", "ok");
+    m.status = parse_status(j.value("status", "ok")).value_or(Status::RuntimeError);
     m.bound = j.value("bound", "");
     m.fitness = j.value("fitness", 0.0);
     m.island = j.value("island", 0);

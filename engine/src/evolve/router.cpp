@@ -10,48 +10,46 @@ using nlohmann::json;
 
 namespace {
 
-std::string class_of(const std::string& status, const std::string& bound, bool spills) {
-    if (status != "ok") return status;
-    if (spills) return "spills";
-    return bound.empty() ? "latency" : bound;
+DiagnosisClass class_of(Status status, const std::string& bound, bool spills) {
+    if (auto failure = failure_class(status)) return *failure;
+    if (spills) return DiagnosisClass::Spills;
+    // The roofline's bound (memory, compute, latency) or the profile's (occupancy).
+    auto c = parse_diagnosis_class(bound);
+    return c && is_bound(*c) ? *c : DiagnosisClass::Latency;
 }
 
 }  // namespace
 
-std::string diagnosis_class(const Diagnosis& d) {
+DiagnosisClass diagnosis_class(const Diagnosis& d) {
     bool spills = std::any_of(d.compile.resources.begin(), d.compile.resources.end(),
                               [](const ResourceUsage& r) { return r.spill_store_bytes > 0 || r.spill_load_bytes > 0; });
-    return class_of(std::string(to_string(d.status)), d.roofline ? d.roofline->bound : "", spills);
+    return class_of(d.status, d.roofline ? d.roofline->bound : "", spills);
 }
 
-std::string diagnosis_class(const Member& m) { return class_of(m.status, m.bound, false); }
-
-bool is_failure_class(const std::string& dclass) {
-    return dclass == "compile_error" || dclass == "load_error" || dclass == "runtime_error" || dclass == "timeout" ||
-           dclass == "incorrect" || dclass == "integrity_violation";
-}
+DiagnosisClass diagnosis_class(const Member& m) { return class_of(m.status, m.bound, false); }
 
 Router::Router(std::vector<std::string> experts, double exploration)
     : experts_(std::move(experts)), exploration_(exploration) {
     // Hand-written priors: which built-in expert is likely to help for each class. Without an
     // LLM, a broken child is best answered by tuning its parent again or by another pattern.
-    const std::map<std::string, std::map<std::string, double>> defaults = {
-        {"compile_error", {{"tuner", 0.5}, {"pattern", 0.4}, {"crossover", 0.1}}},
-        {"load_error", {{"tuner", 0.4}, {"pattern", 0.5}}},
-        {"runtime_error", {{"tuner", 0.5}, {"pattern", 0.4}}},
-        {"timeout", {{"tuner", 0.5}, {"pattern", 0.4}}},
-        {"incorrect", {{"tuner", 0.4}, {"pattern", 0.5}}},
-        {"integrity_violation", {{"pattern", 0.7}, {"tuner", 0.2}}},
-        {"memory", {{"pattern", 0.5}, {"tuner", 0.4}, {"crossover", 0.3}}},
-        {"compute", {{"tuner", 0.5}, {"pattern", 0.4}, {"crossover", 0.3}}},
-        {"latency", {{"tuner", 0.5}, {"crossover", 0.3}, {"pattern", 0.3}}},
-        {"occupancy", {{"tuner", 0.7}, {"crossover", 0.2}}},
-        {"spills", {{"tuner", 0.7}, {"pattern", 0.2}}},
+    using C = DiagnosisClass;
+    const std::map<DiagnosisClass, std::map<std::string, double>> defaults = {
+        {C::CompileError, {{"tuner", 0.5}, {"pattern", 0.4}, {"crossover", 0.1}}},
+        {C::LoadError, {{"tuner", 0.4}, {"pattern", 0.5}}},
+        {C::RuntimeError, {{"tuner", 0.5}, {"pattern", 0.4}}},
+        {C::Timeout, {{"tuner", 0.5}, {"pattern", 0.4}}},
+        {C::Incorrect, {{"tuner", 0.4}, {"pattern", 0.5}}},
+        {C::IntegrityViolation, {{"pattern", 0.7}, {"tuner", 0.2}}},
+        {C::Memory, {{"pattern", 0.5}, {"tuner", 0.4}, {"crossover", 0.3}}},
+        {C::Compute, {{"tuner", 0.5}, {"pattern", 0.4}, {"crossover", 0.3}}},
+        {C::Latency, {{"tuner", 0.5}, {"crossover", 0.3}, {"pattern", 0.3}}},
+        {C::Occupancy, {{"tuner", 0.7}, {"crossover", 0.2}}},
+        {C::Spills, {{"tuner", 0.7}, {"pattern", 0.2}}},
     };
     priors_ = defaults;
 }
 
-double Router::prior(const std::string& dclass, const std::string& expert) const {
+double Router::prior(DiagnosisClass dclass, const std::string& expert) const {
     auto c = priors_.find(dclass);
     if (c == priors_.end()) return 0.1;
     auto e = c->second.find(expert);
@@ -62,18 +60,18 @@ void Router::add_expert(const std::string& name) {
     if (std::find(experts_.begin(), experts_.end(), name) == experts_.end()) experts_.push_back(name);
 }
 
-void Router::set_prior(const std::string& dclass, const std::string& expert, double weight) {
+void Router::set_prior(DiagnosisClass dclass, const std::string& expert, double weight) {
     priors_[dclass][expert] = weight;
 }
 
-Router::Stats Router::stats(const std::string& dclass, const std::string& expert) const {
+Router::Stats Router::stats(DiagnosisClass dclass, const std::string& expert) const {
     auto c = stats_.find(dclass);
     if (c == stats_.end()) return {};
     auto e = c->second.find(expert);
     return e == c->second.end() ? Stats{} : e->second;
 }
 
-RouteDecision Router::choose(const std::string& dclass, const std::vector<std::string>& favoured,
+RouteDecision Router::choose(DiagnosisClass dclass, const std::vector<std::string>& favoured,
                              const std::vector<std::string>& allowed) const {
     int total = 0;
     if (auto c = stats_.find(dclass); c != stats_.end())
@@ -94,7 +92,7 @@ RouteDecision Router::choose(const std::string& dclass, const std::vector<std::s
             best.expert = e;
             char buf[256];
             std::snprintf(buf, sizeof buf, "%s: %s scored %.2f (prior %.2f, mean gain %.2f over %d tries, %d improved, bonus %.2f%s)",
-                          dclass.c_str(), e.c_str(), score, prior(dclass, e), mean, s.tries, s.improvements, bonus,
+                          std::string(to_string(dclass)).c_str(), e.c_str(), score, prior(dclass, e), mean, s.tries, s.improvements, bonus,
                           fav > 0 ? ", island specialty" : "");
             best.reason = buf;
         }
@@ -102,7 +100,7 @@ RouteDecision Router::choose(const std::string& dclass, const std::vector<std::s
     return best;
 }
 
-void Router::reward(const std::string& dclass, const std::string& expert, double gain) {
+void Router::reward(DiagnosisClass dclass, const std::string& expert, double gain) {
     Stats& s = stats_[dclass][expert];
     ++s.tries;
     if (gain > 1.0) ++s.improvements;
@@ -110,7 +108,7 @@ void Router::reward(const std::string& dclass, const std::string& expert, double
     s.reward_sum += gain > 1.0 ? std::min(1.0, std::log(gain) * 2.0) : 0.0;
 }
 
-void Router::reward_repair(const std::string& dclass, const std::string& expert, bool became_correct) {
+void Router::reward_repair(DiagnosisClass dclass, const std::string& expert, bool became_correct) {
     Stats& s = stats_[dclass][expert];
     ++s.tries;
     if (became_correct) {
@@ -123,21 +121,24 @@ json Router::to_json() const {
     json stats = json::object();
     for (const auto& [dclass, per] : stats_)
         for (const auto& [expert, s] : per)
-            stats[dclass][expert] = {{"tries", s.tries}, {"improvements", s.improvements}, {"reward_sum", s.reward_sum}};
+            stats[std::string(to_string(dclass))][expert] = {{"tries", s.tries}, {"improvements", s.improvements}, {"reward_sum", s.reward_sum}};
     return {{"experts", experts_}, {"exploration", exploration_}, {"stats", stats}};
 }
 
 void Router::load_stats(const json& j) {
     stats_.clear();
     if (!j.contains("stats")) return;
-    for (auto c = j["stats"].begin(); c != j["stats"].end(); ++c)
+    for (auto c = j["stats"].begin(); c != j["stats"].end(); ++c) {
+        auto dclass = parse_diagnosis_class(c.key());
+        if (!dclass) continue;  // a class this build does not route
         for (auto e = c->begin(); e != c->end(); ++e) {
             Stats s;
             s.tries = e->value("tries", 0);
             s.improvements = e->value("improvements", 0);
             s.reward_sum = e->value("reward_sum", 0.0);
-            stats_[c.key()][e.key()] = s;
+            stats_[*dclass][e.key()] = s;
         }
+    }
 }
 
 }  // namespace kf

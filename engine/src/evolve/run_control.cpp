@@ -2,12 +2,45 @@
 
 namespace kf {
 
+std::uint64_t Wakeup::generation() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return generation_;
+}
+
+void Wakeup::notify() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++generation_;
+    }
+    cv_.notify_all();
+}
+
+bool Wakeup::wait(std::uint64_t seen, std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return generation_ != seen; });
+}
+
+void RunControl::set_wakeup(std::shared_ptr<Wakeup> wakeup) {
+    std::lock_guard<std::mutex> lock(mu_);
+    wakeup_ = std::move(wakeup);
+}
+
+void RunControl::wake() {
+    std::shared_ptr<Wakeup> w;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        w = wakeup_;
+    }
+    cv_.notify_all();
+    if (w) w->notify();
+}
+
 void RunControl::request_stop() {
     {
         std::lock_guard<std::mutex> lock(mu_);
         stop_ = true;
     }
-    cv_.notify_all();
+    wake();
 }
 
 bool RunControl::stop_requested() const {
@@ -20,7 +53,7 @@ void RunControl::set_paused(bool paused) {
         std::lock_guard<std::mutex> lock(mu_);
         paused_ = paused;
     }
-    cv_.notify_all();
+    wake();
 }
 
 bool RunControl::paused() const {
@@ -38,7 +71,7 @@ void RunControl::inject(Proposal proposal, int island) {
         std::lock_guard<std::mutex> lock(mu_);
         injections_.push_back({std::move(proposal), island});
     }
-    cv_.notify_all();
+    wake();
 }
 
 std::vector<RunControl::Injection> RunControl::take_injections() {

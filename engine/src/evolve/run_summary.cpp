@@ -55,7 +55,7 @@ RunSummary summarize_run(ProjectStore& store, std::int64_t run, double min_gain)
     const EvaluationRecord* best_other = nullptr;  // the best that is not the reference
     const EvaluationRecord* reference = nullptr;
     for (const auto& e : evals) {
-        if (e.status != "ok") continue;
+        if (e.status_value() != Status::Ok) continue;
         ++s.correct;
         auto c = cands.find(e.candidate_id);
         bool ref = c != cands.end() && is_reference(c->second);
@@ -90,7 +90,7 @@ RunSummary summarize_run(ProjectStore& store, std::int64_t run, double min_gain)
             s.reference_bound_fraction = bound_fraction_of(reference->diagnosis["roofline"], s.bound);
     }
     for (std::size_t k = 0; k < evals.size(); ++k)
-        if (evals[k].status == "ok" && evals[k].fitness >= 0.9 * s.best_speedup) {
+        if (evals[k].status_value() == Status::Ok && evals[k].fitness >= 0.9 * s.best_speedup) {
             s.evals_to_90pct = static_cast<int>(k) + 1;
             break;
         }

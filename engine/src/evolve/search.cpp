@@ -3,9 +3,9 @@
 #include "kf/transforms.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <future>
-#include <thread>
 #include <sstream>
 
 namespace kf {
@@ -48,7 +48,7 @@ void Search::add_seeds(const std::vector<Proposal>& seeds) {
 void Search::adopt(const Member& m) {
     tried_.insert(proposal_key(m.source, m.tunables));
     ++evaluations_;
-    ++outcomes_[m.status];
+    ++outcomes_[std::string(to_string(m.status))];
     islands_.add(m);
     best_fitness_ = std::max(best_fitness_, m.fitness);
     next_id_ = std::max(next_id_, m.id + 1);
@@ -60,21 +60,21 @@ void Search::add_pending(const Child& c) {
     pending_children_.push_back(c);
 }
 
-bool Search::must_stop(std::string& why) const {
+bool Search::must_stop(StopReason& why) const {
     if (cfg_.time_limit_s > 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() >= cfg_.time_limit_s) {
-        why = "time limit of " + std::to_string(static_cast<int>(cfg_.time_limit_s)) + " s reached";
+        why = StopReason::time_limit(cfg_.time_limit_s);
         return true;
     }
     // Stagnation counts rounds: one round is one child per island.
     int rounds = evals_since_best_ / std::max(1, islands_.islands());
     if (cfg_.stagnation_stop > 0 && rounds >= cfg_.stagnation_stop) {
-        why = "no improvement in " + std::to_string(rounds) + " rounds";
+        why = StopReason::stagnation(rounds);
         return true;
     }
     if ((hooks_.should_stop && hooks_.should_stop()) || (hooks_.control && hooks_.control->stop_requested())) {
-        std::string reason = hooks_.stop_reason ? hooks_.stop_reason() : std::string();
-        why = reason.empty() ? "stopped on request" : reason;
+        std::optional<StopReason> reason = hooks_.stop_reason ? hooks_.stop_reason() : std::nullopt;
+        why = reason.value_or(StopReason::requested());
         return true;
     }
     return false;
@@ -92,7 +92,7 @@ Member Search::evaluate_into_member(const Child& c, const Diagnosis& d) {
     m.tunables = c.proposal.tunables;
     m.family = c.proposal.family;
     m.expert = c.proposal.expert;
-    m.status = std::string(to_string(d.status));
+    m.status = d.status;
     m.bound = d.roofline ? d.roofline->bound : "";
     m.fitness = d.fitness();
     m.island = c.island;
@@ -161,6 +161,7 @@ struct Search::AsyncProposal {
     std::vector<Member> inspirations;
     std::vector<std::string> notes;
     std::string refusal;
+    std::atomic<bool> written{false};  ///< the expert has answered (result is about to be ready)
     std::future<std::optional<Proposal>> result;
 };
 
@@ -182,7 +183,7 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
                                ? std::vector<std::string>{}
                                : cfg_.island_experts[static_cast<std::size_t>(i) % cfg_.island_experts.size()];
     for (const Member* parent : parents) {
-        std::string dclass = diagnosis_class(*parent);
+        const DiagnosisClass dclass = diagnosis_class(*parent);
         std::vector<std::string> allowed = router_.experts();
         // Ask the router; an expert that refuses (or is busy) is taken out for this parent.
         while (!allowed.empty()) {
@@ -224,7 +225,17 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
                     const Task* task = cfg_.task;
                     Backend backend = cfg_.backend;
                     const std::vector<PatternSource>* patterns = &patterns_;
-                    raw->result = std::async(std::launch::async, [raw, task, backend, patterns, dclass]() -> std::optional<Proposal> {
+                    std::shared_ptr<Wakeup> wake = wake_;
+                    raw->result = std::async(std::launch::async, [raw, task, backend, patterns, dclass, wake]() -> std::optional<Proposal> {
+                        // However the expert ends, the search hears of it at once.
+                        struct Answered {
+                            AsyncProposal* a;
+                            Wakeup* w;
+                            ~Answered() {
+                                a->written = true;
+                                w->notify();
+                            }
+                        } answered{raw, wake.get()};
                         ProposalContext ctx;
                         ctx.task = task;
                         ctx.backend = backend;
@@ -294,7 +305,7 @@ Search::ProposeOutcome Search::propose_one(std::deque<Child>& ready) {
 void Search::collect_async(std::deque<Child>& ready, bool wait) {
     for (auto it = async_.begin(); it != async_.end();) {
         AsyncProposal& a = **it;
-        if (!wait && a.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        if (!wait && !a.written) {
             ++it;
             continue;
         }
@@ -316,7 +327,7 @@ void Search::collect_async(std::deque<Child>& ready, bool wait) {
         } else {
             notify({"refused", a.island, a.parent.id, a.expert->name() + ": " + a.refusal, {}});
             // A refusal is a failed try for the router, so that it learns to ask someone else.
-            router_.reward(a.route.diagnosis_class, a.expert->name(), 0.0);
+            if (a.route.diagnosis_class) router_.reward(*a.route.diagnosis_class, a.expert->name(), 0.0);
         }
         it = async_.erase(it);
     }
@@ -326,22 +337,25 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
     if (hooks_.on_result) hooks_.on_result(c, d);
     Member m = evaluate_into_member(c, d);
     ++evaluations_;
-    ++outcomes_[m.status];
+    const std::string status(to_string(m.status));
+    ++outcomes_[status];
     if (c.proposal.expert == "seed") {
         islands_.add(m);
         if (m.fitness > best_fitness_) best_fitness_ = m.fitness;
-        notify({"seeded", m.island, m.id, m.family + ": " + d.message, {{"fitness", m.fitness}, {"status", m.status}}});
+        SearchEvent seeded("seeded", m.island, m.id, m.family + ": " + d.message, {{"fitness", m.fitness}, {"status", status}});
+        seeded.status = m.status;
+        notify(std::move(seeded));
         return;
     }
     double gain = c.parent_fitness > 0 ? m.fitness / c.parent_fitness : (m.fitness > 0 ? 2.0 : 0.0);
     bool has_parent = !c.proposal.parents.empty();
-    const bool repair = is_failure_class(c.route.diagnosis_class);
-    if (has_parent && !c.route.expert.empty()) {
+    const bool repair = c.route.diagnosis_class && is_failure(*c.route.diagnosis_class);
+    if (has_parent && !c.route.expert.empty() && c.route.diagnosis_class) {
         // A child of a failed parent is rewarded for becoming correct, not for a speedup.
-        if (repair) router_.reward_repair(c.route.diagnosis_class, c.proposal.expert, m.status == "ok");
-        else router_.reward(c.route.diagnosis_class, c.proposal.expert, gain);
+        if (repair) router_.reward_repair(*c.route.diagnosis_class, c.proposal.expert, m.status == Status::Ok);
+        else router_.reward(*c.route.diagnosis_class, c.proposal.expert, gain);
     }
-    if (has_parent && repair && m.status != "ok") {
+    if (has_parent && repair && m.status != Status::Ok) {
         std::int64_t parent = c.proposal.parents.front();
         if (++failed_repairs_[parent] >= kMaxFailedRepairs && abandoned_.insert(parent).second)
             notify({"log", c.island, parent,
@@ -350,15 +364,18 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
                     {}});
     }
     bool island_best = islands_.add(m);
-    notify({"evaluated", c.island, m.id, m.status + (m.fitness > 0 ? " " + std::to_string(m.fitness) + "x" : std::string()),
+    SearchEvent evaluated(
+        "evaluated", c.island, m.id, status + (m.fitness > 0 ? " " + std::to_string(m.fitness) + "x" : std::string()),
             {{"fitness", m.fitness},
-             {"status", m.status},
+             {"status", status},
              {"gain", gain},
              {"expert", c.proposal.expert},
              {"family", c.proposal.family},
-             {"parent_class", c.route.diagnosis_class},
+             {"parent_class", c.route.diagnosis_class ? std::string(to_string(*c.route.diagnosis_class)) : std::string()},
              {"rationale", c.proposal.rationale},
-             {"has_parent", has_parent}}});
+             {"has_parent", has_parent}});
+    evaluated.status = m.status;
+    notify(std::move(evaluated));
     if (island_best) {
         char text[64];
         std::snprintf(text, sizeof text, "new island best %.3gx", m.fitness);
@@ -408,9 +425,25 @@ SearchResult Search::run() {
         queue->submit(c);
     };
 
-    std::string why;
+    // The loop sleeps until something happens: a result, an expert's answer, a stop, pause or
+    // injection. Stop predicates that are plain functions (should_stop) cannot wake it; they
+    // are polled at least every kPollInterval.
+    constexpr auto kPollInterval = std::chrono::milliseconds(200);
+    const bool queue_wakes = queue->notify_results(wake_);
+    if (hooks_.control) hooks_.control->set_wakeup(wake_);
+    struct Unhook {
+        EvaluationQueue* queue;
+        RunControl* control;
+        ~Unhook() {
+            queue->notify_results(nullptr);
+            if (control) control->set_wakeup(nullptr);
+        }
+    } unhook{queue.get(), hooks_.control};
+
+    StopReason why;
     bool stopping = false, exhausted = false, was_paused = false;
     while (true) {
+        const std::uint64_t seen = wake_->generation();
         if (!stopping && must_stop(why)) {
             stopping = true;
             // What waits is dropped: it stays in the store unevaluated and is resumed later.
@@ -458,23 +491,30 @@ SearchResult Search::run() {
             }
             if (!ready.empty() && budget_allows(1)) continue;
             if (!budget_allows(1)) {
-                why = "evaluation budget of " + std::to_string(cfg_.budget) + " spent";
+                why = StopReason::evaluation_budget(cfg_.budget);
                 break;
             }
             if (must_stop(why)) break;  // e.g. experts that refused because a budget ran out
             if (exhausted) {
-                why = "search space exhausted: no expert can propose a new child on any island";
+                why = StopReason::exhausted();
                 break;
             }
             continue;
         }
         if (in_flight_.empty()) {
-            // Only blocking experts are at work: wait for one of them.
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            // Only blocking experts are at work: sleep until one of them answers.
+            wake_->wait(seen, kPollInterval);
             continue;
         }
-        auto res = queue->next(std::chrono::milliseconds(200));
-        if (!res) continue;
+        auto res = queue->next(std::chrono::milliseconds(0));
+        if (!res) {
+            if (queue_wakes) {
+                wake_->wait(seen, kPollInterval);
+                continue;
+            }
+            res = queue->next(kPollInterval);
+            if (!res) continue;
+        }
         in_flight_.erase(res->first.id);
         process_result(res->first, res->second);
         if (hooks_.on_batch_done) hooks_.on_batch_done();
@@ -483,7 +523,9 @@ SearchResult Search::run() {
     result.evaluations = evaluations_;
     result.outcomes = outcomes_;
     if (const Member* b = islands_.best()) result.best = *b;
-    notify({"stopped", -1, 0, why, {{"evaluations", evaluations_}, {"pipeline", queue->stats()}}});
+    SearchEvent stopped("stopped", -1, 0, to_string(why), {{"evaluations", evaluations_}, {"pipeline", queue->stats()}});
+    stopped.stop = why;
+    notify(std::move(stopped));
     return result;
 }
 

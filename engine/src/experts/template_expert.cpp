@@ -31,12 +31,13 @@ class TemplateExpert final : public Expert {
 public:
     std::string name() const override { return "template"; }
 
-    std::map<std::string, double> priors() const override {
+    std::map<DiagnosisClass, double> priors() const override {
+        using C = DiagnosisClass;
         // A failed or untuned parent is best answered by a fresh, correct-by-construction kernel;
         // a correct one that is memory- or latency-bound by another layout of the work.
-        return {{"compile_error", 0.5}, {"load_error", 0.5}, {"runtime_error", 0.6}, {"timeout", 0.6},
-                {"incorrect", 0.7},     {"integrity_violation", 0.6}, {"memory", 0.5}, {"latency", 0.5},
-                {"compute", 0.3},       {"occupancy", 0.3},   {"spills", 0.3}};
+        return {{C::CompileError, 0.5}, {C::LoadError, 0.5}, {C::RuntimeError, 0.6},      {C::Timeout, 0.6},
+                {C::Incorrect, 0.7},    {C::IntegrityViolation, 0.6}, {C::Memory, 0.5}, {C::Latency, 0.5},
+                {C::Compute, 0.3},      {C::Occupancy, 0.3},          {C::Spills, 0.3}};
     }
 
     std::optional<Proposal> propose(const ProposalContext& ctx) override {
@@ -73,7 +74,9 @@ public:
         p.expert = name();
         if (ctx.parent) p.parents = {ctx.parent->id};
         p.rationale = "op-class template " + k.name + ": " + k.description +
-                      (ctx.parent && ctx.parent->status != "ok" ? " (the parent is " + ctx.parent->status + ")" : "");
+                      (ctx.parent && ctx.parent->status != Status::Ok
+                           ? " (the parent is " + std::string(to_string(ctx.parent->status)) + ")"
+                           : "");
         return p;
     }
 

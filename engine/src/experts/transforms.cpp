@@ -109,8 +109,9 @@ TransformResult grid_stride(const std::string& src) {
 class TransformExpert final : public Expert {
 public:
     std::string name() const override { return "transform"; }
-    std::map<std::string, double> priors() const override {
-        return {{"memory", 0.4}, {"latency", 0.5}, {"occupancy", 0.5}, {"compute", 0.2}};
+    std::map<DiagnosisClass, double> priors() const override {
+        using C = DiagnosisClass;
+        return {{C::Memory, 0.4}, {C::Latency, 0.5}, {C::Occupancy, 0.5}, {C::Compute, 0.2}};
     }
     std::optional<Proposal> propose(const ProposalContext& ctx) override {
         refusal_.clear();

@@ -1,5 +1,4 @@
 // Tokens, money and calls per call, per expert, per model and per run, against the budgets.
-#include <cstdio>
 
 #include "kf/llm/accounting.h"
 
@@ -11,27 +10,23 @@ double cost_of(const Usage& u, const Price& p) {
     return (static_cast<double>(u.input_tokens) * p.input_per_mtok + static_cast<double>(u.output_tokens) * p.output_per_mtok) / 1e6;
 }
 
-bool Accounting::spent_locked(std::int64_t calls, std::string* why) const {
-    char buf[200];
-    if (budgets_.max_calls > 0 && calls >= budgets_.max_calls) {
-        std::snprintf(buf, sizeof buf, "LLM budget spent: %lld of %lld calls", static_cast<long long>(calls),
-                      static_cast<long long>(budgets_.max_calls));
-    } else if (budgets_.max_tokens > 0 && totals_.tokens() >= budgets_.max_tokens) {
-        std::snprintf(buf, sizeof buf, "LLM budget spent: %lld of %lld tokens", static_cast<long long>(totals_.tokens()),
-                      static_cast<long long>(budgets_.max_tokens));
-    } else if (budgets_.max_cost > 0 && totals_.cost >= budgets_.max_cost) {
-        std::snprintf(buf, sizeof buf, "LLM budget spent: cost %.4f of %.4f", totals_.cost, budgets_.max_cost);
-    } else {
-        return false;
-    }
-    if (why) *why = buf;
-    return true;
+std::optional<StopReason> Accounting::spent_locked(std::int64_t calls) const {
+    if (budgets_.max_calls > 0 && calls >= budgets_.max_calls)
+        return StopReason{StopKind::LlmCalls, double(calls), double(budgets_.max_calls), {}};
+    if (budgets_.max_tokens > 0 && totals_.tokens() >= budgets_.max_tokens)
+        return StopReason{StopKind::LlmTokens, double(totals_.tokens()), double(budgets_.max_tokens), {}};
+    if (budgets_.max_cost > 0 && totals_.cost >= budgets_.max_cost)
+        return StopReason{StopKind::LlmCost, totals_.cost, budgets_.max_cost, {}};
+    return std::nullopt;
 }
 
 bool Accounting::begin_call(std::string& why) {
     std::lock_guard lock(mu_);
     // Calls in flight count toward the call cap, so that concurrent experts cannot overshoot it.
-    if (spent_locked(totals_.calls + in_flight_, &why)) return false;
+    if (auto spent = spent_locked(totals_.calls + in_flight_)) {
+        why = to_string(*spent);
+        return false;
+    }
     ++in_flight_;
     return true;
 }
@@ -54,8 +49,14 @@ void Accounting::abandon_call() {
 }
 
 bool Accounting::spent(std::string* why) const {
+    auto spent = spent_budget();
+    if (spent && why) *why = to_string(*spent);
+    return spent.has_value();
+}
+
+std::optional<StopReason> Accounting::spent_budget() const {
     std::lock_guard lock(mu_);
-    return spent_locked(totals_.calls, why);
+    return spent_locked(totals_.calls);
 }
 
 UsageTotals Accounting::totals() const {

@@ -6,6 +6,7 @@
 
 #include "kf/error.h"
 #include "kf/llm/experts.h"
+#include "kf/store.h"
 
 namespace kf::llm {
 
@@ -13,7 +14,7 @@ using nlohmann::json;
 
 // ---- ModelBandit ------------------------------------------------------------------------
 
-std::string ModelBandit::choose(const std::string& dclass, const std::vector<std::pair<std::string, double>>& models,
+std::string ModelBandit::choose(DiagnosisClass dclass, const std::vector<std::pair<std::string, double>>& models,
                                 std::string* reason) const {
     std::lock_guard lock(mu_);
     if (models.empty()) return {};
@@ -40,7 +41,7 @@ std::string ModelBandit::choose(const std::string& dclass, const std::vector<std
             if (reason) {
                 char buf[200];
                 std::snprintf(buf, sizeof buf, "%s: model %s scored %.2f (weight %.2f, mean gain %.2f over %d tries, bonus %.2f)",
-                              dclass.c_str(), name.c_str(), score, prior, mean, s.tries, bonus);
+                              std::string(to_string(dclass)).c_str(), name.c_str(), score, prior, mean, s.tries, bonus);
                 *reason = buf;
             }
         }
@@ -48,7 +49,7 @@ std::string ModelBandit::choose(const std::string& dclass, const std::vector<std
     return best;
 }
 
-void ModelBandit::reward(const std::string& model, const std::string& dclass, double gain) {
+void ModelBandit::reward(const std::string& model, DiagnosisClass dclass, double gain) {
     std::lock_guard lock(mu_);
     Stats& s = stats_[dclass][model];
     ++s.tries;
@@ -56,7 +57,7 @@ void ModelBandit::reward(const std::string& model, const std::string& dclass, do
     s.reward_sum += gain > 1.0 ? std::min(1.0, std::log(gain) * 2.0) : 0.0;
 }
 
-ModelBandit::Stats ModelBandit::stats(const std::string& model, const std::string& dclass) const {
+ModelBandit::Stats ModelBandit::stats(const std::string& model, DiagnosisClass dclass) const {
     std::lock_guard lock(mu_);
     auto c = stats_.find(dclass);
     if (c == stats_.end()) return {};
@@ -69,7 +70,7 @@ json ModelBandit::to_json() const {
     json j = json::object();
     for (const auto& [dclass, per] : stats_)
         for (const auto& [model, s] : per)
-            j[dclass][model] = {{"tries", s.tries}, {"improvements", s.improvements}, {"reward_sum", s.reward_sum}};
+            j[std::string(to_string(dclass))][model] = {{"tries", s.tries}, {"improvements", s.improvements}, {"reward_sum", s.reward_sum}};
     return j;
 }
 
@@ -77,10 +78,11 @@ void ModelBandit::restore(const json& saved) {
     if (!saved.is_object()) return;
     std::lock_guard lock(mu_);
     for (auto c = saved.begin(); c != saved.end(); ++c) {
-        if (!c->is_object()) continue;
+        auto dclass = parse_diagnosis_class(c.key());
+        if (!c->is_object() || !dclass) continue;
         for (auto m = c->begin(); m != c->end(); ++m) {
             if (!m->is_object()) continue;
-            Stats& s = stats_[c.key()][m.key()];
+            Stats& s = stats_[*dclass][m.key()];
             s.tries += m->value("tries", 0);
             s.improvements += m->value("improvements", 0);
             s.reward_sum += m->value("reward_sum", 0.0);
@@ -141,6 +143,55 @@ bool LlmEnsemble::cancelled() const {
 
 bool LlmEnsemble::budget_spent(std::string* why) const { return accounting_.spent(why); }
 
+std::string LlmEnsemble::summary() const {
+    // The roles experts() makes: the enabled ones, named "llm:<role>".
+    std::string roles, models;
+    int count = 0;
+    for (const auto& spec : role_specs()) {
+        auto rc = cfg_.roles.find(spec.id);
+        if (rc == cfg_.roles.end() || !rc->second.enabled) continue;
+        roles += (roles.empty() ? "llm:" : ", llm:") + spec.id;
+        ++count;
+    }
+    for (const auto& m : cfg_.models) models += (models.empty() ? "" : ", ") + m.name + " (" + m.provider + ")";
+    return "LLM experts: " + std::to_string(count) + " roles (" + roles + "), models " + models;
+}
+
+void LlmEnsemble::attach(const Task* task, Backend backend, RunControl* control, std::function<bool()> stopping) {
+    bind(task, backend);
+    watch(task ? control : nullptr);
+    watch(task ? std::move(stopping) : std::function<bool()>());
+}
+
+json LlmEnsemble::usage() const { return accounting_.to_json(); }
+
+std::int64_t LlmEnsemble::usage_serial() const { return accounting_.totals().calls; }
+
+void LlmEnsemble::observe(const SearchEvent& e, const ProviderRun& run) {
+    observe(e);
+    // An LLM child that beat its parent: an insight for the experience library ("proposed").
+    if (!run.library || !cfg_.insights || e.kind != "evaluated" || e.data.value("gain", 0.0) <= 1.0 ||
+        e.data.value("expert", "").rfind("llm:", 0) != 0 || !run.candidate)
+        return;
+    auto parent_class = parse_diagnosis_class(e.data.value("parent_class", ""));
+    auto child = run.candidate(e.member);
+    if (!parent_class || !child || child->parents.empty()) return;
+    auto parent = run.candidate(child->parents.front());
+    if (!parent) return;
+    InsightRequest req;
+    req.expert = child->expert;
+    req.model = model_of_rationale(child->rationale);
+    req.op_class = run.task ? run.task->op_class : std::string();
+    req.diagnosis_class = *parent_class;
+    req.parent_source = parent->source;
+    req.child_source = child->source;
+    req.rationale = child->rationale;
+    req.gain = e.data.value("gain", 0.0);
+    req.run_id = std::to_string(run.run_id);
+    req.candidate_id = std::to_string(e.member);
+    request_insight(req, run.library);
+}
+
 json LlmEnsemble::state() const { return {{"usage", accounting_.to_json()}, {"bandit", bandit_.to_json()}}; }
 
 void LlmEnsemble::restore(const json& saved) {
@@ -199,7 +250,7 @@ ChatResponse LlmEnsemble::call(const std::string& expert, const std::string& mod
     return r;
 }
 
-void LlmEnsemble::reward(const std::string& model, const std::string& dclass, double gain) {
+void LlmEnsemble::reward(const std::string& model, DiagnosisClass dclass, double gain) {
     if (!model.empty()) bandit_.reward(model, dclass, gain);
 }
 
@@ -209,7 +260,8 @@ void LlmEnsemble::observe(const SearchEvent& e) {
     if (expert.rfind("llm:", 0) != 0) return;
     std::string model = model_of_rationale(e.data.value("rationale", ""));
     if (model.empty() || !cfg_.model(model)) return;
-    reward(model, e.data.value("parent_class", ""), e.data.value("gain", 0.0));
+    auto dclass = parse_diagnosis_class(e.data.value("parent_class", ""));
+    if (dclass) reward(model, *dclass, e.data.value("gain", 0.0));
 }
 
 namespace {
@@ -247,10 +299,6 @@ std::pair<std::string, std::string> insight_of(const std::string& text) {
     return {condition, action};
 }
 
-bool bound_class(const std::string& c) {
-    return c == "memory" || c == "compute" || c == "latency" || c == "spills" || c == "occupancy";
-}
-
 }  // namespace
 
 std::optional<Insight> LlmEnsemble::request_insight(const InsightRequest& req, ExperienceLibrary* library, std::string* why) {
@@ -267,7 +315,7 @@ std::optional<Insight> LlmEnsemble::request_insight(const InsightRequest& req, E
     std::snprintf(gain, sizeof gain, "%.3f", req.gain);
     TemplateValues v = {{"expert", req.expert},
                         {"op_class", req.op_class},
-                        {"diagnosis_class", req.diagnosis_class},
+                        {"diagnosis_class", std::string(to_string(req.diagnosis_class))},
                         {"gain", gain},
                         {"rationale", req.rationale},
                         {"parent_source", excerpt(req.parent_source, 150, 8000)},
@@ -289,8 +337,8 @@ std::optional<Insight> LlmEnsemble::request_insight(const InsightRequest& req, E
     if (condition.size() > 200) condition = condition.substr(0, 200) + "...";
     Insight in;
     in.condition.op_class = req.op_class;
-    if (bound_class(req.diagnosis_class)) in.condition.bound = req.diagnosis_class;
-    else in.condition.status = req.diagnosis_class;
+    if (is_bound(req.diagnosis_class)) in.condition.bound = to_string(req.diagnosis_class);
+    else in.condition.status = to_string(req.diagnosis_class);
     in.condition.expert = req.expert;
     in.action = condition.empty() ? action : condition + " -> " + action;
     in.expert = req.expert;

@@ -7,6 +7,7 @@
 
 #include "kf/error.h"
 #include "kf/llm/prompt.h"
+#include "kf/vocabulary.h"
 
 namespace kf::llm {
 
@@ -146,7 +147,7 @@ std::string render_diagnosis(const json& d, const std::string& source, std::size
                 }
             }
         }
-        if (shown == 0 && sval(d, "status") == "compile_error" && !sval(c, "log").empty())
+        if (shown == 0 && parse_status(sval(d, "status")) == Status::CompileError && !sval(c, "log").empty())
             os << "compiler output:\n" << excerpt(sval(c, "log"), 25, 2500);
         if (c.contains("resources") && c["resources"].is_array())
             for (const auto& r : c["resources"])

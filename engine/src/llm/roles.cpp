@@ -14,12 +14,12 @@ using nlohmann::json;
 
 namespace {
 
+using C = DiagnosisClass;
+
 /** Priors over the router's classes, low (0.02) wherever the role is no help. */
-std::map<std::string, double> priors(std::map<std::string, double> high) {
-    std::map<std::string, double> out;
-    for (const char* c : {"compile_error", "load_error", "runtime_error", "timeout", "incorrect", "integrity_violation", "memory",
-                          "compute", "latency", "occupancy", "spills"})
-        out[c] = 0.02;
+std::map<DiagnosisClass, double> priors(std::map<DiagnosisClass, double> high) {
+    std::map<DiagnosisClass, double> out;
+    for (DiagnosisClass c : kDiagnosisClasses) out[c] = 0.02;
     for (const auto& [k, v] : high) out[k] = v;
     return out;
 }
@@ -28,15 +28,17 @@ std::map<std::string, double> priors(std::map<std::string, double> high) {
 
 const std::vector<RoleSpec>& role_specs() {
     static const std::vector<RoleSpec> specs = {
-        {"memory", "memory access", priors({{"memory", 0.8}, {"latency", 0.3}, {"compute", 0.2}, {"occupancy", 0.2}, {"spills", 0.1}})},
-        {"compute", "compute and tensor cores", priors({{"compute", 0.8}, {"memory", 0.2}, {"latency", 0.2}, {"occupancy", 0.2}, {"spills", 0.2}})},
-        {"fusion", "fusion", priors({{"latency", 0.6}, {"memory", 0.5}, {"compute", 0.3}, {"occupancy", 0.2}})},
+        {"memory", "memory access", priors({{C::Memory, 0.8}, {C::Latency, 0.3}, {C::Compute, 0.2}, {C::Occupancy, 0.2}, {C::Spills, 0.1}})},
+        {"compute", "compute and tensor cores",
+         priors({{C::Compute, 0.8}, {C::Memory, 0.2}, {C::Latency, 0.2}, {C::Occupancy, 0.2}, {C::Spills, 0.2}})},
+        {"fusion", "fusion", priors({{C::Latency, 0.6}, {C::Memory, 0.5}, {C::Compute, 0.3}, {C::Occupancy, 0.2}})},
         {"occupancy", "occupancy and launch configuration",
-         priors({{"occupancy", 0.8}, {"spills", 0.8}, {"latency", 0.4}, {"timeout", 0.4}, {"memory", 0.3}, {"compute", 0.3}})},
-        {"warp", "warp-level primitives and reductions", priors({{"latency", 0.6}, {"compute", 0.4}, {"memory", 0.3}, {"occupancy", 0.3}})},
+         priors({{C::Occupancy, 0.8}, {C::Spills, 0.8}, {C::Latency, 0.4}, {C::Timeout, 0.4}, {C::Memory, 0.3}, {C::Compute, 0.3}})},
+        {"warp", "warp-level primitives and reductions",
+         priors({{C::Latency, 0.6}, {C::Compute, 0.4}, {C::Memory, 0.3}, {C::Occupancy, 0.3}})},
         {"numerics", "numerical repair",
-         priors({{"incorrect", 0.9}, {"integrity_violation", 0.7}, {"runtime_error", 0.6}, {"timeout", 0.3}, {"compile_error", 0.1}})},
-        {"compile", "compile repair", priors({{"compile_error", 0.9}, {"load_error", 0.8}, {"runtime_error", 0.3}})},
+         priors({{C::Incorrect, 0.9}, {C::IntegrityViolation, 0.7}, {C::RuntimeError, 0.6}, {C::Timeout, 0.3}, {C::CompileError, 0.1}})},
+        {"compile", "compile repair", priors({{C::CompileError, 0.9}, {C::LoadError, 0.8}, {C::RuntimeError, 0.3}})},
     };
     return specs;
 }
@@ -87,7 +89,7 @@ public:
     LlmExpert(std::shared_ptr<LlmEnsemble> ens, RoleSpec role) : ens_(std::move(ens)), role_(std::move(role)) {}
     std::string name() const override { return "llm:" + role_.id; }
     bool blocking() const override { return true; }
-    std::map<std::string, double> priors() const override { return role_.priors; }
+    std::map<DiagnosisClass, double> priors() const override { return role_.priors; }
 
     std::optional<Proposal> propose(const ProposalContext& ctx) override {
         std::string why;
@@ -118,13 +120,13 @@ private:
             shown = apply_tunables(parent.source, parent.tunables);
         } catch (const Error&) {
         }
-        const std::string dclass = ctx.diagnosis_class.empty() ? diagnosis_class(parent) : ctx.diagnosis_class;
+        const DiagnosisClass dclass = ctx.diagnosis_class.value_or(diagnosis_class(parent));
         const bool cuda = backend == Backend::Cuda;
         const std::string fence = cuda ? "cuda" : "cpp";
         std::string diagnosis;
         if (ctx.parent_diagnosis && ctx.parent_diagnosis->is_object()) diagnosis = render_diagnosis(*ctx.parent_diagnosis, shown);
         if (diagnosis.empty())
-            diagnosis = "status: " + parent.status + (parent.fitness > 0 ? ", " + fmt(parent.fitness) + "x the reference" : "") +
+            diagnosis = "status: " + std::string(to_string(parent.status)) + (parent.fitness > 0 ? ", " + fmt(parent.fitness) + "x the reference" : "") +
                         (parent.bound.empty() ? "" : ", bound: " + parent.bound) + " (no detailed record available)\n";
         std::string notes;
         if (ctx.library_notes)
@@ -148,12 +150,12 @@ private:
             {"allowed_libraries", libs.empty() ? "none" : libs},
             {"tf32", task->rules.allow_tf32 ? "allowed" : "not allowed"},
             {"parent_id", std::to_string(parent.id)},
-            {"parent_status", parent.status},
+            {"parent_status", std::string(to_string(parent.status))},
             {"parent_fitness", fmt(parent.fitness)},
             {"parent_family", parent.family},
             {"parent_tunables", tunables},
             {"parent_source", shown},
-            {"diagnosis_class", dclass},
+            {"diagnosis_class", std::string(to_string(dclass))},
             {"diagnosis", diagnosis},
             {"library_notes", notes},
             {"inspirations", render_inspirations(ctx.inspirations, fence)},

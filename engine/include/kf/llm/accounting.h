@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kf/vocabulary.h"
+
 #include "kf/llm/client.h"
 
 namespace kf::llm {
@@ -52,6 +54,8 @@ public:
     void abandon_call();
     /** True once a budget is spent; `why` gets the reason. */
     bool spent(std::string* why = nullptr) const;
+    /** The budget that is spent (StopKind::LlmCalls, LlmTokens or LlmCost); nullopt while none is. */
+    std::optional<StopReason> spent_budget() const;
 
     UsageTotals totals() const;
     std::map<std::string, UsageTotals> per_expert() const;
@@ -67,7 +71,7 @@ public:
     void restore(const nlohmann::json& saved);
 
 private:
-    bool spent_locked(std::int64_t calls, std::string* why) const;
+    std::optional<StopReason> spent_locked(std::int64_t calls) const;
 
     Budgets budgets_;
     mutable std::mutex mu_;

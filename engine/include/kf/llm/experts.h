@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kf/expert_provider.h"
 #include "kf/experts.h"
 #include "kf/library.h"
 #include "kf/llm/accounting.h"
@@ -31,7 +32,7 @@ namespace kf::llm {
 struct RoleSpec {
     std::string id;
     std::string title;
-    std::map<std::string, double> priors;
+    std::map<DiagnosisClass, double> priors;
 };
 /** The seven built-in roles. */
 const std::vector<RoleSpec>& role_specs();
@@ -46,15 +47,15 @@ class ModelBandit {
 public:
     explicit ModelBandit(double exploration = 0.5) : exploration_(exploration) {}
     /** One of `models` (name, weight), never empty input; `reason` gets the score breakdown. */
-    std::string choose(const std::string& dclass, const std::vector<std::pair<std::string, double>>& models,
+    std::string choose(DiagnosisClass dclass, const std::vector<std::pair<std::string, double>>& models,
                        std::string* reason = nullptr) const;
-    void reward(const std::string& model, const std::string& dclass, double gain);
+    void reward(const std::string& model, DiagnosisClass dclass, double gain);
     struct Stats {
         int tries = 0;
         int improvements = 0;
         double reward_sum = 0;
     };
-    Stats stats(const std::string& model, const std::string& dclass) const;
+    Stats stats(const std::string& model, DiagnosisClass dclass) const;
     nlohmann::json to_json() const;
     /** Adds the statistics of a to_json() record (a resumed run's); malformed parts are ignored. */
     void restore(const nlohmann::json& saved);
@@ -62,7 +63,7 @@ public:
 private:
     double exploration_;
     mutable std::mutex mu_;
-    std::map<std::string, std::map<std::string, Stats>> stats_;  ///< dclass -> model -> stats
+    std::map<DiagnosisClass, std::map<std::string, Stats>> stats_;  ///< dclass -> model -> stats
 };
 
 /** What request_insight needs about a child that beat its parent. */
@@ -70,7 +71,7 @@ struct InsightRequest {
     std::string expert;           ///< "llm:memory"
     std::string model;            ///< empty: the bandit's choice for the role
     std::string op_class;         ///< the task's
-    std::string diagnosis_class;  ///< the parent's (memory, compute, ..., compile_error, ...)
+    DiagnosisClass diagnosis_class = DiagnosisClass::Latency;  ///< the parent's
     std::string parent_source;
     std::string child_source;
     std::string rationale;        ///< the child's rationale
@@ -79,7 +80,11 @@ struct InsightRequest {
     std::string candidate_id;
 };
 
-class LlmEnsemble : public std::enable_shared_from_this<LlmEnsemble> {
+/**
+ * The LLM experts, their providers, accounting, budgets and model bandit. As the run's
+ * ExpertProvider it is attached to a run by kf::evolve, which keeps its state() with the run.
+ */
+class LlmEnsemble : public ExpertProvider, public std::enable_shared_from_this<LlmEnsemble> {
 public:
     /**
      * Builds the providers (reading their keys from the environment) and checks that every
@@ -90,13 +95,26 @@ public:
                                                std::map<std::string, std::shared_ptr<Provider>> providers = {});
 
     /** One expert per enabled role; they share this ensemble. */
-    std::vector<std::shared_ptr<Expert>> experts();
+    std::vector<std::shared_ptr<Expert>> experts() override;
+    /** "LLM experts: N roles (...), models ..." for the run's log. */
+    std::string summary() const override;
+    /** bind() and watch() for a run; attach(nullptr, ...) unties the ensemble from it. */
+    void attach(const Task* task, Backend backend, RunControl* control, std::function<bool()> stopping) override;
+    /**
+     * observe(e), and after an LLM child beat its parent, request_insight() for the run's
+     * library (when the configuration asks for insights).
+     */
+    void observe(const SearchEvent& e, const ProviderRun& run) override;
+    /** accounting().to_json(). */
+    nlohmann::json usage() const override;
+    /** The number of calls made so far. */
+    std::int64_t usage_serial() const override;
 
     /** Task used when a context carries none (searches that do not fill ProposalContext::task). */
     void bind(const Task* task, Backend backend);
 
     /** Bandit feedback: a child written by `model` for a parent of `dclass` gained `gain`. */
-    void reward(const std::string& model, const std::string& dclass, double gain);
+    void reward(const std::string& model, DiagnosisClass dclass, double gain);
     /**
      * Convenience for a search's event hook: an "evaluated" event of an LLM child (its
      * rationale starts with "[model] ") feeds reward(); other events are ignored.
@@ -121,14 +139,16 @@ public:
 
     /** True once a budget is spent; the reason is "LLM budget spent: ...". For SearchHooks::should_stop. */
     bool budget_spent(std::string* why = nullptr) const;
+    /** The LLM budget that is spent, typed; nullopt while none is. */
+    std::optional<StopReason> spent_budget() const override { return accounting_.spent_budget(); }
     Accounting& accounting() { return accounting_; }
     const Accounting& accounting() const { return accounting_; }
     ModelBandit& bandit() { return bandit_; }
     const ModelBandit& bandit() const { return bandit_; }
     /** Accounting and bandit statistics, as kf::evolve keeps them in the run state ("llm"). */
-    nlohmann::json state() const;
+    nlohmann::json state() const override;
     /** Adds a state() record to this ensemble's accounting and bandit (a resumed run). */
-    void restore(const nlohmann::json& saved);
+    void restore(const nlohmann::json& saved) override;
     const LlmConfig& config() const { return cfg_; }
     const PromptTemplates& templates() const { return templates_; }
 
