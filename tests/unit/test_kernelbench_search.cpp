@@ -206,7 +206,7 @@ private slots:
         Member parent;
         parent.id = 7;
         parent.source = "import torch\nclass ModelNew(torch.nn.Module):\n    pass\n";
-        parent.status = "integrity_violation";
+        parent.status = kf::Status::IntegrityViolation;
         parent.family = "llm/init";
         json diag = {{"status", "integrity_violation"},
                      {"stage", "integrity"},
@@ -224,7 +224,7 @@ private slots:
         ProposalContext ctx;
         ctx.parent = &parent;
         ctx.parent_diagnosis = &diag;
-        ctx.diagnosis_class = "integrity_violation";
+        ctx.diagnosis_class = kf::DiagnosisClass::IntegrityViolation;
         ctx.inspirations = {&other};
         ctx.library_notes = &notes;
         std::string prompt = kb::render_prompt(*ens, "numerics", f, ctx);

@@ -497,7 +497,7 @@ int cmd_run_search(KernelBenchArgs& a) {
         kb::ProblemSearchOutcome r = kb::search_problem(p, ev, store, o);
         const json t = r.llm_usage.is_object() ? r.llm_usage.value("totals", json::object()) : json::object();
         std::printf("  run %lld%s: %s; best %s; LLM %lld calls, %lld tokens, cost %.4f\n", static_cast<long long>(r.run_id),
-                    r.resumed ? " (resumed)" : "", r.result.stop_reason.c_str(),
+                    r.resumed ? " (resumed)" : "", to_string(r.result.stop_reason).c_str(),
                     r.result.best ? (std::to_string(r.result.best->fitness) + "x eager").c_str() : "none correct",
                     static_cast<long long>(t.value("calls", std::int64_t{0})),
                     static_cast<long long>(t.value("input_tokens", std::int64_t{0}) + t.value("output_tokens", std::int64_t{0})),

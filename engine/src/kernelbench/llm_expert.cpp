@@ -108,14 +108,14 @@ llm::TemplateValues prompt_values(const llm::RoleSpec& role, const ProblemFacts&
         }
         if (ctx.parent_diagnosis && ctx.parent_diagnosis->is_object()) diagnosis = llm::render_diagnosis(*ctx.parent_diagnosis, shown);
         if (diagnosis.empty())
-            diagnosis = "status: " + parent->status + (parent->fitness > 0 ? ", " + fmt(parent->fitness) + "x eager PyTorch" : "") +
+            diagnosis = "status: " + std::string(to_string(parent->status)) + (parent->fitness > 0 ? ", " + fmt(parent->fitness) + "x eager PyTorch" : "") +
                         " (no detailed record available)\n";
         for (const auto& [k, v] : parent->tunables) tunables += (tunables.empty() ? "" : ", ") + k + "=" + std::to_string(v);
     }
     std::string notes;
     if (ctx.library_notes)
         for (const auto& n : *ctx.library_notes) notes += "- " + n + "\n";
-    const std::string dclass = parent ? (ctx.diagnosis_class.empty() ? diagnosis_class(*parent) : ctx.diagnosis_class) : "";
+    const std::string dclass = parent ? std::string(to_string(ctx.diagnosis_class.value_or(diagnosis_class(*parent)))) : "";
     return {
         {"role", role.id},
         {"role_title", role.title},
@@ -137,7 +137,7 @@ llm::TemplateValues prompt_values(const llm::RoleSpec& role, const ProblemFacts&
         {"initial", parent ? "" : "yes"},
         {"improving", parent ? "yes" : ""},
         {"parent_id", parent ? std::to_string(parent->id) : ""},
-        {"parent_status", parent ? parent->status : ""},
+        {"parent_status", parent ? std::string(to_string(parent->status)) : ""},
         {"parent_fitness", parent ? fmt(parent->fitness) : ""},
         {"parent_family", parent ? parent->family : ""},
         {"parent_tunables", tunables},
@@ -170,7 +170,7 @@ public:
         : ens_(std::move(ens)), role_(std::move(role)), facts_(std::move(facts)) {}
     std::string name() const override { return "llm:" + role_.id; }
     bool blocking() const override { return true; }
-    std::map<std::string, double> priors() const override { return role_.priors; }
+    std::map<DiagnosisClass, double> priors() const override { return role_.priors; }
 
     std::optional<Proposal> propose(const ProposalContext& ctx) override {
         std::string why;
@@ -199,7 +199,9 @@ private:
             req.max_tokens = rc->second.max_tokens;
             req.temperature = rc->second.temperature;
         }
-        const std::string dclass = ctx.parent ? v["diagnosis_class"] : "initial";
+        // A first generation has no parent: its model is chosen as for a parent without a correct kernel.
+        const DiagnosisClass dclass =
+            ctx.parent ? diagnosis_class_from_string(v["diagnosis_class"]) : DiagnosisClass::Incorrect;
         std::string model = ens_->bandit().choose(dclass, ens_->models_for(role_.id));
         if (model.empty()) return why = "no model configured for role " + role_.id, std::nullopt;
         llm::ChatResponse r = ens_->call(name(), model, req);

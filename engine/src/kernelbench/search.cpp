@@ -32,7 +32,7 @@ Member member_from_records(const CandidateRecord& c, const EvaluationRecord& e) 
     m.generation = c.generation;
     m.parents = c.parents;
     m.family = c.family;
-    m.status = e.status;
+    m.status = status_from_string(e.status);
     m.fitness = e.fitness;
     if (e.diagnosis.is_object() && e.diagnosis.contains("roofline") && e.diagnosis["roofline"].is_object())
         m.bound = e.diagnosis["roofline"].value("bound", "");
@@ -72,8 +72,7 @@ std::vector<Proposal> initial_generation(const std::vector<std::shared_ptr<Exper
         // One call at a time per expert (they are safe to call at once, but the roles differ).
         calls.push_back(std::async(std::launch::async, [e, &notes] {
             ProposalContext ctx;
-            ctx.library_notes = &notes;
-            ctx.diagnosis_class = "initial";
+            ctx.library_notes = &notes;  // no parent: a first-generation prompt
             auto p = e->propose(ctx);
             return std::make_pair(p, p ? std::string() : e->name() + ": " + e->refusal());
         }));
@@ -242,7 +241,7 @@ void request_insight(llm::LlmEnsemble& ens, ExperienceLibrary& library, ProjectS
     req.expert = child->expert;
     req.model = llm::model_of_rationale(child->rationale);
     req.op_class = facts.op_class;
-    req.diagnosis_class = e.data.value("parent_class", "");
+    req.diagnosis_class = parse_diagnosis_class(e.data.value("parent_class", "")).value_or(DiagnosisClass::Latency);
     req.parent_source = parent->source;
     req.child_source = child->source;
     req.rationale = child->rationale;
@@ -334,10 +333,9 @@ ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStor
         if (stop) stopping = true;
         return stop;
     };
-    hooks.stop_reason = [&]() -> std::string {
-        std::string why;
-        if (ens) ens->budget_spent(&why);
-        return why;
+    hooks.stop_reason = [&]() -> std::optional<StopReason> {
+        if (ens) return ens->spent_budget();
+        return std::nullopt;
     };
     // Every child is committed before it is evaluated, every evaluation as soon as it is done.
     hooks.on_child = [&](Child& c) { c.id = store.add_candidate(candidate_record(c, run, p.key())); };
@@ -346,7 +344,8 @@ ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStor
         auto e = store.evaluation_of(id);
         return e ? e->diagnosis : json();
     };
-    if (library) hooks.library_notes = [&](const std::string& dclass) { return library_notes(*library, facts, dclass); };
+    if (library)
+        hooks.library_notes = [&](DiagnosisClass dclass) { return library_notes(*library, facts, std::string(to_string(dclass))); };
     hooks.on_event = [&](const SearchEvent& e) {
         if (e.kind != "proposed")
             store.add_event(run, e.kind, {{"island", e.island}, {"member", e.member}, {"message", e.message}, {"data", e.data}});
@@ -385,7 +384,7 @@ ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStor
         out.llm_usage = ens->accounting().to_json();
     }
     const bool stopped = opt.should_stop && opt.should_stop();
-    store.set_run_state(run, stopped ? "stopped" : "done", out.result.stop_reason);
+    store.set_run_state(run, stopped ? "stopped" : "done", to_string(out.result.stop_reason));
 
     if (library && out.result.best && out.result.best->fitness > 1.0) {
         try {
