@@ -193,9 +193,13 @@ void resume_search(Search& search, ProjectStore& store, std::int64_t run, const 
         for (const auto& id : (*state)["in_flight"]) in_flight.insert(id.get<std::int64_t>());
     for (const auto& c : store.candidates(run)) {
         recorded.insert(c.content_hash);
-        if (c.id < next && !in_flight.count(c.id)) continue;  // part of the saved state already
+        std::optional<EvaluationRecord> e = store.evaluation_of(c.id);
+        // Evaluated before the saved state: part of it already. A child without an evaluation
+        // is never part of it (a stop drops the children waiting to compile from the search
+        // before the last state is saved): it is evaluated now, whatever its id.
+        if (e && c.id < next && !in_flight.count(c.id)) continue;
         Assignment tunables = c.tunables.is_object() ? c.tunables.get<Assignment>() : Assignment{};
-        if (auto e = store.evaluation_of(c.id)) {
+        if (e) {
             search.adopt(member_from_records(c, *e));
         } else {
             Child child;

@@ -80,7 +80,8 @@ Pattern distil_pattern(const ProblemFacts& facts, const std::string& model_new, 
 
 std::vector<std::string> library_notes(const ExperienceLibrary& library, const ProblemFacts& facts, const std::string& dclass) {
     std::vector<std::string> notes;
-    const bool bound = dclass == "memory" || dclass == "compute" || dclass == "latency" || dclass == "occupancy" || dclass == "spills";
+    const std::optional<DiagnosisClass> c = parse_diagnosis_class(dclass);
+    const bool bound = c && is_bound(*c);
     try {
         InsightQuery q;
         q.op_class = facts.op_class;

@@ -22,27 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Member member_from_records(const CandidateRecord& c, const EvaluationRecord& e) {
-    Member m;
-    m.id = c.id;
-    m.source = c.source;
-    m.tunables = c.tunables.is_object() ? c.tunables.get<Assignment>() : Assignment{};
-    m.expert = c.expert;
-    m.island = c.island;
-    m.generation = c.generation;
-    m.parents = c.parents;
-    m.family = c.family;
-    m.status = status_from_string(e.status);
-    m.fitness = e.fitness;
-    if (e.diagnosis.is_object() && e.diagnosis.contains("roofline") && e.diagnosis["roofline"].is_object())
-        m.bound = e.diagnosis["roofline"].value("bound", "");
-    return m;
-}
-
-bool is_bound(const std::string& c) {
-    return c == "memory" || c == "compute" || c == "latency" || c == "spills" || c == "occupancy";
-}
-
 /** The latest unfinished search run of the problem in the project. */
 std::optional<RunRecord> unfinished_run(ProjectStore& store, const Problem& p) {
     std::optional<RunRecord> out;
@@ -136,35 +115,8 @@ ProblemFacts facts_of_run(ProjectStore& store, std::int64_t run, const Problem& 
  * ones adopted, the others evaluated first). False when the run had recorded no candidate.
  */
 bool resume_into(Search& search, ProjectStore& store, std::int64_t run) {
-    std::optional<json> state = store.get_state(run, "search");
-    std::int64_t next = 0;
-    if (state) {
-        search.restore(*state);
-        next = state->value("next_id", std::int64_t{0});
-    }
-    std::set<std::int64_t> in_flight;
-    if (state && state->contains("in_flight"))
-        for (const auto& id : (*state)["in_flight"]) in_flight.insert(id.get<std::int64_t>());
-    bool recorded = false;
-    for (const auto& c : store.candidates(run)) {
-        recorded = true;
-        if (c.id < next && !in_flight.count(c.id)) continue;  // part of the saved state already
-        if (auto e = store.evaluation_of(c.id)) {
-            search.adopt(member_from_records(c, *e));
-            continue;
-        }
-        Child child;
-        child.id = c.id;
-        child.island = c.island;
-        child.generation = c.generation;
-        child.proposal.source = c.source;
-        child.proposal.tunables = c.tunables.is_object() ? c.tunables.get<Assignment>() : Assignment{};
-        child.proposal.family = c.family;
-        child.proposal.expert = c.expert;
-        child.proposal.parents = c.parents;
-        child.proposal.rationale = c.rationale;
-        search.add_pending(child);
-    }
+    const bool recorded = !store.candidates(run).empty();
+    resume_search(search, store, run, {});
     return recorded;
 }
 
@@ -255,9 +207,10 @@ void request_insight(llm::LlmEnsemble& ens, ExperienceLibrary& library, ProjectS
 void record_evidence(ExperienceLibrary& library, const ProblemFacts& facts, const SearchEvent& e, std::int64_t run) {
     Improvement imp;
     imp.op_class = facts.op_class;
-    std::string pc = e.data.value("parent_class", "");
-    imp.bound_before = is_bound(pc) ? pc : "";
-    imp.status_before = is_bound(pc) ? "ok" : pc;
+    const std::string pc = e.data.value("parent_class", "");
+    const std::optional<DiagnosisClass> c = parse_diagnosis_class(pc);
+    imp.bound_before = c && is_bound(*c) ? pc : "";
+    imp.status_before = c && is_bound(*c) ? "ok" : pc;
     imp.expert = e.data.value("expert", "");
     imp.change = e.data.value("rationale", "");
     imp.gain = e.data.value("gain", 0.0);
@@ -384,7 +337,7 @@ ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStor
         out.llm_usage = ens->accounting().to_json();
     }
     const bool stopped = opt.should_stop && opt.should_stop();
-    store.set_run_state(run, stopped ? "stopped" : "done", to_string(out.result.stop_reason));
+    finish_run(store, run, out.result.stop_reason, stopped);
 
     if (library && out.result.best && out.result.best->fitness > 1.0) {
         try {
