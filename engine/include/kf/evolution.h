@@ -82,6 +82,13 @@ Retrieval gather_patterns(const Task& task, Backend backend, const std::filesyst
                           ExperienceLibrary* library);
 
 /** The run a search writes into. */
+/**
+ * The librarian's evidence for the experience library: an "evaluated" event of a child with
+ * a parent, against that parent, keyed by op class (other events record nothing). Never
+ * throws: the library is an aid.
+ */
+void record_child_evidence(ExperienceLibrary& library, const std::string& op_class, const SearchEvent& e, std::int64_t run);
+
 struct RunStart {
     std::int64_t id = 0;
     bool resumed = false;

@@ -66,6 +66,9 @@ std::string unsupported_reason(const Problem& p);
 /** The reference as a ModelNew (its Model under the new name): a parent for experts when nothing else is. */
 std::string reference_as_model_new(const std::string& problem_source);
 
+/** Given ModelNew files as the seeds of a search (expert "user", family "kernelbench"). */
+std::vector<Proposal> model_new_seeds(const std::vector<std::filesystem::path>& files);
+
 /**
  * The LLM experts for one problem: one per enabled role of the ensemble (named "llm:<role>",
  * with the role's router priors), prompts from resources/prompts/<role>.md with the

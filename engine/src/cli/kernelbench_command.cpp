@@ -273,16 +273,7 @@ struct ProblemRun {
         hooks.evaluate = [this](const std::vector<Child>& batch) { return evaluate_batch(batch); };
         hooks.on_child = [this](Child& c) { c.id = store.add_candidate(candidate_record(c, run, p.key())); };
         Search search(cfg, {}, hooks);
-        std::vector<Proposal> seeds;
-        for (const auto& f : candidates) {
-            Proposal s;
-            s.source = read_text_file(f);
-            s.expert = "user";
-            s.family = "kernelbench";
-            s.rationale = "ModelNew from " + f.filename().string();
-            seeds.push_back(std::move(s));
-        }
-        search.add_seeds(seeds);
+        search.add_seeds(kb::model_new_seeds(candidates));
         SearchResult res = search.run();
         store.set_run_state(run, "done", to_string(res.stop_reason));
     }

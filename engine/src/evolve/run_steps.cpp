@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "kf/error.h"
+#include "kf/evolution.h"
 #include "kf/run_control.h"
 
 namespace kf::evolve_steps {
@@ -27,25 +28,7 @@ Librarian::Librarian(ExperienceLibrary* library, const Task& task, std::int64_t 
     : library_(library), task_(task), run_(run), patterns_(patterns), on_event_(std::move(on_event)) {}
 
 void Librarian::child_evaluated(const SearchEvent& e) {
-    if (!library_ || e.kind != "evaluated" || !e.data.value("has_parent", false)) return;
-    Improvement imp;
-    imp.op_class = task_.op_class;
-    std::optional<DiagnosisClass> parent_class = parse_diagnosis_class(e.data.value("parent_class", ""));
-    const std::string parent_word = parent_class ? std::string(to_string(*parent_class)) : std::string();
-    const bool bound = parent_class && is_bound(*parent_class);
-    imp.bound_before = bound ? parent_word : "";
-    imp.status_before = bound ? std::string(to_string(Status::Ok)) : parent_word;
-    imp.expert = e.data.value("expert", "");
-    imp.change = e.data.value("rationale", "");
-    imp.gain = e.data.value("gain", 0.0);
-    imp.run_id = std::to_string(run_);
-    imp.candidate_id = std::to_string(e.member);
-    imp.success = imp.gain > 1.0;
-    try {
-        library_->record_improvement(imp);
-    } catch (const Error&) {
-        // The library is an aid: a failure to record evidence never stops the search.
-    }
+    if (library_) record_child_evidence(*library_, task_.op_class, e, run_);
 }
 
 void Librarian::pattern_used(const Child& c, const Diagnosis& d) {
@@ -111,3 +94,29 @@ void log_line(ProjectStore& store, std::int64_t run, const std::string& kind, co
 }
 
 }  // namespace kf::evolve_steps
+
+namespace kf {
+
+void record_child_evidence(ExperienceLibrary& library, const std::string& op_class, const SearchEvent& e, std::int64_t run) {
+    if (e.kind != "evaluated" || !e.data.value("has_parent", false)) return;
+    Improvement imp;
+    imp.op_class = op_class;
+    std::optional<DiagnosisClass> parent_class = parse_diagnosis_class(e.data.value("parent_class", ""));
+    const std::string parent_word = parent_class ? std::string(to_string(*parent_class)) : std::string();
+    const bool bound = parent_class && is_bound(*parent_class);
+    imp.bound_before = bound ? parent_word : "";
+    imp.status_before = bound ? std::string(to_string(Status::Ok)) : parent_word;
+    imp.expert = e.data.value("expert", "");
+    imp.change = e.data.value("rationale", "");
+    imp.gain = e.data.value("gain", 0.0);
+    imp.run_id = std::to_string(run);
+    imp.candidate_id = std::to_string(e.member);
+    imp.success = imp.gain > 1.0;
+    try {
+        library.record_improvement(imp);
+    } catch (const Error&) {
+        // The library is an aid: a failure to record evidence never stops the search.
+    }
+}
+
+}  // namespace kf

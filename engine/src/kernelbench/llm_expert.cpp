@@ -164,56 +164,30 @@ std::string render_role(const llm::LlmEnsemble& ens, const std::string& name, co
     }
 }
 
-class KernelBenchLlmExpert final : public Expert {
+class KernelBenchLlmExpert final : public llm::RoleExpert {
 public:
     KernelBenchLlmExpert(std::shared_ptr<llm::LlmEnsemble> ens, llm::RoleSpec role, ProblemFacts facts)
-        : ens_(std::move(ens)), role_(std::move(role)), facts_(std::move(facts)) {}
-    std::string name() const override { return "llm:" + role_.id; }
-    bool blocking() const override { return true; }
-    std::map<DiagnosisClass, double> priors() const override { return role_.priors; }
-
-    std::optional<Proposal> propose(const ProposalContext& ctx) override {
-        std::string why;
-        std::optional<Proposal> p;
-        try {
-            p = attempt(ctx, why);
-        } catch (const std::exception& e) {
-            why = std::string("failed: ") + e.what();
-            p.reset();
-        }
-        std::lock_guard lock(mu_);
-        refusal_ = p ? std::string() : why;
-        return p;
-    }
+        : RoleExpert(std::move(ens), std::move(role)), facts_(std::move(facts)) {}
 
 private:
-    std::optional<Proposal> attempt(const ProposalContext& ctx, std::string& why) {
+    std::optional<Proposal> attempt(const ProposalContext& ctx, std::string& why) override {
         if (ens_->budget_spent(&why)) return std::nullopt;
         if (ens_->cancelled()) return why = "cancelled: the run is stopping", std::nullopt;
         llm::TemplateValues v = prompt_values(role_, facts_, ctx);
         llm::ChatRequest req;
         req.system = render_role(*ens_, "system", v);
         req.user = render_role(*ens_, role_.id, v);
-        auto rc = ens_->config().roles.find(role_.id);
-        if (rc != ens_->config().roles.end()) {
-            req.max_tokens = rc->second.max_tokens;
-            req.temperature = rc->second.temperature;
-        }
         // A first generation has no parent: its model is chosen as for a parent without a correct kernel.
         const DiagnosisClass dclass =
             ctx.parent ? diagnosis_class_from_string(v["diagnosis_class"]) : DiagnosisClass::Incorrect;
-        std::string model = ens_->bandit().choose(dclass, ens_->models_for(role_.id));
-        if (model.empty()) return why = "no model configured for role " + role_.id, std::nullopt;
-        llm::ChatResponse r = ens_->call(name(), model, req);
+        std::string model;
+        std::optional<llm::ChatResponse> r = ask(std::move(req), dclass, model, why);
+        if (!r) return std::nullopt;
         const std::string who = "model " + model + ": ";
-        if (!r.ok) return why = r.error.rfind("LLM budget spent", 0) == 0 ? r.error : who + r.error, std::nullopt;
-        if (r.finish_reason == "refusal" || r.finish_reason == "content_filter")
-            return why = who + "declined (" + llm::rationale_of(r.text, 160) + ")", std::nullopt;
-        if (r.truncated) return why = who + "answer cut off at the token limit (" + r.finish_reason + ")", std::nullopt;
         std::string form;
         std::string source;
         try {
-            source = parse_model_new(r.text, v["parent_source"], &form);
+            source = parse_model_new(r->text, v["parent_source"], &form);
         } catch (const Error& e) {
             return why = who + e.what(), std::nullopt;
         }
@@ -224,15 +198,12 @@ private:
         p.family = !ctx.parent ? "llm/init" : form == "diff" && !ctx.parent->family.empty() ? ctx.parent->family : "llm/" + role_.id;
         p.expert = name();
         if (ctx.parent) p.parents = {ctx.parent->id};
-        std::string said = llm::rationale_of(r.text);
+        std::string said = llm::rationale_of(r->text);
         p.rationale = "[" + model + "] " + (said.empty() ? form + " ModelNew for " + role_.title : said);
         return p;
     }
 
-    std::shared_ptr<llm::LlmEnsemble> ens_;
-    llm::RoleSpec role_;
     ProblemFacts facts_;
-    std::mutex mu_;
 };
 
 }  // namespace

@@ -127,15 +127,7 @@ bool resume_into(Search& search, ProjectStore& store, std::int64_t run) {
 std::vector<Proposal> first_population(const ProblemSearchOptions& opt, const std::vector<std::shared_ptr<Expert>>& experts,
                                        int islands, const ProblemFacts& facts, const ExperienceLibrary* library,
                                        const std::function<void(const std::string&)>& log) {
-    std::vector<Proposal> seeds;
-    for (const auto& f : opt.candidates) {
-        Proposal s;
-        s.source = read_text_file(f);
-        s.expert = "user";
-        s.family = "kernelbench";
-        s.rationale = "ModelNew from " + f.filename().string();
-        seeds.push_back(std::move(s));
-    }
+    std::vector<Proposal> seeds = model_new_seeds(opt.candidates);
     if (seeds.empty() && !experts.empty()) {
         std::vector<std::string> notes = library ? library_notes(*library, facts, "initial") : std::vector<std::string>{};
         if (!notes.empty()) log(std::to_string(notes.size()) + " library note(s) for op class " + facts.op_class);
@@ -203,28 +195,20 @@ void request_insight(llm::LlmEnsemble& ens, ExperienceLibrary& library, ProjectS
     ens.request_insight(req, &library);
 }
 
-/** The librarian's evidence: a child against its parent, keyed by the problem's op class. */
-void record_evidence(ExperienceLibrary& library, const ProblemFacts& facts, const SearchEvent& e, std::int64_t run) {
-    Improvement imp;
-    imp.op_class = facts.op_class;
-    const std::string pc = e.data.value("parent_class", "");
-    const std::optional<DiagnosisClass> c = parse_diagnosis_class(pc);
-    imp.bound_before = c && is_bound(*c) ? pc : "";
-    imp.status_before = c && is_bound(*c) ? "ok" : pc;
-    imp.expert = e.data.value("expert", "");
-    imp.change = e.data.value("rationale", "");
-    imp.gain = e.data.value("gain", 0.0);
-    imp.run_id = std::to_string(run);
-    imp.candidate_id = std::to_string(e.member);
-    imp.success = imp.gain > 1.0;
-    try {
-        library.record_improvement(imp);
-    } catch (const Error&) {
-        // The library is an aid: a failure to record evidence never stops the search.
-    }
-}
-
 }  // namespace
+
+std::vector<Proposal> model_new_seeds(const std::vector<fs::path>& files) {
+    std::vector<Proposal> seeds;
+    for (const auto& f : files) {
+        Proposal s;
+        s.source = read_text_file(f);
+        s.expert = "user";
+        s.family = "kernelbench";
+        s.rationale = "ModelNew from " + f.filename().string();
+        seeds.push_back(std::move(s));
+    }
+    return seeds;
+}
 
 ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStore& store, const ProblemSearchOptions& opt) {
     ProblemSearchOutcome out;
@@ -303,7 +287,7 @@ ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStor
         if (e.kind != "proposed")
             store.add_event(run, e.kind, {{"island", e.island}, {"member", e.member}, {"message", e.message}, {"data", e.data}});
         const bool child = e.kind == "evaluated" && e.data.value("has_parent", false);
-        if (library && child) record_evidence(*library, facts, e, run);
+        if (library) record_child_evidence(*library, facts.op_class, e, run);
         if (opt.on_event) opt.on_event(e);
         if (!ens) return;
         ens->observe(e);

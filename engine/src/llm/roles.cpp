@@ -84,29 +84,12 @@ std::string sizes_of(const Task& task, Backend b) {
     return out;
 }
 
-class LlmExpert final : public Expert {
+class LlmExpert final : public RoleExpert {
 public:
-    LlmExpert(std::shared_ptr<LlmEnsemble> ens, RoleSpec role) : ens_(std::move(ens)), role_(std::move(role)) {}
-    std::string name() const override { return "llm:" + role_.id; }
-    bool blocking() const override { return true; }
-    std::map<DiagnosisClass, double> priors() const override { return role_.priors; }
-
-    std::optional<Proposal> propose(const ProposalContext& ctx) override {
-        std::string why;
-        std::optional<Proposal> p;
-        try {
-            p = attempt(ctx, why);
-        } catch (const std::exception& e) {
-            why = std::string("failed: ") + e.what();
-            p.reset();
-        }
-        std::lock_guard lock(mu_);
-        refusal_ = p ? std::string() : why;
-        return p;
-    }
+    using RoleExpert::RoleExpert;
 
 private:
-    std::optional<Proposal> attempt(const ProposalContext& ctx, std::string& why) {
+    std::optional<Proposal> attempt(const ProposalContext& ctx, std::string& why) override {
         LlmEnsemble::Bound bound = ens_->bound();
         const Task* task = ctx.task ? ctx.task : bound.task;
         Backend backend = ctx.task ? ctx.backend : bound.backend;
@@ -163,25 +146,11 @@ private:
         ChatRequest req;
         req.system = ens_->templates().render("system", v);
         req.user = ens_->templates().render(role_.id, v);
-        auto rc = ens_->config().roles.find(role_.id);
-        if (rc != ens_->config().roles.end()) {
-            req.max_tokens = rc->second.max_tokens;
-            req.temperature = rc->second.temperature;
-        }
-        std::string model = ens_->bandit().choose(dclass, ens_->models_for(role_.id));
-        if (model.empty()) return why = "no model configured for role " + role_.id, std::nullopt;
-        ChatResponse r = ens_->call(name(), model, req);
+        std::string model;
+        std::optional<ChatResponse> r = ask(std::move(req), dclass, model, why);
+        if (!r) return std::nullopt;
         const std::string who = "model " + model + ": ";
-        if (!r.ok) {
-            why = r.error.rfind("LLM budget spent", 0) == 0 ? r.error : who + r.error;
-            return std::nullopt;
-        }
-        if (r.finish_reason == "refusal" || r.finish_reason == "content_filter")
-            return why = who + "declined (" + rationale_of(r.text, 160) + ")", std::nullopt;
-        if (r.truncated)
-            return why = who + "answer cut off at the token limit (" + r.finish_reason + ", max_tokens " + std::to_string(req.max_tokens) + ")",
-                   std::nullopt;
-        ParsedAnswer a = parse_answer(r.text, shown);
+        ParsedAnswer a = parse_answer(r->text, shown);
         if (!a.ok) return why = who + a.error, std::nullopt;
         auto findings = screen_source(a.source, task->rules);
         if (!findings.empty()) {
@@ -200,12 +169,42 @@ private:
         return p;
     }
 
-    std::shared_ptr<LlmEnsemble> ens_;
-    RoleSpec role_;
-    std::mutex mu_;
 };
 
 }  // namespace
+
+std::optional<Proposal> RoleExpert::propose(const ProposalContext& ctx) {
+    std::string why;
+    std::optional<Proposal> p;
+    try {
+        p = attempt(ctx, why);
+    } catch (const std::exception& e) {
+        why = std::string("failed: ") + e.what();
+        p.reset();
+    }
+    std::lock_guard lock(mu_);
+    refusal_ = p ? std::string() : why;
+    return p;
+}
+
+std::optional<ChatResponse> RoleExpert::ask(ChatRequest req, DiagnosisClass dclass, std::string& model, std::string& why) {
+    auto rc = ens_->config().roles.find(role_.id);
+    if (rc != ens_->config().roles.end()) {
+        req.max_tokens = rc->second.max_tokens;
+        req.temperature = rc->second.temperature;
+    }
+    model = ens_->bandit().choose(dclass, ens_->models_for(role_.id));
+    if (model.empty()) return why = "no model configured for role " + role_.id, std::nullopt;
+    ChatResponse r = ens_->call(name(), model, req);
+    const std::string who = "model " + model + ": ";
+    if (!r.ok) return why = r.error.rfind("LLM budget spent", 0) == 0 ? r.error : who + r.error, std::nullopt;
+    if (r.finish_reason == "refusal" || r.finish_reason == "content_filter")
+        return why = who + "declined (" + rationale_of(r.text, 160) + ")", std::nullopt;
+    if (r.truncated)
+        return why = who + "answer cut off at the token limit (" + r.finish_reason + ", max_tokens " + std::to_string(req.max_tokens) + ")",
+               std::nullopt;
+    return r;
+}
 
 std::shared_ptr<LlmEnsemble> LlmEnsemble::create(const LlmConfig& cfg, const std::filesystem::path& prompts_dir,
                                                  std::map<std::string, std::shared_ptr<Provider>> providers) {

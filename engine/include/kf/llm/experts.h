@@ -180,6 +180,33 @@ private:
     Bound bound_;
 };
 
+/**
+ * An expert that asks one LLM role. What every such expert shares is here: refusals kept for
+ * refusal() (an exception becomes "failed: ..."), and ask(): the role's limits, the model the
+ * bandit picks, the call and the checks every answer passes (a failed call, a declined or
+ * cut-off answer). A subclass writes the prompt and reads the answer in attempt().
+ */
+class RoleExpert : public Expert {
+public:
+    RoleExpert(std::shared_ptr<LlmEnsemble> ens, RoleSpec role) : ens_(std::move(ens)), role_(std::move(role)) {}
+    std::string name() const override { return "llm:" + role_.id; }
+    bool blocking() const override { return true; }
+    std::map<DiagnosisClass, double> priors() const override { return role_.priors; }
+    std::optional<Proposal> propose(const ProposalContext& ctx) final;
+
+protected:
+    /** A child, or nullopt with `why`. */
+    virtual std::optional<Proposal> attempt(const ProposalContext& ctx, std::string& why) = 0;
+    /** The answer to `req` from the model the bandit picks for `dclass` (set in `model`), or nullopt with `why`. */
+    std::optional<ChatResponse> ask(ChatRequest req, DiagnosisClass dclass, std::string& model, std::string& why);
+
+    std::shared_ptr<LlmEnsemble> ens_;
+    RoleSpec role_;
+
+private:
+    std::mutex mu_;
+};
+
 /** The model named in an LLM child's rationale ("[model] ..."), or "". */
 std::string model_of_rationale(const std::string& rationale);
 
