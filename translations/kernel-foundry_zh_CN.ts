@@ -4,12 +4,12 @@
 <context>
     <name>LaunchOptions</name>
     <message>
-        <location filename="../gui/launchoptions.cpp" line="+16"/>
+        <location filename="../gui/launchoptions.cpp" line="+39"/>
         <source>Evolves fast GPU kernels and verifies them against a reference.</source>
         <translation>演化快速的 GPU 内核，并对照参考实现进行验证。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="-15"/>
         <source>Show the tasks found under &lt;dir&gt;.</source>
         <translation>显示 &lt;目录&gt; 下找到的任务。</translation>
     </message>
@@ -40,15 +40,45 @@
         <translation>打开用户数据文件夹中的演示项目；如不存在则创建。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+9"/>
+        <source>An existing project to open: its folder, its project.kfproj or its project.db.</source>
+        <translation>要打开的现有项目：其文件夹、其 project.kfproj 或其 project.db。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>[project]</source>
+        <translation>[项目]</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>No such file or folder: %1</source>
+        <translation>没有这样的文件或文件夹：%1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Not a Kernel Foundry project: %1 (give the project&apos;s folder, its %2 or its %3)</source>
+        <translation>不是 Kernel Foundry 项目：%1（请给出项目的文件夹、其 %2 或其 %3）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Not a Kernel Foundry project: %1 (no %2 in %3)</source>
+        <translation>不是 Kernel Foundry 项目：%1（%3 中没有 %2）</translation>
+    </message>
+    <message>
+        <location line="+33"/>
         <source>Unexpected argument: %1</source>
         <translation>意外的参数：%1</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Give either a project to open or --project/--demo, not both.</source>
+        <translation>请给出要打开的项目或 --project/--demo，不能同时给出。</translation>
     </message>
 </context>
 <context>
     <name>kfgui::CandidateMetrics</name>
     <message>
-        <location filename="../gui/compare/candidatemetrics.cpp" line="+33"/>
+        <location filename="../gui/compare/candidatemetrics.cpp" line="+35"/>
         <source>Time (ms)</source>
         <translation>时间 (ms)</translation>
     </message>
@@ -127,12 +157,12 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+153"/>
+        <location line="+154"/>
         <source>Edited source</source>
         <translation>编辑后的源代码</translation>
     </message>
     <message>
-        <location line="-137"/>
+        <location line="-138"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
@@ -142,7 +172,7 @@
         <translation>来源与依据</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+48"/>
         <source>Candidate %1 not found</source>
         <translation>未找到候选 %1</translation>
     </message>
@@ -464,7 +494,7 @@
 <context>
     <name>kfgui::EngineWords</name>
     <message>
-        <location filename="../gui/enginewords.cpp" line="+18"/>
+        <location filename="../gui/enginewords.cpp" line="+22"/>
         <source>correct</source>
         <translation>正确</translation>
     </message>
@@ -590,42 +620,42 @@
         <translation>提示</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+14"/>
         <source>stopped on request</source>
         <translation>应请求停止</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>search space exhausted: no expert can propose a new child on any island</source>
         <translation>搜索空间已穷尽：没有专家能在任何岛上提出新的子代</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="-4"/>
         <source>evaluation budget of %1 spent</source>
         <translation>已用完 %1 次评估的预算</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>time limit of %1 s reached</source>
         <translation>已达到 %1 秒的时间上限</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>no improvement in %1 rounds</source>
         <translation>%1 轮没有改进</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>LLM budget spent: %1 of %2 calls</source>
         <translation>LLM 预算已用完：%1 / %2 次调用</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>LLM budget spent: %1 of %2 tokens</source>
         <translation>LLM 预算已用完：%1 / %2 个令牌</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>LLM budget spent: cost %1 of %2</source>
         <translation>LLM 预算已用完：费用 %1 / %2</translation>
     </message>
@@ -663,7 +693,7 @@
         <translation>运行 %1 指定了未知的后端。</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+48"/>
         <source>Edited by hand from candidate %1.</source>
         <translation>基于候选 %1 手工编辑。</translation>
     </message>
@@ -1425,7 +1455,7 @@
 <context>
     <name>kfgui::MainWindow</name>
     <message>
-        <location filename="../gui/mainwindow.cpp" line="+258"/>
+        <location filename="../gui/mainwindow.cpp" line="+259"/>
         <source>Kernel Foundry</source>
         <translation>Kernel Foundry</translation>
     </message>
@@ -1440,7 +1470,7 @@
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-37"/>
         <source>Tasks</source>
         <translation>任务</translation>
     </message>
@@ -1465,7 +1495,7 @@
         <translation>经验库</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
@@ -1703,7 +1733,7 @@
         <location line="-140"/>
         <location line="+2"/>
         <location line="+149"/>
-        <location line="+6"/>
+        <location line="+8"/>
         <source>Run %1 on %2: %3</source>
         <translation>运行 %1（%2）：%3</translation>
     </message>
@@ -1808,7 +1838,7 @@
 <context>
     <name>kfgui::OutcomeChart</name>
     <message>
-        <location filename="../gui/runs/outcomechart.cpp" line="+43"/>
+        <location filename="../gui/runs/outcomechart.cpp" line="+49"/>
         <source>Outcomes per evaluation window</source>
         <translation>各评估窗口的结果</translation>
     </message>
@@ -1823,7 +1853,7 @@
         <translation>候选数</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+10"/>
         <source>other</source>
         <translation>其他</translation>
     </message>
@@ -2177,7 +2207,7 @@
 <context>
     <name>kfgui::RunPicker</name>
     <message>
-        <location filename="../gui/runs/runpicker.cpp" line="+41"/>
+        <location filename="../gui/runs/runpicker.cpp" line="+43"/>
         <source>The run shown in the search view: the live run or an earlier one of the project</source>
         <translation>搜索视图中显示的运行：当前运行或项目中较早的运行</translation>
     </message>
@@ -2207,7 +2237,7 @@
 <context>
     <name>kfgui::SearchView</name>
     <message>
-        <location filename="../gui/runs/searchview.cpp" line="+73"/>
+        <location filename="../gui/runs/searchview.cpp" line="+74"/>
         <source>No search yet. Pick a task and press Start search.</source>
         <translation>尚无搜索。请选择一个任务，然后点击“开始搜索”。</translation>
     </message>
@@ -2298,7 +2328,7 @@
 <context>
     <name>kfgui::SpeedupChart</name>
     <message>
-        <location filename="../gui/runs/speedupchart.cpp" line="+14"/>
+        <location filename="../gui/runs/speedupchart.cpp" line="+16"/>
         <source>Best speedup per island</source>
         <translation>各岛最佳加速比</translation>
     </message>
@@ -2308,7 +2338,7 @@
         <translation>评估次数</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>Speedup over the reference (×)</source>
         <translation>相对参考实现的加速比 (×)</translation>
     </message>
