@@ -37,8 +37,8 @@ log "device"
 "$bin/kfoundry" device info --backend cuda --json >"$out/device.json" 2>"$out/device.err"
 cat "$out/device.json"
 
-# KF_GPU_PARTS selects what runs (default: all of "tests bench evolve profile kernelbench").
-parts=" ${KF_GPU_PARTS:-tests bench evolve profile kernelbench} "
+# KF_GPU_PARTS selects what runs (default: all of "tests bench runner evolve profile kernelbench").
+parts=" ${KF_GPU_PARTS:-tests bench runner evolve profile kernelbench} "
 if [[ $parts == *" tests "* ]]; then
 log "GPU-labelled tests"
 : >"$out/tests.log"
@@ -68,6 +68,22 @@ log "evaluation speed: one small candidate evaluated 7 times by one engine (comp
 sc=$root/tests/data/candidates/cuda/correct.cu
 "$bin/kfoundry" eval "$root/tests/data/tasks/scale_add" $sc $sc $sc $sc $sc $sc $sc --backend cuda --json \
   >"$out/bench/eval_speed.json" 2>"$out/bench/eval_speed.err"
+fi
+if [[ $parts == *" runner "* ]]; then
+log "timing through the sandboxed runner against the in-process comparison mode, side by side"
+ro=$out/runner
+mkdir -p "$ro"
+for round in $(seq 1 "${KF_GPU_RUNNER_ROUNDS:-2}"); do
+  for task in "$root"/tasks/level*/*/; do
+    name=$(basename "$task")
+    cands=("$task/reference.cu")
+    for c in "$task"/candidates/*.cu; do [ -f "$c" ] && cands+=("$c"); done
+    timeout 300 "$bin/kfoundry" eval "$task" "${cands[@]}" --backend cuda --json >"$ro/$name.runner.$round.json" 2>>"$ro/errors.txt"
+    KF_CUDA_IN_PROCESS=1 timeout 300 "$bin/kfoundry" eval "$task" "${cands[@]}" --backend cuda --json \
+      >"$ro/$name.inprocess.$round.json" 2>>"$ro/errors.txt"
+  done
+done
+python3 "$root/scripts/bench/runner_timing.py" "$ro" | tee "$ro/summary.md"
 fi
 if [[ $parts == *" evolve "* ]]; then
 all_tasks=$(cd "$root/tasks" && ls -d level*/*/ | sed 's#/$##' | paste -sd' ')

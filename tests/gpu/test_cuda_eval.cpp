@@ -254,6 +254,38 @@ private slots:
         QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
     }
 
+    /** Forged worker replies on every descriptor: the judge's channel is out of its reach,
+     *  and what it wrote on the runner's socket stops it. */
+    void hostileForge() {
+        kf::Diagnosis d = attack("hostile_forge");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "runner_channel"), QString("fail"));
+    }
+
+    /** A search of the device memory it can address for the reference's output finds
+     *  nothing: the judge's allocations are in another process's context. */
+    void hostilePeek() {
+        kf::Diagnosis d = attack("hostile_peek");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::Incorrect));
+        QVERIFY(d.correctness.has_value());
+        QVERIFY(d.correctness->cases.at(0).trials_passed == 0);
+    }
+
+    /** A device fault ends the candidate's own context: the worker is not restarted, and
+     *  the next candidate is judged by the same worker. */
+    void stickyFaultKeepsTheWorker() {
+        kf::Diagnosis before = evaluate("correct");
+        QCOMPARE(status_of(before.status), status_of(kf::Status::Ok));
+        const int restarts = eval_->worker().restarts();
+        kf::Diagnosis d = evaluate("sticky_fault");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
+        kf::Diagnosis after = evaluate("correct");
+        QCOMPARE(status_of(after.status), status_of(kf::Status::Ok));
+        QCOMPARE(eval_->worker().restarts(), restarts);
+    }
+
     void hostilePoison() {
         kf::Diagnosis d = attack("hostile_poison");
         if (QTest::currentTestFailed()) return;

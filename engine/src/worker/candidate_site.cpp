@@ -1,5 +1,7 @@
 #include "candidate_site.h"
 
+#include <algorithm>
+
 namespace kf::worker {
 
 namespace {
@@ -45,11 +47,11 @@ private:
 
 class RunnerSite final : public CandidateSite {
 public:
-    explicit RunnerSite(std::unique_ptr<RunnerProcess> r) : runner_(std::move(r)) {}
+    RunnerSite(Device& dev, std::unique_ptr<RunnerProcess> r, bool gpu) : dev_(dev), runner_(std::move(r)), gpu_(gpu) {}
 
     std::vector<TensorSet*> new_sets(CaseContext& cc, std::size_t count) override {
         arena_.reset();
-        arena_ = std::make_unique<SharedArena>(count * cc.arena_set_bytes());
+        arena_ = dev_.new_arena(count * cc.arena_set_bytes());
         std::vector<TensorSet*> sets;
         std::vector<std::vector<std::size_t>> offsets;
         for (std::size_t i = 0; i < count; ++i) {
@@ -64,11 +66,21 @@ public:
     }
 
     CallTime call(std::size_t i) override {
-        double ms = runner_->call(i);
-        return CallTime{ms, ms};
+        // What the judge wrote (inputs, poison, the cache flush) is complete before the
+        // runner's context starts reading it.
+        dev_.synchronize();
+        CallTime t = runner_->call(i);
+        if (gpu_) t.event_ms = std::max(t.event_ms, t.wall_ms - bound_ms_);
+        return t;
     }
 
     LaunchReport account(std::size_t i) override {
+        dev_.synchronize();
+        if (gpu_) {
+            LaunchReport r = runner_->account(i);
+            r.note += std::string(r.note.empty() ? "" : "; ") + "counted by CUPTI in the candidate's process";
+            return r;
+        }
         call(i);
         LaunchReport r;
         r.note = "no kernel launches on the host backend";
@@ -79,9 +91,23 @@ public:
 
     std::vector<std::string> notes() const override { return runner_->warnings(); }
 
+    double round_trip_ms() override {
+        if (!gpu_) return 0;
+        dev_.synchronize();
+        std::vector<double> rt;
+        for (int i = 0; i < 25; ++i) rt.push_back(runner_->ping().wall_ms);
+        std::sort(rt.begin(), rt.end());
+        return rt[rt.size() / 2];
+    }
+
+    void bound_by_round_trip(double ms) override { bound_ms_ = ms; }
+
 private:
+    Device& dev_;
     std::unique_ptr<RunnerProcess> runner_;
-    std::unique_ptr<SharedArena> arena_;
+    std::unique_ptr<Arena> arena_;
+    bool gpu_;
+    double bound_ms_ = 0;
 };
 
 }  // namespace
@@ -90,8 +116,8 @@ std::unique_ptr<CandidateSite> in_process_site(Device& dev, EntryFn fn, bool bla
     return std::make_unique<InProcessSite>(dev, fn, blame_library);
 }
 
-std::unique_ptr<CandidateSite> runner_site(std::unique_ptr<RunnerProcess> runner) {
-    return std::make_unique<RunnerSite>(std::move(runner));
+std::unique_ptr<CandidateSite> runner_site(Device& dev, std::unique_ptr<RunnerProcess> runner, bool gpu) {
+    return std::make_unique<RunnerSite>(dev, std::move(runner), gpu);
 }
 
 }  // namespace kf::worker

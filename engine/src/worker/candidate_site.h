@@ -1,7 +1,9 @@
 #pragma once
-// Where a library (a candidate, or the reference when it is timed) runs: in the worker's own
-// process (CUDA), or in a sandboxed runner process whose tensors live in shared memory
-// (host). The evaluation is written once against this interface.
+// Where a library (a candidate, or the reference when it is timed) runs: in a sandboxed
+// runner process whose tensors live in memory shared with the judge (host memory, or device
+// memory on CUDA), or in the worker's own process (`kfoundry profile`'s single-candidate
+// process, and KF_CUDA_IN_PROCESS=1 for comparisons). The evaluation is written once against
+// this interface.
 #include <memory>
 #include <vector>
 
@@ -24,11 +26,17 @@ public:
     virtual void freeze() {}
     /** Confinement notes for the diagnosis. */
     virtual std::vector<std::string> notes() const { return {}; }
+    /** The median round trip of an empty call (ms): what the judge's clock adds to a call on
+     *  this site. 0 where the site's times are the judge's own (host, or in process). */
+    virtual double round_trip_ms() { return 0; }
+    /** Times a call here at no less than the judge's wall time minus `ms` (a runner's
+     *  own report of its time cannot undercut the judge's clock by more than a round trip). */
+    virtual void bound_by_round_trip(double ms) { (void)ms; }
 };
 
 /** Calls `fn` in this process. With `blame_library`, device faults become CandidateFaults. */
 std::unique_ptr<CandidateSite> in_process_site(Device& dev, EntryFn fn, bool blame_library);
-/** Calls the library loaded by `runner`, on tensors in shared memory. */
-std::unique_ptr<CandidateSite> runner_site(std::unique_ptr<RunnerProcess> runner);
+/** Calls the library loaded by `runner`, on tensors in memory of `dev` shared with it. */
+std::unique_ptr<CandidateSite> runner_site(Device& dev, std::unique_ptr<RunnerProcess> runner, bool gpu);
 
 }  // namespace kf::worker

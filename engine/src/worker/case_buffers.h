@@ -48,7 +48,7 @@ public:
     /** Arena bytes one set takes (canaries and alignment included). */
     std::size_t arena_set_bytes() const {
         std::size_t total = 0;
-        for (auto b : bytes_) total += SharedArena::needed(b);
+        for (auto b : bytes_) total += Arena::needed(b);
         return total;
     }
 
@@ -59,7 +59,7 @@ public:
     }
 
     /** A new set in the device's memory, or in `arena` (shared with a runner) when given. */
-    TensorSet& new_set(SharedArena* arena = nullptr) {
+    TensorSet& new_set(Arena* arena = nullptr) {
         sets_.emplace_back();
         TensorSet& s = sets_.back();
         for (std::size_t i = 0; i < task_.tensors.size(); ++i) {

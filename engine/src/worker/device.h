@@ -22,7 +22,7 @@ inline constexpr std::uint8_t kCanaryByte = 0x5A;
 struct Buffer {
     void* ptr = nullptr;
     std::size_t bytes = 0;
-    bool external = false;  ///< owned by a SharedArena, not by the device
+    bool external = false;  ///< owned by an Arena (shared_arena.h), not by the device
 };
 
 /** Element-wise comparison of a candidate's output against the reference's. */
@@ -78,6 +78,8 @@ private:
     bool sticky_;
 };
 
+class Arena;
+
 class Device {
 public:
     virtual ~Device() = default;
@@ -88,6 +90,8 @@ public:
     /** Allocates bytes + kCanaryBytes and fills the canary. Throws DeviceFault when out of memory. */
     virtual Buffer alloc(std::size_t bytes) = 0;
     virtual void release(Buffer& b) = 0;
+    /** `capacity` bytes of this device's memory that a runner process can map (shared_arena.h). */
+    virtual std::unique_ptr<Arena> new_arena(std::size_t capacity) = 0;
     /** Fills `count` elements of dtype with draws of `init` for `seed` (see rng.h). */
     virtual void fill_random(const Buffer& b, DType dtype, std::int64_t count, const InitSpec& init,
                              std::uint64_t seed) = 0;
@@ -131,6 +135,16 @@ std::unique_ptr<Device> make_host_device();
 #ifdef KF_HAVE_CUDA
 /** Throws DeviceFault when there is no usable CUDA device at `ordinal`. */
 std::unique_ptr<Device> make_cuda_device(int ordinal);
+
+/** Device memory that a judge exported (Arena::fd() of a CUDA arena), mapped into this
+ *  process's context on device `ordinal`; unmapped when destroyed. */
+class MappedArena {
+public:
+    virtual ~MappedArena() = default;
+    virtual char* base() const = 0;
+};
+/** Maps `bytes` of the arena behind `fd` (which it closes). Throws DeviceFault. */
+std::unique_ptr<MappedArena> map_cuda_arena(int fd, std::size_t bytes, int ordinal);
 #endif
 
 }  // namespace kf::worker

@@ -313,9 +313,16 @@ private:
             report({{"stage", "timing"}, {"what", "reference"}});
             std::unique_ptr<CandidateSite> site = in_.reference_timer();
             std::vector<TensorSet*> sets = site->new_sets(cc, nsets);
-            rt = ref_times_.emplace(key, time_calls(dev_, timed_calls(*site, cc, sets, false), st_)).first;
+            // The round trip is measured on the reference's runner, which runs trusted code:
+            // the candidate's runner could slow its own replies to widen the bound.
+            double round_trip = site->round_trip_ms();
+            site->bound_by_round_trip(round_trip);
+            TimingStats stats = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
+            stats.round_trip_ms = round_trip;
+            rt = ref_times_.emplace(key, stats).first;
         }
         report({{"stage", "timing"}, {"what", "candidate"}});
+        in_.candidate->bound_by_round_trip(rt->second.round_trip_ms);
         std::vector<TensorSet*> sets = in_.candidate->new_sets(cc, nsets);
         TimingStats cs = time_calls(dev_, timed_calls(*in_.candidate, cc, sets, true), st_);
         Timing tm = make_timing(pc.name, cs, rt->second);

@@ -18,6 +18,7 @@
 
 #include "device.h"
 #include "rng.h"
+#include "shared_arena.h"
 
 namespace kf::worker {
 
@@ -170,6 +171,8 @@ public:
         std::free(b.ptr);
         b = {};
     }
+
+    std::unique_ptr<Arena> new_arena(std::size_t capacity) override { return std::make_unique<SharedArena>(capacity); }
 
     void fill_random(const Buffer& b, DType dtype, std::int64_t count, const InitSpec& init, std::uint64_t seed) override {
         int kind = draw_kind(init.dist);

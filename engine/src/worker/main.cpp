@@ -1,5 +1,6 @@
-// kfoundry-worker: loads compiled candidates and runs them, speaking JSON lines on
-// stdin/stdout (docs/worker-protocol.md). Candidate code only ever runs in this process.
+// kfoundry-worker: the judge. Speaks JSON lines on stdin/stdout (docs/worker-protocol.md),
+// loads the task's reference, and runs each candidate in a sandboxed runner process of its
+// own (`kfoundry-worker --runner`, docs/sandbox.md) whose outputs it reads and compares itself.
 #include <dlfcn.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -182,63 +183,69 @@ private:
         std::string cand_path = req.at("candidate").get<std::string>();
         std::unique_ptr<CandidateSite> site;
         json notes = json::array();
-        if (*backend == Backend::Host) {
-            // The candidate runs in a sandboxed process of its own; the reference is timed in
-            // another. This process keeps the verdict, the reference outputs and the channel.
-            try {
-                site = runner_site(std::make_unique<RunnerProcess>(runner_options(cand_path, in.settings)));
-            } catch (const CandidateFault& f) {
-                bool load = f.message.rfind("load_error:", 0) == 0;
-                std::string why = load ? f.message.substr(11) : f.message;
-                std::string status = load ? "load_error" : f.integrity ? "integrity_violation" : "runtime_error";
-                json checks = json::array();
-                if (f.integrity) checks.push_back({{"name", "runner_channel"}, {"outcome", "fail"}, {"detail", why}});
-                send({{"id", id}, {"ok", true},
-                      {"result", {{"status", status}, {"stage", "load"},
-                                  {"message", (load ? "cannot load the candidate: " : f.integrity ? "" : "the candidate failed while loading: ") + why},
-                                  {"integrity", checks}, {"fatal", false}}}});
-                return true;
-            }
-            for (const auto& n : site->notes()) notes.push_back(n);
-            in.reference_timer = [this, ref_path, &in] {
-                return runner_site(std::make_unique<RunnerProcess>(runner_options(ref_path, in.settings)));
-            };
-        } else {
-            // The candidate shares this process on CUDA: from its first load on (its
-            // constructors included), the process can start no other process and signal
-            // none but itself (docs/sandbox.md). The device is set up first.
-            device().info();
+        const bool gpu = *backend == Backend::Cuda;
+        if (gpu) device().info();  // the judge's own context first
+        if (gpu && in_process_cuda()) {
+            // KF_CUDA_IN_PROCESS=1: the candidate shares this process (for comparing timings
+            // with the runner; no containment). From its first load on, the process can
+            // start no other process and signal none but itself.
             if (!confined_) {
                 SandboxLimits limits;
                 limits.file_bytes = 256ull << 20;
                 confinement_ = confine_self(limits, true).warnings;
-                confinement_.push_back("cuda: the candidate runs in the worker's process (seccomp, no file-system view)");
+                confinement_.push_back("KF_CUDA_IN_PROCESS=1: the candidate runs in the worker's process");
                 confined_ = true;
             }
             for (const auto& w : confinement_) notes.push_back(w);
-            LoadedLibrary cand;
-            std::string err = cand.open(cand_path);
+            auto cand = std::make_unique<LoadedLibrary>();
+            std::string err = cand->open(cand_path);
             if (!err.empty()) {
                 send({{"id", id}, {"ok", true},
                       {"result", {{"status", "load_error"}, {"stage", "load"}, {"message", "cannot load the candidate: " + err},
                                   {"fatal", false}}}});
                 return true;
             }
-            site = in_process_site(device(), cand.entry(), true);
+            site = in_process_site(device(), cand->entry(), true);
             in.reference_timer = [this, &in] { return in_process_site(device(), in.reference, false); };
             in.candidate = site.get();
-            return finish_evaluation(id, in, notes);
+            in_process_ = std::move(cand);
+            return finish_evaluation(id, in, notes, false);
         }
+        // The candidate runs in a sandboxed process of its own; the reference is timed in
+        // another. This process keeps the verdict, the reference outputs and the channel.
+        try {
+            site = runner_site(device(), std::make_unique<RunnerProcess>(runner_options(cand_path, in.settings)), gpu);
+        } catch (const CandidateFault& f) {
+            bool load = f.message.rfind("load_error:", 0) == 0;
+            std::string why = load ? f.message.substr(11) : f.message;
+            std::string status = load ? "load_error" : f.integrity ? "integrity_violation" : "runtime_error";
+            json checks = json::array();
+            if (f.integrity) checks.push_back({{"name", "runner_channel"}, {"outcome", "fail"}, {"detail", why}});
+            send({{"id", id}, {"ok", true},
+                  {"result", {{"status", status}, {"stage", "load"},
+                              {"message", (load ? "cannot load the candidate: " : f.integrity ? "" : "the candidate failed while loading: ") + why},
+                              {"integrity", checks}, {"fatal", false}}}});
+            return true;
+        }
+        for (const auto& n : site->notes()) notes.push_back(n);
+        in.reference_timer = [this, ref_path, &in, gpu] {
+            return runner_site(device(), std::make_unique<RunnerProcess>(runner_options(ref_path, in.settings)), gpu);
+        };
         in.candidate = site.get();
-        return finish_evaluation(id, in, notes);
+        return finish_evaluation(id, in, notes, true);
     }
 
-    bool finish_evaluation(const json& id, const EvalInputs& in, const json& notes) {
+    static bool in_process_cuda() {
+        const char* v = std::getenv("KF_CUDA_IN_PROCESS");
+        return v && std::string(v) == "1";
+    }
+
+    bool finish_evaluation(const json& id, const EvalInputs& in, const json& notes, bool own_process) {
         json result = evaluate_candidate(device(), in, ref_times_, [&](const json& p) {
             send({{"id", id}, {"progress", p}});
         });
         result["device"] = device().info().name;
-        result["sandbox"] = {{"process", in.backend == Backend::Host}, {"notes", notes}};
+        result["sandbox"] = {{"process", own_process}, {"notes", notes}};
         bool fatal = result.value("fatal", false);
         send({{"id", id}, {"ok", true}, {"result", result}});
         return !fatal;
@@ -250,6 +257,8 @@ private:
         o.library = library;
         o.limits.memory_bytes = st.memory_mb * (1ull << 20);
         o.limits.file_bytes = 64ull << 20;
+        o.backend = backend_name_;
+        o.device = ordinal_;
         return o;
     }
 
@@ -264,6 +273,7 @@ private:
     std::unique_ptr<Device> device_;
     std::map<std::string, Task> tasks_;
     std::map<std::string, std::unique_ptr<LoadedLibrary>> references_;
+    std::unique_ptr<LoadedLibrary> in_process_;  ///< the last candidate loaded with KF_CUDA_IN_PROCESS=1
     ReferenceTimes ref_times_;
 };
 

@@ -1,17 +1,22 @@
 // `kfoundry-worker --runner`: the sandboxed side of a runner (runner_process.h). It confines
 // itself, loads one library, and calls its entry point on the tensor sets the judge
 // describes. It holds no verdict, no reference output and no protocol channel to the engine.
+// On CUDA it has a context of its own on the judge's GPU and maps the judge's shared device
+// memory (map_cuda_arena); its device faults end its own context, not the judge's.
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "device.h"
 #include "kf/task.h"
 #include "runner_main.h"
 #include "runner_protocol.h"
@@ -19,18 +24,50 @@
 
 namespace kf::worker {
 
+namespace {
+
+std::uint64_t to_ns(double ms) { return ms > 0 && std::isfinite(ms) ? static_cast<std::uint64_t>(ms * 1e6) : 0; }
+
+nlohmann::json launches_json(const LaunchReport& r) {
+    return {{"supported", r.supported}, {"kernels", r.kernels}, {"kernels_other_streams", r.kernels_other_streams},
+            {"kernel_names", r.kernel_names}, {"note", r.note}};
+}
+
+}  // namespace
+
 int runner_main(int argc, char** argv) {
-    std::string library;
+    std::string library, backend = "host";
+    int ordinal = 0;
     SandboxLimits limits;
     for (int i = 2; i + 1 < argc; i += 2) {
         std::string a = argv[i];
         if (a == "--library") library = argv[i + 1];
         else if (a == "--memory") limits.memory_bytes = std::strtoull(argv[i + 1], nullptr, 10);
         else if (a == "--file-size") limits.file_bytes = std::strtoull(argv[i + 1], nullptr, 10);
+        else if (a == "--backend") backend = argv[i + 1];
+        else if (a == "--device") ordinal = std::atoi(argv[i + 1]);
     }
     limits.open_files = 256;
     const int sock = kRunnerControlFd;
-    Confinement conf = confine_self(limits, false);
+    const bool gpu = backend == "cuda";
+
+    // The device is set up before the filter and the library: the driver opens its device
+    // nodes and starts its threads first.
+    std::unique_ptr<Device> dev;
+    if (gpu) {
+#ifdef KF_HAVE_CUDA
+        try {
+            dev = make_cuda_device(ordinal);
+        } catch (const DeviceFault& f) {
+            send_runner_message(sock, {RunnerMsg::DeviceError}, f.what());
+            std::_Exit(0);
+        }
+#else
+        send_runner_message(sock, {RunnerMsg::DeviceError}, "this worker was built without the cuda backend");
+        std::_Exit(0);
+#endif
+    }
+    Confinement conf = confine_self(limits, gpu);
     nlohmann::json warnings = conf.warnings;
 
     dlerror();
@@ -47,20 +84,41 @@ int runner_main(int argc, char** argv) {
 
     char* base = nullptr;
     std::size_t mapped = 0;
+#ifdef KF_HAVE_CUDA
+    std::unique_ptr<MappedArena> device_arena;
+#endif
     std::vector<long long> sizes;
     std::vector<double> params;
     std::vector<std::vector<void*>> sets;
+    void* stream = dev ? dev->stream() : nullptr;
+    auto fault = [&](std::uint32_t index, const DeviceFault& f) {
+        send_runner_message(sock, {RunnerMsg::Fault, index, 1}, f.what());
+        if (f.sticky()) std::_Exit(0);  // its context is gone; the judge starts another runner
+    };
     for (;;) {
         auto m = receive_runner_message(sock);
         if (!m) std::_Exit(0);
         switch (m->header.type) {
         case RunnerMsg::Arena: {
-            if (base) munmap(base, mapped);
-            base = nullptr;
-            void* p = mmap(nullptr, m->header.value, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
-            if (m->fd >= 0) close(m->fd);
-            if (p == MAP_FAILED) std::_Exit(3);
-            base = static_cast<char*>(p);
+            if (!gpu) {
+                if (base) munmap(base, mapped);
+                base = nullptr;
+                void* p = mmap(nullptr, m->header.value, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+                if (m->fd >= 0) close(m->fd);
+                if (p == MAP_FAILED) std::_Exit(3);
+                base = static_cast<char*>(p);
+            } else {
+#ifdef KF_HAVE_CUDA
+                device_arena.reset();
+                try {
+                    device_arena = map_cuda_arena(m->fd, m->header.value, ordinal);
+                } catch (const DeviceFault& f) {
+                    send_runner_message(sock, {RunnerMsg::DeviceError}, f.what());
+                    std::_Exit(0);
+                }
+                base = device_arena->base();
+#endif
+            }
             mapped = m->header.value;
             break;
         }
@@ -77,17 +135,42 @@ int runner_main(int argc, char** argv) {
             }
             break;
         }
-        case RunnerMsg::Call: {
+        case RunnerMsg::Call:
+        case RunnerMsg::Account: {
             std::size_t k = m->header.index;
             if (k >= sets.size()) std::_Exit(3);
+            auto call = [&] { entry(sets[k].data(), sizes.data(), params.data(), stream); };
             try {
-                entry(sets[k].data(), sizes.data(), params.data(), nullptr);
-                send_runner_message(sock, {RunnerMsg::Done, m->header.index});
+                if (!dev) {
+                    call();
+                    send_runner_message(sock, {RunnerMsg::Done, m->header.index});
+                } else if (m->header.type == RunnerMsg::Call) {
+                    CallTime t = dev->timed_call(call);
+                    send_runner_message(sock, {RunnerMsg::Done, m->header.index, to_ns(t.event_ms)});
+                } else {
+                    LaunchReport r = dev->account_launches(call);
+                    send_runner_message(sock, {RunnerMsg::Launches, m->header.index}, launches_json(r).dump());
+                }
+            } catch (const DeviceFault& f) {
+                fault(m->header.index, f);
             } catch (const std::exception& e) {
                 send_runner_message(sock, {RunnerMsg::Fault, m->header.index}, e.what());
             } catch (...) {
                 send_runner_message(sock, {RunnerMsg::Fault, m->header.index}, "an exception that is not a std::exception");
             }
+            break;
+        }
+        case RunnerMsg::Ping: {
+            std::uint64_t ns = 0;
+            if (dev) {
+                try {
+                    ns = to_ns(dev->timed_call([] {}).event_ms);
+                } catch (const DeviceFault& f) {
+                    fault(m->header.index, f);
+                    break;
+                }
+            }
+            send_runner_message(sock, {RunnerMsg::Pong, m->header.index, ns});
             break;
         }
         case RunnerMsg::Exit: std::_Exit(0);

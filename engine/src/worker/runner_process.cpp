@@ -78,6 +78,7 @@ RunnerProcess::RunnerProcess(const RunnerOptions& opt) {
 }
 
 void RunnerProcess::start(const RunnerOptions& opt) {
+    backend_ = opt.backend;
     int sv[2], outp[2], info[2] = {-1, -1};
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
         throw DeviceFault(std::string("socketpair: ") + std::strerror(errno), false);
@@ -95,11 +96,12 @@ void RunnerProcess::start(const RunnerOptions& opt) {
         std::vector<std::filesystem::path> visible = library_path_dirs();
         visible.push_back(opt.worker.parent_path());
         visible.push_back(opt.library);
-        argv = runner_bwrap_arguments(visible, false, 64ull << 20, 4);
+        argv = runner_bwrap_arguments(visible, opt.backend == "cuda", 64ull << 20, 4);
         sandboxed_ = true;
     }
     argv.insert(argv.end(), {opt.worker.string(), "--runner", "--library", opt.library.string(), "--memory",
-                             std::to_string(opt.limits.memory_bytes), "--file-size", std::to_string(opt.limits.file_bytes)});
+                             std::to_string(opt.limits.memory_bytes), "--file-size", std::to_string(opt.limits.file_bytes),
+                             "--backend", opt.backend, "--device", std::to_string(opt.device)});
     std::vector<char*> cargv;
     for (auto& a : argv) cargv.push_back(a.data());
     cargv.push_back(nullptr);
@@ -180,6 +182,10 @@ void RunnerProcess::start(const RunnerOptions& opt) {
         kill_all();
         throw CandidateFault{"load_error:" + m->payload, false};
     }
+    if (m->header.type == RunnerMsg::DeviceError) {
+        kill_all();
+        throw DeviceFault("the runner's device could not be set up: " + m->payload.substr(0, 500), false);
+    }
     if (m->header.type != RunnerMsg::Ready) forged("its ready message");
     if (!m->payload.empty()) {
         auto w = nlohmann::json::parse(m->payload, nullptr, false);
@@ -243,7 +249,7 @@ void RunnerProcess::died(const std::string& while_doing) {
                          false};
 }
 
-void RunnerProcess::bind(const SharedArena& arena, const std::vector<long long>& sizes, const std::vector<double>& params,
+void RunnerProcess::bind(const Arena& arena, const std::vector<long long>& sizes, const std::vector<double>& params,
                          const std::vector<std::vector<std::size_t>>& set_offsets) {
     resume();
     nlohmann::json j = {{"sizes", sizes}, {"params", params}, {"sets", set_offsets}};
@@ -252,7 +258,8 @@ void RunnerProcess::bind(const SharedArena& arena, const std::vector<long long>&
         died("receiving its tensors");
 }
 
-double RunnerProcess::call(std::size_t index) {
+std::optional<ReceivedMessage> RunnerProcess::exchange(RunnerMsg type, std::size_t index, const std::string& doing,
+                                                       double& wall_ms) {
     resume();
     // Anything waiting before the call was sent by the library on its own (a reply forged
     // ahead of time, so that a later call seems to return at once).
@@ -261,13 +268,59 @@ double RunnerProcess::call(std::size_t index) {
         forged("silence between calls");
     }
     auto t0 = std::chrono::steady_clock::now();
-    if (!send_runner_message(sock_, {RunnerMsg::Call, static_cast<std::uint32_t>(index)})) died("being called");
+    if (!send_runner_message(sock_, {type, static_cast<std::uint32_t>(index)})) died(doing);
     auto m = receive_runner_message(sock_);
     auto t1 = std::chrono::steady_clock::now();
+    wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     if (!m) died("running the candidate");
-    if (m->header.type == RunnerMsg::Fault) throw CandidateFault{"the candidate threw: " + m->payload.substr(0, 500), false};
+    if (m->header.type == RunnerMsg::Fault) {
+        if (m->header.value == 1) {
+            // A device fault ends the runner's context only; the judge's own context is intact.
+            kill_all();
+            throw CandidateFault{"the candidate faulted on the device: " + m->payload.substr(0, 500), false};
+        }
+        throw CandidateFault{"the candidate threw: " + m->payload.substr(0, 500), false};
+    }
+    return m;
+}
+
+CallTime RunnerProcess::call(std::size_t index) {
+    double wall = 0;
+    auto m = exchange(RunnerMsg::Call, index, "being called", wall);
     if (m->header.type != RunnerMsg::Done || m->header.index != index || !m->payload.empty()) forged("the reply to a call");
-    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+    CallTime t;
+    t.wall_ms = wall;
+    t.event_ms = backend_ == "cuda" ? std::min(wall, static_cast<double>(m->header.value) / 1e6) : wall;
+    return t;
+}
+
+LaunchReport RunnerProcess::account(std::size_t index) {
+    double wall = 0;
+    auto m = exchange(RunnerMsg::Account, index, "being called", wall);
+    if (m->header.type != RunnerMsg::Launches || m->header.index != index) forged("the launch report");
+    auto j = nlohmann::json::parse(m->payload, nullptr, false);
+    if (!j.is_object()) forged("a launch report");
+    LaunchReport r;
+    try {
+        r.supported = j.at("supported").get<bool>();
+        r.kernels = j.at("kernels").get<std::int64_t>();
+        r.kernels_other_streams = j.at("kernels_other_streams").get<std::int64_t>();
+        r.kernel_names = j.at("kernel_names").get<std::vector<std::string>>();
+        r.note = j.at("note").get<std::string>();
+    } catch (const nlohmann::json::exception&) {
+        forged("a launch report");
+    }
+    return r;
+}
+
+CallTime RunnerProcess::ping() {
+    double wall = 0;
+    auto m = exchange(RunnerMsg::Ping, 0, "being pinged", wall);
+    if (m->header.type != RunnerMsg::Pong || !m->payload.empty()) forged("the reply to a ping");
+    CallTime t;
+    t.wall_ms = wall;
+    t.event_ms = std::min(wall, static_cast<double>(m->header.value) / 1e6);
+    return t;
 }
 
 void RunnerProcess::freeze() {

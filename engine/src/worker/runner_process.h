@@ -1,13 +1,15 @@
 #pragma once
 // The judge's handle on a runner: a sandboxed child process that loads one library (a
-// candidate, or the reference for timing) and calls its entry point on tensor sets in a
-// SharedArena when told to. Everything it could fake (its output, its timing, a reply) is
-// either read by the judge itself or bounded by the judge's own clock.
+// candidate, or the reference for timing) and calls its entry point on tensor sets in an
+// Arena (shared host memory, or shared device memory on CUDA) when told to. Everything it
+// could fake (its output, its timing, a reply) is either read by the judge itself or bounded
+// by the judge's own clock.
 #include <sys/types.h>
 
 #include <atomic>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +25,8 @@ struct RunnerOptions {
     std::filesystem::path library;  ///< the shared object to load
     SandboxLimits limits;
     bool sandbox = true;            ///< run it under bubblewrap when bubblewrap is usable
+    std::string backend = "host";   ///< "cuda": the runner opens device `device` and maps device memory
+    int device = 0;
     int load_timeout_s = 60;
 };
 
@@ -35,10 +39,16 @@ public:
     RunnerProcess& operator=(const RunnerProcess&) = delete;
 
     /** Maps `arena` in the runner and describes the tensor sets in it. */
-    void bind(const SharedArena& arena, const std::vector<long long>& sizes, const std::vector<double>& params,
+    void bind(const Arena& arena, const std::vector<long long>& sizes, const std::vector<double>& params,
               const std::vector<std::vector<std::size_t>>& set_offsets);
-    /** Calls the entry point on set `index`; the judge's wall time in ms. Throws CandidateFault. */
-    double call(std::size_t index);
+    /** Calls the entry point on set `index`. wall_ms is the judge's clock around the call;
+     *  event_ms what the runner reports (its device events on CUDA; the judge's clock on the
+     *  host), never more than wall_ms. Throws CandidateFault. */
+    CallTime call(std::size_t index);
+    /** The same under the runner's launch accounting (CUDA): its report. Throws CandidateFault. */
+    LaunchReport account(std::size_t index);
+    /** An empty timed call: the same round trip as call() without the library. */
+    CallTime ping();
     /** Stops every thread of the runner (SIGSTOP), so nothing changes while the judge looks. */
     void freeze();
     void resume();
@@ -54,9 +64,13 @@ private:
     /** The runner wrote something that is not the reply expected: it is stopped. */
     [[noreturn]] void forged(const std::string& expected);
     void start(const RunnerOptions& opt);
+    /** Sends `type` for set `index` and receives the reply, timed by the judge's clock; a
+     *  fault reply becomes a CandidateFault. */
+    std::optional<ReceivedMessage> exchange(RunnerMsg type, std::size_t index, const std::string& doing, double& wall_ms);
     void kill_all();
     void shut_down();
 
+    std::string backend_ = "host";
     pid_t pid_ = -1;         ///< the process forked (bubblewrap, or the runner itself)
     pid_t runner_pid_ = -1;  ///< the runner (in this PID namespace)
     int sock_ = -1;

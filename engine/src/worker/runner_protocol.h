@@ -14,9 +14,14 @@ enum class RunnerMsg : std::uint32_t {
     Arena = 3,      ///< judge → runner: fd attached, value = its size in bytes
     Case = 4,       ///< judge → runner: payload = JSON {sizes, params, sets: [[offset...]...]}
     Call = 5,       ///< judge → runner: index = tensor set
-    Done = 6,       ///< runner → judge: the call returned
-    Fault = 7,      ///< runner → judge: the call threw; payload says what
+    Done = 6,       ///< runner → judge: the call returned; value = its event time in ns (CUDA), else 0
+    Fault = 7,      ///< runner → judge: the call threw (value 0) or faulted on the device (value 1); payload says what
     Exit = 8,       ///< judge → runner
+    Account = 9,    ///< judge → runner: call set `index` under launch accounting (CUDA)
+    Launches = 10,  ///< runner → judge: payload = JSON of the launch report
+    Ping = 11,      ///< judge → runner: an empty timed call (CUDA), for the round trip
+    Pong = 12,      ///< runner → judge: value = its event time in ns
+    DeviceError = 13,  ///< runner → judge: the runner's device could not be set up; payload says why
 };
 
 struct RunnerHeader {

@@ -14,9 +14,22 @@ constexpr std::size_t kAlign = 64;
 std::size_t round_up(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
-std::size_t SharedArena::needed(std::size_t bytes) { return round_up(bytes + kCanaryBytes); }
+std::size_t Arena::needed(std::size_t bytes) { return round_up(bytes + kCanaryBytes); }
 
-SharedArena::SharedArena(std::size_t capacity) : capacity_(std::max<std::size_t>(round_up(capacity), kAlign)) {
+Buffer Arena::alloc(std::size_t bytes) {
+    std::size_t need = needed(bytes);
+    if (used_ + need > capacity_)
+        throw DeviceFault("shared memory exhausted allocating " + std::to_string(bytes) + " bytes", false);
+    char* p = base_ + used_;
+    used_ += need;
+    fill_canary(p + bytes, kCanaryBytes);
+    Buffer b{p, bytes};
+    b.external = true;
+    return b;
+}
+
+SharedArena::SharedArena(std::size_t capacity) {
+    capacity_ = std::max<std::size_t>(round_up(capacity), kAlign);
     fd_ = memfd_create("kf-arena", MFD_CLOEXEC);
     if (fd_ < 0) throw DeviceFault(std::string("memfd_create: ") + std::strerror(errno), false);
     if (ftruncate(fd_, static_cast<off_t>(capacity_)) != 0) {
@@ -38,16 +51,6 @@ SharedArena::~SharedArena() {
     if (fd_ >= 0) close(fd_);
 }
 
-Buffer SharedArena::alloc(std::size_t bytes) {
-    std::size_t need = needed(bytes);
-    if (used_ + need > capacity_)
-        throw DeviceFault("shared memory exhausted allocating " + std::to_string(bytes) + " bytes", false);
-    char* p = base_ + used_;
-    used_ += need;
-    std::memset(p + bytes, kCanaryByte, kCanaryBytes);
-    Buffer b{p, bytes};
-    b.external = true;
-    return b;
-}
+void SharedArena::fill_canary(char* p, std::size_t n) { std::memset(p, kCanaryByte, n); }
 
 }  // namespace kf::worker

@@ -1,35 +1,53 @@
 #pragma once
-// Host memory shared between the judge and a runner: one memfd mapped in both processes at
-// the same offsets. The judge fills inputs, poisons outputs and reads results here; the
-// reference's outputs never live here.
+// Memory shared between the judge and a runner, mapped in both processes at the same
+// offsets: host memory (a memfd) on the host backend, device memory exported as a POSIX file
+// descriptor (CUDA virtual memory management) on CUDA. The judge fills inputs, poisons
+// outputs and reads results there; the reference's outputs never live there.
 #include <cstddef>
 
 #include "device.h"
 
 namespace kf::worker {
 
-class SharedArena {
+class Arena {
 public:
-    /** Creates and maps `capacity` bytes. Throws DeviceFault when the memory is not there. */
-    explicit SharedArena(std::size_t capacity);
-    ~SharedArena();
-    SharedArena(const SharedArena&) = delete;
-    SharedArena& operator=(const SharedArena&) = delete;
+    virtual ~Arena() = default;
+    Arena(const Arena&) = delete;
+    Arena& operator=(const Arena&) = delete;
 
     /** The next `bytes` (64-byte aligned) followed by the canary, filled. Throws DeviceFault when full. */
     Buffer alloc(std::size_t bytes);
     /** Bytes needed for buffers of these sizes, canaries and alignment included. */
     static std::size_t needed(std::size_t bytes);
 
+    /** The descriptor a runner maps (passed over the runner's socket). */
     int fd() const { return fd_; }
+    /** Bytes the runner maps: the capacity, rounded up to what the memory's kind requires. */
     std::size_t capacity() const { return capacity_; }
     std::size_t offset_of(const void* p) const { return static_cast<std::size_t>(static_cast<const char*>(p) - base_); }
 
-private:
+protected:
+    Arena() = default;
+    /** Sets `n` bytes at `p` (in this arena) to the canary byte. */
+    virtual void fill_canary(char* p, std::size_t n) = 0;
+
     int fd_ = -1;
     char* base_ = nullptr;
     std::size_t capacity_ = 0;
+
+private:
     std::size_t used_ = 0;
+};
+
+/** Host memory: one memfd, mapped here and passed to the runner. */
+class SharedArena final : public Arena {
+public:
+    /** Creates and maps `capacity` bytes. Throws DeviceFault when the memory is not there. */
+    explicit SharedArena(std::size_t capacity);
+    ~SharedArena() override;
+
+private:
+    void fill_canary(char* p, std::size_t n) override;
 };
 
 }  // namespace kf::worker

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>  // before rng.h, which uses sqrt/log/cos
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -13,15 +14,19 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <unistd.h>
 #include <nvtx3/nvToolsExt.h>  // header-only NVTX: ranges for `kfoundry profile`
 
 #include "cuda/cuda_kernels.h"
 #include "cuda/launch_counter.h"
 #include "device.h"
 #include "rng.h"
+#include "shared_arena.h"
 
 namespace kf::worker {
 
@@ -162,6 +167,189 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+
+/**
+ * The driver API functions for shared device memory, looked up through the runtime
+ * (cudaGetDriverEntryPointByVersion): the worker does not link libcuda, so that it starts
+ * where no driver is installed (the host backend).
+ */
+struct DriverApi {
+#define KF_DRIVER_FN(name) decltype(&::name) name = nullptr;
+    KF_DRIVER_FN(cuGetErrorName)
+    KF_DRIVER_FN(cuGetErrorString)
+    KF_DRIVER_FN(cuMemGetAllocationGranularity)
+    KF_DRIVER_FN(cuMemCreate)
+    KF_DRIVER_FN(cuMemRelease)
+    KF_DRIVER_FN(cuMemAddressReserve)
+    KF_DRIVER_FN(cuMemAddressFree)
+    KF_DRIVER_FN(cuMemMap)
+    KF_DRIVER_FN(cuMemUnmap)
+    KF_DRIVER_FN(cuMemSetAccess)
+    KF_DRIVER_FN(cuMemExportToShareableHandle)
+    KF_DRIVER_FN(cuMemImportFromShareableHandle)
+#undef KF_DRIVER_FN
+
+    static const DriverApi& get() {
+        static const DriverApi api = [] {
+            DriverApi a;
+            std::string missing;
+            auto load = [&missing](const char* name, auto& fn) {
+                void* p = nullptr;
+                cudaDriverEntryPointQueryResult q{};
+                if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+                    q != cudaDriverEntryPointSuccess || !p) {
+                    (void)cudaGetLastError();
+                    missing += std::string(missing.empty() ? "" : ", ") + name;
+                    return;
+                }
+                fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
+            };
+#define KF_LOAD(name) load(#name, a.name);
+            KF_LOAD(cuGetErrorName)
+            KF_LOAD(cuGetErrorString)
+            KF_LOAD(cuMemGetAllocationGranularity)
+            KF_LOAD(cuMemCreate)
+            KF_LOAD(cuMemRelease)
+            KF_LOAD(cuMemAddressReserve)
+            KF_LOAD(cuMemAddressFree)
+            KF_LOAD(cuMemMap)
+            KF_LOAD(cuMemUnmap)
+            KF_LOAD(cuMemSetAccess)
+            KF_LOAD(cuMemExportToShareableHandle)
+            KF_LOAD(cuMemImportFromShareableHandle)
+#undef KF_LOAD
+            if (!missing.empty()) throw DeviceFault("the CUDA driver lacks " + missing, false);
+            return a;
+        }();
+        return api;
+    }
+};
+
+void check_cu(CUresult r, const std::string& what) {
+    if (r == CUDA_SUCCESS) return;
+    const DriverApi& d = DriverApi::get();
+    const char* name = nullptr;
+    const char* text = nullptr;
+    d.cuGetErrorName(r, &name);
+    d.cuGetErrorString(r, &text);
+    throw DeviceFault(what + ": " + (name ? name : "CUresult?") + " (" + (text ? text : "?") + ")",
+                      r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED);
+}
+
+CUmemAllocationProp shareable_prop(int ordinal) {
+    CUmemAllocationProp prop{};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = ordinal;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    return prop;
+}
+
+/** Reserves an address range for `bytes`, maps `handle` there and makes it readable and writable. */
+CUdeviceptr map_handle(CUmemGenericAllocationHandle handle, std::size_t bytes, int ordinal) {
+    CUdeviceptr ptr = 0;
+    check_cu(DriverApi::get().cuMemAddressReserve(&ptr, bytes, 0, 0, 0), "cuMemAddressReserve");
+    CUresult r = DriverApi::get().cuMemMap(ptr, bytes, 0, handle, 0);
+    if (r != CUDA_SUCCESS) {
+        DriverApi::get().cuMemAddressFree(ptr, bytes);
+        check_cu(r, "cuMemMap");
+    }
+    CUmemAccessDesc access{};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = ordinal;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    r = DriverApi::get().cuMemSetAccess(ptr, bytes, &access, 1);
+    if (r != CUDA_SUCCESS) {
+        DriverApi::get().cuMemUnmap(ptr, bytes);
+        DriverApi::get().cuMemAddressFree(ptr, bytes);
+        check_cu(r, "cuMemSetAccess");
+    }
+    return ptr;
+}
+
+/** Device memory exported as a POSIX file descriptor, which a runner maps into its own
+ *  context (map_cuda_arena): no address of the judge's other memory is reachable from it. */
+class CudaArena final : public Arena {
+public:
+    CudaArena(std::size_t capacity, int ordinal, cudaStream_t stream) : stream_(stream) {
+        CUmemAllocationProp prop = shareable_prop(ordinal);
+        std::size_t gran = 0;
+        check_cu(DriverApi::get().cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+                 "cuMemGetAllocationGranularity");
+        gran = std::max<std::size_t>(gran, 64);
+        capacity_ = std::max<std::size_t>((capacity + gran - 1) / gran * gran, gran);
+        CUresult r = DriverApi::get().cuMemCreate(&handle_, capacity_, &prop, 0);
+        if (r == CUDA_ERROR_OUT_OF_MEMORY)
+            throw DeviceFault("out of device memory allocating " + std::to_string(capacity_) + " shared bytes", false);
+        check_cu(r, "cuMemCreate(" + std::to_string(capacity_) + ", POSIX file descriptor)");
+        try {
+            ptr_ = map_handle(handle_, capacity_, ordinal);
+            int fd = -1;
+            check_cu(DriverApi::get().cuMemExportToShareableHandle(&fd, handle_, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                     "cuMemExportToShareableHandle");
+            fd_ = fd;
+        } catch (...) {
+            release();
+            throw;
+        }
+        base_ = reinterpret_cast<char*>(ptr_);
+    }
+    ~CudaArena() override { release(); }
+
+private:
+    void fill_canary(char* p, std::size_t n) override {
+        check(cudaMemsetAsync(p, kCanaryByte, n, stream_), "cudaMemsetAsync(canary)");
+        check(cudaStreamSynchronize(stream_), "filling the canary");
+    }
+
+    void release() {
+        if (ptr_) {
+            (void)cudaDeviceSynchronize();
+            DriverApi::get().cuMemUnmap(ptr_, capacity_);
+            DriverApi::get().cuMemAddressFree(ptr_, capacity_);
+        }
+        if (handle_) DriverApi::get().cuMemRelease(handle_);
+        if (fd_ >= 0) close(fd_);
+        (void)cudaGetLastError();
+        ptr_ = 0;
+        handle_ = 0;
+        fd_ = -1;
+    }
+
+    cudaStream_t stream_;
+    CUmemGenericAllocationHandle handle_ = 0;
+    CUdeviceptr ptr_ = 0;
+};
+
+class CudaMappedArena final : public MappedArena {
+public:
+    CudaMappedArena(int fd, std::size_t bytes, int ordinal) : bytes_(bytes) {
+        CUmemGenericAllocationHandle handle = 0;
+        CUresult r = DriverApi::get().cuMemImportFromShareableHandle(&handle, reinterpret_cast<void*>(static_cast<std::uintptr_t>(fd)),
+                                                    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+        close(fd);
+        check_cu(r, "cuMemImportFromShareableHandle");
+        try {
+            ptr_ = map_handle(handle, bytes, ordinal);
+        } catch (...) {
+            DriverApi::get().cuMemRelease(handle);
+            throw;
+        }
+        DriverApi::get().cuMemRelease(handle);  // the mapping keeps the memory
+    }
+    ~CudaMappedArena() override {
+        (void)cudaDeviceSynchronize();
+        DriverApi::get().cuMemUnmap(ptr_, bytes_);
+        DriverApi::get().cuMemAddressFree(ptr_, bytes_);
+        (void)cudaGetLastError();
+    }
+    char* base() const override { return reinterpret_cast<char*>(ptr_); }
+
+private:
+    std::size_t bytes_;
+    CUdeviceptr ptr_ = 0;
+};
+
 class CudaDevice final : public Device {
 public:
     explicit CudaDevice(int ordinal) : ordinal_(ordinal) {
@@ -300,6 +488,11 @@ public:
         b.ptr = p;
         b.bytes = bytes;
         return b;
+    }
+
+    std::unique_ptr<Arena> new_arena(std::size_t capacity) override {
+        bind();
+        return std::make_unique<CudaArena>(capacity, ordinal_, stream_);
     }
 
     void release(Buffer& b) override {
@@ -611,5 +804,10 @@ static_assert(sizeof(DeviceCompareResult) <= 256, "scratch holds the compare res
 }  // namespace
 
 std::unique_ptr<Device> make_cuda_device(int ordinal) { return std::make_unique<CudaDevice>(ordinal); }
+
+std::unique_ptr<MappedArena> map_cuda_arena(int fd, std::size_t bytes, int ordinal) {
+    check(cudaSetDevice(ordinal), "cudaSetDevice");
+    return std::make_unique<CudaMappedArena>(fd, bytes, ordinal);
+}
 
 }  // namespace kf::worker
