@@ -290,7 +290,11 @@ private slots:
         kf::Diagnosis d = attack("hostile_poison");
         if (QTest::currentTestFailed()) return;
         QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
-        QCOMPARE(outcome_of(d, "protected_files"), QString("fail"));
+        // In the runner's file-system view the task is not there to change (`attack` checked
+        // that it is unchanged); without the view, the file guard restores it and blames the candidate.
+        const QString guard = outcome_of(d, "protected_files");
+        QVERIFY2(guard == "pass" || guard == "fail", qPrintable(guard));
+        if (guard == "pass") QCOMPARE(outcome_of(d, "kernel_launch"), QString("fail"));
     }
 };
 

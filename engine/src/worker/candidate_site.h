@@ -26,12 +26,10 @@ public:
     virtual void freeze() {}
     /** Confinement notes for the diagnosis. */
     virtual std::vector<std::string> notes() const { return {}; }
-    /** The median round trip of an empty call (ms): what the judge's clock adds to a call on
-     *  this site. 0 where the site's times are the judge's own (host, or in process). */
-    virtual double round_trip_ms() { return 0; }
-    /** Times a call here at no less than the judge's wall time minus `ms` (a runner's
-     *  own report of its time cannot undercut the judge's clock by more than a round trip). */
-    virtual void bound_by_round_trip(double ms) { (void)ms; }
+    /** Times each later call here at no less than the judge's wall time minus `ms`: a
+     *  runner's own report of its time may undercut the judge's clock by no more than the
+     *  overhead measured around the reference's calls. 0 leaves reports as they are. */
+    virtual void bound_by_overhead(double ms) { (void)ms; }
 };
 
 /** Calls `fn` in this process. With `blame_library`, device faults become CandidateFaults. */

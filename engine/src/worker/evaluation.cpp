@@ -160,7 +160,8 @@ public:
             add_side_stream_check();
         } catch (const CandidateFault& f) {
             result_["status"] = f.integrity ? "integrity_violation" : "runtime_error";
-            result_["message"] = (f.integrity ? "" : "the candidate faulted: ") + f.message;
+            const bool named = f.message.rfind("the candidate", 0) == 0;
+            result_["message"] = (f.integrity || named ? "" : "the candidate faulted: ") + f.message;
             if (f.integrity) add_check(checks_, "runner_channel", "fail", f.message);
             result_["fatal"] = f.sticky;
             if (!corr_.cases.empty()) result_["correctness"] = corr_;
@@ -313,16 +314,13 @@ private:
             report({{"stage", "timing"}, {"what", "reference"}});
             std::unique_ptr<CandidateSite> site = in_.reference_timer();
             std::vector<TensorSet*> sets = site->new_sets(cc, nsets);
-            // The round trip is measured on the reference's runner, which runs trusted code:
-            // the candidate's runner could slow its own replies to widen the bound.
-            double round_trip = site->round_trip_ms();
-            site->bound_by_round_trip(round_trip);
-            TimingStats stats = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
-            stats.round_trip_ms = round_trip;
-            rt = ref_times_.emplace(key, stats).first;
+            rt = ref_times_.emplace(key, time_calls(dev_, timed_calls(*site, cc, sets, false), st_)).first;
         }
         report({{"stage", "timing"}, {"what", "candidate"}});
-        in_.candidate->bound_by_round_trip(rt->second.round_trip_ms);
+        // The reference runs trusted code: what the judge's clock adds to its reported times
+        // (the round trip and the switch between the judge's and the runner's contexts)
+        // bounds how far a candidate's report may fall below the judge's clock.
+        if (in_.backend == Backend::Cuda) in_.candidate->bound_by_overhead(rt->second.overhead_p90_ms);
         std::vector<TensorSet*> sets = in_.candidate->new_sets(cc, nsets);
         TimingStats cs = time_calls(dev_, timed_calls(*in_.candidate, cc, sets, true), st_);
         Timing tm = make_timing(pc.name, cs, rt->second);
@@ -335,7 +333,9 @@ private:
 
         // Event time against wall time: work left running on another stream or thread
         // finishes after the candidate's end event but before the device-wide sync.
-        if (in_.backend == Backend::Cuda && cs.wall_median_ms - cs.median_ms > std::max(0.2, 2.0 * cs.median_ms)) {
+        // (Less what the judge's clock adds around the reference's calls, which runs trusted code.)
+        const double escaped = cs.wall_median_ms - rt->second.overhead_p90_ms - cs.median_ms;
+        if (in_.backend == Backend::Cuda && escaped > std::max(0.2, 2.0 * cs.median_ms)) {
             side_fail_ = true;
             side_detail_ = "wall time " + fmt_double(cs.wall_median_ms) + " ms against event time " +
                            fmt_double(cs.median_ms) + " ms: work escapes the candidate's stream";

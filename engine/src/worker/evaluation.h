@@ -30,7 +30,7 @@ struct EvalSettings {
 /** Timing statistics of one entry point on one case. */
 struct TimingStats {
     double median_ms = 0, min_ms = 0, max_ms = 0, mean_ms = 0, spread = 0, wall_median_ms = 0;
-    double round_trip_ms = 0;  ///< the judge's median round trip to the runner (CUDA), 0 elsewhere
+    double overhead_p90_ms = 0;  ///< 90th percentile of wall minus reported time over the calls
     int reps = 0, warmup = 0;
 };
 

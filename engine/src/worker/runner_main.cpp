@@ -160,17 +160,18 @@ int runner_main(int argc, char** argv) {
             }
             break;
         }
-        case RunnerMsg::Ping: {
-            std::uint64_t ns = 0;
+        case RunnerMsg::Arm: {
+            // Before a timed call on CUDA: the switch from the judge's context to this one
+            // happens here, outside the judge's clock.
             if (dev) {
                 try {
-                    ns = to_ns(dev->timed_call([] {}).event_ms);
+                    (void)dev->timed_call([] {});
                 } catch (const DeviceFault& f) {
                     fault(m->header.index, f);
                     break;
                 }
             }
-            send_runner_message(sock, {RunnerMsg::Pong, m->header.index, ns});
+            send_runner_message(sock, {RunnerMsg::Armed, m->header.index});
             break;
         }
         case RunnerMsg::Exit: std::_Exit(0);

@@ -294,6 +294,12 @@ CallTime RunnerProcess::call(std::size_t index) {
     return t;
 }
 
+void RunnerProcess::arm() {
+    double wall = 0;
+    auto m = exchange(RunnerMsg::Arm, 0, "being armed", wall);
+    if (m->header.type != RunnerMsg::Armed || !m->payload.empty()) forged("the reply to an arm");
+}
+
 LaunchReport RunnerProcess::account(std::size_t index) {
     double wall = 0;
     auto m = exchange(RunnerMsg::Account, index, "being called", wall);
@@ -311,16 +317,6 @@ LaunchReport RunnerProcess::account(std::size_t index) {
         forged("a launch report");
     }
     return r;
-}
-
-CallTime RunnerProcess::ping() {
-    double wall = 0;
-    auto m = exchange(RunnerMsg::Ping, 0, "being pinged", wall);
-    if (m->header.type != RunnerMsg::Pong || !m->payload.empty()) forged("the reply to a ping");
-    CallTime t;
-    t.wall_ms = wall;
-    t.event_ms = std::min(wall, static_cast<double>(m->header.value) / 1e6);
-    return t;
 }
 
 void RunnerProcess::freeze() {

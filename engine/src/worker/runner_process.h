@@ -45,10 +45,11 @@ public:
      *  event_ms what the runner reports (its device events on CUDA; the judge's clock on the
      *  host), never more than wall_ms. Throws CandidateFault. */
     CallTime call(std::size_t index);
+    /** Has the runner do an empty device operation (so that its context, not the judge's,
+     *  holds the GPU when a timed call starts). Throws CandidateFault. */
+    void arm();
     /** The same under the runner's launch accounting (CUDA): its report. Throws CandidateFault. */
     LaunchReport account(std::size_t index);
-    /** An empty timed call: the same round trip as call() without the library. */
-    CallTime ping();
     /** Stops every thread of the runner (SIGSTOP), so nothing changes while the judge looks. */
     void freeze();
     void resume();

@@ -19,9 +19,9 @@ enum class RunnerMsg : std::uint32_t {
     Exit = 8,       ///< judge → runner
     Account = 9,    ///< judge → runner: call set `index` under launch accounting (CUDA)
     Launches = 10,  ///< runner → judge: payload = JSON of the launch report
-    Ping = 11,      ///< judge → runner: an empty timed call (CUDA), for the round trip
-    Pong = 12,      ///< runner → judge: value = its event time in ns
-    DeviceError = 13,  ///< runner → judge: the runner's device could not be set up; payload says why
+    DeviceError = 11,
+    Arm = 12,       ///< judge → runner: an empty device operation, so that the runner's context holds the GPU
+    Armed = 13,     ///< runner → judge: done  ///< runner → judge: the runner's device could not be set up; payload says why
 };
 
 struct RunnerHeader {

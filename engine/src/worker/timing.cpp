@@ -76,6 +76,9 @@ TimingStats time_calls(Device& dev, const TimedCalls& tc, const EvalSettings& st
     s.mean_ms = sum / static_cast<double>(ev.size());
     s.spread = s.median_ms > 0 ? (percentile(ev, 0.9) - percentile(ev, 0.1)) / s.median_ms : 0;
     s.wall_median_ms = percentile(wall, 0.5);
+    std::vector<double> overhead;
+    for (std::size_t i = 0; i < ev.size(); ++i) overhead.push_back(std::max(0.0, wall[i] - ev[i]));
+    s.overhead_p90_ms = percentile(overhead, 0.9);
     return s;
 }
 
