@@ -1,5 +1,7 @@
 #include "candidate/evaluationworker.h"
 
+#include "engine.h"
+
 #include <exception>
 
 #include "kf/paths.h"
@@ -22,19 +24,6 @@ std::filesystem::path taskDirOf(const kf::RunRecord& run) {
 EvaluationWorker::EvaluationWorker(QObject* parent) : QObject(parent) {}
 
 EvaluationWorker::~EvaluationWorker() = default;
-
-kf::Evaluator& EvaluationWorker::evaluatorFor(kf::Backend backend, const QString& workerPath) {
-    if (!evaluator_ || backend_ != backend || workerPath_ != workerPath) {
-        evaluator_.reset();
-        kf::EvaluatorConfig cfg;
-        cfg.worker.backend = backend;
-        cfg.worker.worker = workerPath.toStdString();
-        evaluator_ = std::make_unique<kf::Evaluator>(cfg);
-        backend_ = backend;
-        workerPath_ = workerPath;
-    }
-    return *evaluator_;
-}
 
 void EvaluationWorker::evaluate(const EvaluationRequest& request) {
     EvaluationResult result;
@@ -93,7 +82,11 @@ EvaluationResult EvaluationWorker::run(const EvaluationRequest& request) {
     }
     // The evaluation in its stages, so that a cancel between compiling and running in the
     // worker process ends it there.
-    kf::Evaluator& evaluator = evaluatorFor(*backend, request.workerPath);
+    kf::EvaluatorConfig cfg;
+    cfg.worker.backend = *backend;
+    cfg.worker.worker = request.workerPath.toStdString();
+    const std::shared_ptr<kf::Evaluator> shared = engine().evaluator(cfg);
+    kf::Evaluator& evaluator = *shared;
     kf::Diagnosis d;
     evaluator.prepare(task);
     const kf::CompileResult compiled = evaluator.compile_stage(task, candidate, options, d);

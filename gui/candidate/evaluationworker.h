@@ -35,8 +35,9 @@ struct EvaluationResult {
 };
 
 /**
- * Lives on its own thread: compiles and evaluates edited sources with one kf::Evaluator
- * (per backend) that only this thread touches, and stores each result in the project as a
+ * Lives on its own thread: compiles and evaluates edited sources with the app engine's
+ * evaluator of the device (shared with a search on the same device, whose current
+ * evaluation it waits for: kfgui::engine()), and stores each result in the project as a
  * user-authored child of the candidate it was edited from. Always answers with finished().
  */
 class EvaluationWorker : public QObject {
@@ -54,11 +55,6 @@ Q_SIGNALS:
 
 private:
     EvaluationResult run(const EvaluationRequest& request);
-    kf::Evaluator& evaluatorFor(kf::Backend backend, const QString& workerPath);
-
-    std::unique_ptr<kf::Evaluator> evaluator_;
-    kf::Backend backend_ = kf::Backend::Host;
-    QString workerPath_;
 };
 
 }  // namespace kfgui

@@ -1,5 +1,7 @@
 #include "runs/searchworker.h"
 
+#include "engine.h"
+
 #include <algorithm>
 #include <exception>
 #include <optional>
@@ -115,7 +117,9 @@ void SearchWorker::run(const RunRequest& request) {
         cfg.worker.device = request.config.device;
         if (!request.workerPath.isEmpty()) cfg.worker.worker = toPath(request.workerPath);
         cfg.compile_threads = static_cast<unsigned>(std::max(0, request.config.compileThreads));
-        kf::Evaluator evaluator(cfg);
+        // The app engine's evaluator of the device, shared with hand evaluations there.
+        const std::shared_ptr<kf::Evaluator> shared = engine().evaluator(cfg);
+        kf::Evaluator& evaluator = *shared;
         evaluator.worker().hello();  // a missing device fails here, before anything is stored
 
         kf::EvolveOptions options;

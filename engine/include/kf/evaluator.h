@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <future>
@@ -141,7 +142,10 @@ public:
      * and compiles the task's reference, throwing when the reference does not compile.
      * compile_stage() is thread-safe; on failure it fills d (compile_error) and returns a
      * result with ok == false. evaluate_stage() uses the worker: call it from one thread at a
-     * time. finish() completes d (device name, advice) whatever happened.
+     * time, or from several: each evaluate_stage() waits for the device's turn (one
+     * evaluation on the worker at a time; kf::Engine shares one Evaluator between a search
+     * and hand evaluations), giving up with Cancelled when opt.cancel says so.
+     * finish() completes d (device name, advice) whatever happened.
      */
     void prepare(const Task& task);
     CompileResult compile_stage(const Task& task, const Candidate& cand, const EvalOptions& opt, Diagnosis& d);
@@ -171,6 +175,11 @@ public:
     WorkerClient& worker();
 
 private:
+    using DeviceTurn = std::unique_lock<std::recursive_timed_mutex>;
+    /** Waits for the device (see evaluate_stage); throws Cancelled when `cancelled` says so. */
+    DeviceTurn device_turn(const std::function<bool()>& cancelled = {});
+    /** prepare(), and the compiled reference of `task`, under one lock. */
+    CompileResult reference_for(const Task& task);
     /** Sends one evaluate request and fills `d` from whatever comes back. */
     void run_worker(const nlohmann::json& req, const EvalOptions& opt, Diagnosis& d);
 

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 
+#include "kf/engine.h"
 #include "kf/error.h"
 #include "kf/library.h"
 #include "kf/llm.h"
@@ -140,7 +141,9 @@ int run_evolve(const EvolveArgs& args) {
     cfg.worker.backend = *backend;
     if (!args.worker.empty()) cfg.worker.worker = args.worker;
     cfg.worker = executor_worker(args.executor.options, cfg.worker);
-    Evaluator evaluator(cfg);
+    Engine engine;
+    const std::shared_ptr<Evaluator> shared = engine.evaluator(cfg);
+    Evaluator& evaluator = *shared;
     try {
         evaluator.worker().hello();
     } catch (const Error& e) {

@@ -70,6 +70,7 @@ struct Evaluator::Impl {
     std::string arch;
     std::string device_name;
     std::mutex prepare_mutex;     ///< guards the compiled reference (prepare() may run on any thread)
+    std::recursive_timed_mutex device_mutex;  ///< one evaluation, device query or profile on the device at a time (they nest)
     CompileResult reference;      ///< the compiled reference of reference_task
     std::filesystem::path reference_task;
     ProtectedFiles guard;         ///< the task, the compiled reference, the device's peaks
@@ -130,7 +131,15 @@ CompileResult Evaluator::compile(const Task& task, const Candidate& cand, const 
     return impl_->cache.compile(impl_->request(task, apply_tunables(cand.source, tunables), cand.name));
 }
 
+Evaluator::DeviceTurn Evaluator::device_turn(const std::function<bool()>& cancelled) {
+    std::unique_lock<std::recursive_timed_mutex> lock(impl_->device_mutex, std::defer_lock);
+    while (!lock.try_lock_for(std::chrono::milliseconds(50)))
+        if (cancelled && cancelled()) throw Cancelled("cancelled while waiting for the device");
+    return lock;
+}
+
 json Evaluator::device_info() {
+    DeviceTurn turn = device_turn();
     WorkerClient::Reply r = impl_->worker.request({{"cmd", "device_info"}}, std::chrono::minutes(5));
     if (!r.ok) throw Error("the worker did not report its device: " + (r.timed_out ? std::string("timed out") : r.exit));
     if (!r.body.value("ok", false)) throw Error(r.body.value("error", "device_info failed"));
@@ -171,10 +180,14 @@ std::vector<Diagnosis> Evaluator::evaluate_all(const Task& task, const std::vect
     return out;
 }
 
-void Evaluator::prepare(const Task& task) {
+void Evaluator::prepare(const Task& task) { (void)reference_for(task); }
+
+CompileResult Evaluator::reference_for(const Task& task) {
+    // One lock for the compile and the copy: an Evaluator shared by a search and a hand
+    // evaluation (kf::Engine) sees tasks alternate, and must not hand out the other's reference.
     std::lock_guard<std::mutex> lock(impl_->prepare_mutex);
     impl_->target_arch();
-    if (impl_->reference_task == task.dir && impl_->reference.ok) return;
+    if (impl_->reference_task == task.dir && impl_->reference.ok) return impl_->reference;
     CompileResult ref = impl_->cache.compile(impl_->reference_request(task));
     if (!ref.ok) {
         std::string first = ref.info.diagnostics.empty() ? ref.info.log.substr(0, 500) : ref.info.diagnostics.front().message;
@@ -183,6 +196,7 @@ void Evaluator::prepare(const Task& task) {
     impl_->reference = ref;
     impl_->reference_task = task.dir;
     impl_->guard.record(ref.library);
+    return ref;
 }
 
 std::optional<CompileRequest> Evaluator::compile_request(const Task& task, const Candidate& cand,
@@ -228,13 +242,8 @@ CompileResult Evaluator::compile_stage(const Task& task, const Candidate& cand, 
 
 void Evaluator::evaluate_stage(const Task& task, const CompileResult& cr, const EvalOptions& opt, Diagnosis& d) {
     if (!cr.ok) return;
-    prepare(task);
-    CompileResult ref;
-    {
-        std::lock_guard<std::mutex> lock(impl_->prepare_mutex);
-        ref = impl_->reference;
-    }
-    evaluate_compiled(task, cr, ref, opt, d);
+    DeviceTurn turn = device_turn(opt.cancel);
+    evaluate_compiled(task, cr, reference_for(task), opt, d);
 }
 
 void Evaluator::finish(Diagnosis& d) {

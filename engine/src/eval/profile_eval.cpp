@@ -57,6 +57,7 @@ json Evaluator::profile(const Task& task, const Candidate& cand, const ProfileOp
     std::string why;
     std::filesystem::path ncu = find_ncu(why);
     if (ncu.empty()) return finish(profile_unavailable(why, "no_profiler"));
+    DeviceTurn turn = device_turn();  // not while an evaluation runs on the same device
     if (json d = denied(ncu); d.is_object()) {
         d["seconds"] = 0.0;  // answered from the earlier denial, without running ncu
         d["cached"] = true;

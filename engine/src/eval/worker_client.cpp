@@ -1,6 +1,7 @@
 // The engine's end of the worker protocol: one child process, time limits, restarts.
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 
 #include "kf/evaluator.h"
 #include "kf/process.h"
@@ -30,6 +31,7 @@ Stage worker_progress_stage(const json& p) {
 }
 
 struct WorkerClient::Impl {
+    std::recursive_mutex mutex;  ///< one request at a time, whichever thread asks
     LineProcess proc;
     long long next_id = 1;
     json hello;
@@ -86,9 +88,13 @@ bool WorkerClient::ensure_started(std::string& error) {
     return false;
 }
 
-void WorkerClient::restart() { impl_->proc.kill(); }
+void WorkerClient::restart() {
+    std::lock_guard<std::recursive_mutex> lock(impl_->mutex);
+    impl_->proc.kill();
+}
 
 json WorkerClient::hello() {
+    std::lock_guard<std::recursive_mutex> lock(impl_->mutex);
     std::string error;
     if (!ensure_started(error))
         throw Error("cannot start " + (cfg_.command.empty() ? cfg_.worker.string() : cfg_.command.front()) + ": " + error);
@@ -98,6 +104,7 @@ json WorkerClient::hello() {
 WorkerClient::Reply WorkerClient::request(json req, std::chrono::milliseconds timeout,
                                           const std::function<void(const json&)>& on_progress,
                                           const std::function<bool()>& cancelled) {
+    std::lock_guard<std::recursive_mutex> lock(impl_->mutex);
     Reply reply;
     std::string error;
     if (!ensure_started(error)) {

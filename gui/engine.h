@@ -1,0 +1,10 @@
+#pragma once
+#include "kf/engine.h"
+
+namespace kfgui {
+
+/** The app's engine (kf::Engine): one evaluator, and so one worker process, per device,
+ *  shared by every search and hand evaluation the app starts. Thread-safe. */
+kf::Engine& engine();
+
+}  // namespace kfgui
