@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kf/engine.h"
+#include "kf/pipeline.h"
 #include "kf/task.h"
 #include "testsupport.h"
 
@@ -112,6 +113,49 @@ private slots:
         busy.join();
         QVERIFY2(cancelled, "the waiting evaluation was not cancelled");
         QVERIFY2(waited < 2.5, qPrintable(QString("it waited %1 s").arg(waited)));
+    }
+
+    /** A run's evaluations spread over several devices' workers; a device whose worker
+     *  cannot start is taken out and its child evaluated on another. */
+    void evaluations_spread_over_devices() {
+        Engine engine;
+        std::shared_ptr<Evaluator> d0 = engine.evaluator(config(0));
+        std::shared_ptr<Evaluator> d1 = engine.evaluator(config(1));
+        EvaluatorConfig broken = config(2);
+        broken.worker.worker = kftest::temp_dir("no-worker") / "kfoundry-worker";  // not there
+        std::shared_ptr<Evaluator> d2 = engine.evaluator(broken);
+        const Task task = load_task(kftest::data("tasks/scale_add"));
+        EvalOptions opt;
+        opt.trials = 1;
+        opt.time = false;
+        PipelineConfig pc;
+        pc.compile_threads = 2;
+        pc.more_devices = {d1.get(), d2.get()};
+        PipelinedEvaluator queue(*d0, task, opt, pc);
+        const std::string good = kftest::read_file(kftest::data("candidates/host/correct.cpp"));
+        const int n = 9;
+        for (int i = 0; i < n; ++i) {
+            Child c;
+            c.id = i + 1;
+            c.proposal.source = good + "// variant " + std::to_string(i) + "\n";
+            c.proposal.expert = "tuner";
+            queue.submit(c);
+        }
+        for (int k = 0; k < n; ++k) {
+            auto r = queue.next(std::chrono::seconds(120));
+            QVERIFY(r);
+            QVERIFY2(r->second.status == Status::Ok, r->second.message.c_str());
+        }
+        const nlohmann::json devices = queue.stats()["devices"];
+        qInfo().noquote() << QString::fromStdString(devices.dump());
+        QCOMPARE(devices.size(), std::size_t(3));
+        QCOMPARE(devices[0]["evaluations"].get<int>() + devices[1]["evaluations"].get<int>(), n);
+        QVERIFY(devices[0]["evaluations"].get<int>() > 0);
+        QVERIFY(devices[1]["evaluations"].get<int>() > 0);
+        QVERIFY(!devices[0]["out"].get<bool>() && !devices[1]["out"].get<bool>());
+        QVERIFY(devices[2]["out"].get<bool>());
+        QCOMPARE(devices[2]["evaluations"].get<int>(), 0);
+        QVERIFY(!devices[2]["reason"].get<std::string>().empty());
     }
 };
 

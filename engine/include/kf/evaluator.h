@@ -149,7 +149,10 @@ public:
      */
     void prepare(const Task& task);
     CompileResult compile_stage(const Task& task, const Candidate& cand, const EvalOptions& opt, Diagnosis& d);
-    void evaluate_stage(const Task& task, const CompileResult& compiled, const EvalOptions& opt, Diagnosis& d);
+    /** `device_failure`, when given, is set to why the device (not the candidate) failed:
+     *  the worker died before reaching the candidate, or its own context broke; else cleared. */
+    void evaluate_stage(const Task& task, const CompileResult& compiled, const EvalOptions& opt, Diagnosis& d,
+                        std::string* device_failure = nullptr);
     void finish(Diagnosis& d);
     /** Compile only (cached). */
     CompileResult compile(const Task& task, const Candidate& cand, const Assignment& tunables = {});

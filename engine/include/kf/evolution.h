@@ -56,6 +56,9 @@ struct EvolveOptions {
     bool profile = true;
     /** Compile threads of the evaluation pipeline; 0: all cores. */
     unsigned compile_threads = 0;
+    /** Evaluators of further devices (not owned): the run's evaluations are spread over the
+     *  main evaluator's device and these, each child timed with its reference on one device. */
+    std::vector<Evaluator*> more_devices;
     /** Why a stop was asked for, when it was not the user (e.g. an LLM budget); may be empty. */
     std::function<std::optional<StopReason>()> stop_reason;
     /** Stop / pause / inject from another thread; may be null. */

@@ -1,12 +1,16 @@
 #pragma once
 /**
  * The asynchronous evaluation queue of a search: children compile on a pool of threads (all
- * cores by default) while one thread owns the device's worker and evaluates compiled
- * children as soon as they are ready, so the device is never idle while work waits. On the
- * host backend compiles and evaluations share the same cores, so a timed evaluation runs
- * alone (compiles pause meanwhile) to keep timings honest.
+ * cores by default) while one thread per device owns that device's worker and evaluates
+ * compiled children as soon as they are ready, so no device is idle while work waits. Each
+ * child is timed with its reference on the device that evaluates it. A device whose worker
+ * cannot be used any more (it does not start, or reports a device error outside the
+ * candidate) is taken out and the child goes to another device. On the host backend compiles
+ * and evaluations share the same cores, so a timed evaluation runs alone (compiles, and other
+ * evaluations, pause meanwhile) to keep timings honest.
  */
 #include <memory>
+#include <vector>
 
 #include "kf/evaluator.h"
 #include "kf/search.h"
@@ -19,6 +23,9 @@ struct PipelineConfig {
     int device_queue = 2;
     /** Evaluations run alone, compiles paused (default: on for the host backend). */
     bool exclusive_evaluation = false;
+    /** Evaluators of further devices (not owned; they outlive the queue): evaluations are
+     *  spread over the main evaluator's device and these. */
+    std::vector<Evaluator*> more_devices;
     /**
      * Profiling policy (Nsight Compute, CUDA backend, where available): a correct child that
      * is the fastest so far, and every `profile_every`-th correct child (0: never), while the
@@ -46,7 +53,8 @@ public:
      * device_busy_s (evaluating), device_starved_s (idle while children were compiling),
      * device_idle_s (idle for any reason, e.g. nothing proposed yet),
      * compile_busy_s (summed over threads), wall_s, evaluations, compiles, profiles,
-     * profile_s (time spent profiling), profile_skipped (due but over the time share).
+     * profile_s (time spent profiling), profile_skipped (due but over the time share), and
+     * "devices": per device {device, evaluations, busy_s, per_minute, out, reason}.
      */
     nlohmann::json stats() const override;
     bool notify_results(std::shared_ptr<Wakeup> wakeup) override;

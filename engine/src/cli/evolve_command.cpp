@@ -44,6 +44,7 @@ public:
         }
         if (e.kind == "log") line(e.message);
         else if (e.kind == "improved" || e.kind == "migrated" || e.kind == "stopped") line(e.kind + ": " + e.message);
+        if (e.kind == "stopped") device_lines(e.data.value("pipeline", nlohmann::json::object()));
         if (tty_) redraw();
         else if (evaluations_ % 10 == 0 && (e.kind == "seeded" || e.kind == "evaluated")) out_ << status() << "\n" << std::flush;
     }
@@ -53,6 +54,19 @@ public:
     }
 
 private:
+    /** Throughput per device, where the run used more than one. */
+    void device_lines(const nlohmann::json& pipeline) {
+        const nlohmann::json devices = pipeline.value("devices", nlohmann::json::array());
+        if (devices.size() < 2) return;
+        for (const auto& d : devices) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "device %d: %d evaluations, %.1f/min, busy %.0f s%s", d.value("device", 0),
+                          d.value("evaluations", 0), d.value("per_minute", 0.0), d.value("busy_s", 0.0),
+                          d.value("out", false) ? " (taken out)" : "");
+            line(buf + (d.value("out", false) ? ": " + d.value("reason", std::string()) : std::string()));
+        }
+    }
+
     std::string status() const {
         double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() / 60.0;
         char head[160];
@@ -142,14 +156,24 @@ int run_evolve(const EvolveArgs& args) {
     if (!args.worker.empty()) cfg.worker.worker = args.worker;
     cfg.worker = executor_worker(args.executor.options, cfg.worker);
     Engine engine;
-    const std::shared_ptr<Evaluator> shared = engine.evaluator(cfg);
-    Evaluator& evaluator = *shared;
-    try {
-        evaluator.worker().hello();
-    } catch (const Error& e) {
-        std::cerr << "kfoundry: no " << args.backend << " device: " << e.what() << "\n";
-        return kExitNoDevice;
+    std::vector<int> devices = args.devices.empty() ? std::vector<int>{0} : args.devices;
+    std::sort(devices.begin(), devices.end());
+    devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+    std::vector<std::shared_ptr<Evaluator>> evaluators;
+    for (int device : devices) {
+        EvaluatorConfig dc = cfg;
+        dc.worker.device = device;
+        evaluators.push_back(engine.evaluator(dc));
+        try {
+            evaluators.back()->worker().hello();
+        } catch (const Error& e) {
+            std::cerr << "kfoundry: no " << args.backend << " device " << device << ": " << e.what() << "\n";
+            return kExitNoDevice;
+        }
     }
+    Evaluator& evaluator = *evaluators.front();
+    std::vector<Evaluator*> more_devices;
+    for (std::size_t i = 1; i < evaluators.size(); ++i) more_devices.push_back(evaluators[i].get());
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
     // With --json the progress goes to stderr and stdout carries the summary alone.
@@ -162,6 +186,7 @@ int run_evolve(const EvolveArgs& args) {
         out << (args.options.resume ? "resuming " : "evolving ") << task.name << " on the " << args.backend
             << " backend, project " << args.project.string() << "\n";
         EvolveOptions options = args.options;
+        options.more_devices = more_devices;
         // The engine adds the LLM experts, feeds their bandit, asks for insights, keeps their
         // accounting in the run state and stops the run when a budget is spent.
         options.llm = ensemble;

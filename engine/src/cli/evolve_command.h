@@ -20,6 +20,7 @@ struct EvolveArgs {
     bool as_json = false;    ///< progress on stderr, the runs' summaries (kf::RunSummary) as JSON on stdout
     double min_gain = 1.02;  ///< speedup over the reference that counts as an improvement
     ExecutorArgs executor;   ///< where the worker runs (docs/cluster.md)
+    std::vector<int> devices;  ///< devices to spread evaluations over, one worker each; empty: device 0
 };
 
 /** `evolve` ran, found correct candidates, but none beat the reference by min_gain. */

@@ -253,6 +253,10 @@ int main(int argc, char** argv) {
     evolve->add_option("--min-gain", ev.min_gain, "Speedup over the reference that counts as an improvement")
         ->capture_default_str()
         ->check(CLI::Range(1.0, 1000.0));
+    evolve->add_option("--devices", ev.devices,
+                       "Devices to spread the evaluations over, one worker each (e.g. 0,2,3); default: device 0")
+        ->delimiter(',')
+        ->check(CLI::Range(0, 1023));
     cli::add_executor_options(evolve, ev.executor);
 
     auto* runs = app.add_subcommand("runs", "List the runs of a project");

@@ -62,6 +62,11 @@ std::vector<std::string> advise(const Diagnosis& d) {
 
 }  // namespace
 
+namespace {
+/** What the last run_worker() on this thread found wrong with the device, not the candidate. */
+thread_local std::string t_device_failure;
+}  // namespace
+
 struct Evaluator::Impl {
     EvaluatorConfig cfg;
     CompileCache cache;
@@ -240,10 +245,14 @@ CompileResult Evaluator::compile_stage(const Task& task, const Candidate& cand, 
     return cr;
 }
 
-void Evaluator::evaluate_stage(const Task& task, const CompileResult& cr, const EvalOptions& opt, Diagnosis& d) {
+void Evaluator::evaluate_stage(const Task& task, const CompileResult& cr, const EvalOptions& opt, Diagnosis& d,
+                               std::string* device_failure) {
+    if (device_failure) device_failure->clear();
     if (!cr.ok) return;
     DeviceTurn turn = device_turn(opt.cancel);
+    t_device_failure.clear();
     evaluate_compiled(task, cr, reference_for(task), opt, d);
+    if (device_failure) *device_failure = t_device_failure;
 }
 
 void Evaluator::finish(Diagnosis& d) {
@@ -335,12 +344,15 @@ void Evaluator::run_worker(const json& req, const EvalOptions& opt, Diagnosis& d
         d.stage = worker_progress_stage(r.last_progress);
         d.message = "the worker process died (" + r.exit + ") during " + describe_worker_progress(r.last_progress) +
                     "; it was restarted";
+        // Before any progress the worker had not reached a candidate: the device's fault.
+        if (!r.last_progress.is_object()) t_device_failure = d.message;
         return;
     }
     // Whatever the worker answers ends as one record with a status, never as an exception.
     if (!r.body.value("ok", false)) {
         d.status = Status::RuntimeError;
         d.message = "the worker could not evaluate the candidate: " + r.body.value("error", std::string("unknown error"));
+        if (r.body.value("fatal", false)) t_device_failure = d.message;
         impl_->worker.restart();
         return;
     }
@@ -359,7 +371,11 @@ void Evaluator::run_worker(const json& req, const EvalOptions& opt, Diagnosis& d
         if (res.contains("sandbox") && res["sandbox"].is_object())
             for (const auto& n : res["sandbox"].value("notes", json::array()))
                 if (n.is_string()) d.integrity.push_back({"sandbox", "warning", n.get<std::string>()});
-        if (res.value("fatal", false)) d.message += " (sticky device error: the worker was restarted)";
+        if (res.value("fatal", false)) {
+            d.message += " (sticky device error: the worker was restarted)";
+            // Candidates run in runner processes: a sticky error in the worker's own context is the device's.
+            t_device_failure = d.message;
+        }
     } catch (const std::exception& e) {
         d.correctness.reset();
         d.timing.reset();

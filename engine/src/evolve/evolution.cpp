@@ -300,6 +300,7 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     pipe.compile_threads = opt.compile_threads;
     pipe.exclusive_evaluation = b == Backend::Host;
     pipe.profile = opt.profile && b == Backend::Cuda;
+    pipe.more_devices = opt.more_devices;
     hooks.queue = std::make_shared<PipelinedEvaluator>(evaluator, task, opt.eval, pipe);
     hooks.on_result = [&](const Child& c, const Diagnosis& d) {
         store.add_evaluation(c.id, d);

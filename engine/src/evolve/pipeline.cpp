@@ -15,7 +15,18 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 }  // namespace
 
 struct PipelinedEvaluator::Impl {
-    Evaluator& evaluator;
+    /** One device: its evaluator, its thread and what it has done. */
+    struct Device {
+        Evaluator* evaluator = nullptr;
+        int ordinal = 0;
+        int evaluations = 0;
+        double busy = 0;
+        bool out = false;        ///< taken out: its worker cannot be used any more
+        std::string reason;
+        std::thread thread;
+    };
+
+    Evaluator& evaluator;  ///< the main device's: compiles, and its device's evaluations
     const Task& task;
     const EvalOptions& opt;
     PipelineConfig cfg;
@@ -28,15 +39,18 @@ struct PipelinedEvaluator::Impl {
         Child child;
         CompileResult result;
         Diagnosis diagnosis;
+        int attempts = 0;  ///< devices that failed under it
     };
     std::deque<Compiled> to_evaluate;
     std::deque<std::pair<Child, Diagnosis>> done;
     std::shared_ptr<Wakeup> wakeup;  ///< told of every result (the search sleeps on it)
     int compiling = 0;
-    bool evaluating = false;
+    int evaluating = 0;           ///< devices evaluating now
     bool intake_closed = false;  ///< cancel_waiting() in progress: compile threads take nothing new
     bool quit = false;
-    bool device_waiting = false;  ///< exclusive evaluation: a compiled child waits for the compiles to end
+    int device_waiting = 0;       ///< exclusive evaluation: devices whose child waits for the compiles to end
+    std::deque<Device> devices;   ///< the main device first; a deque keeps their addresses
+    std::mutex profile_mu;        ///< the profiling policy's counters, shared by the devices
 
     Clock::time_point started = Clock::now();
     double device_busy = 0, device_starved = 0, compile_busy = 0;
@@ -45,9 +59,10 @@ struct PipelinedEvaluator::Impl {
     double profile_time = 0, best_fitness = 0;
     bool profiler_ok = false;
 
-    /** Profiles d's candidate when the policy says so (device thread only). */
-    void maybe_profile(const Child& c, Diagnosis& d) {
+    /** Profiles d's candidate on `ev`'s device when the policy says so (device threads). */
+    void maybe_profile(Evaluator& ev, const Child& c, Diagnosis& d) {
         if (!profiler_ok || d.status != Status::Ok) return;
+        std::lock_guard<std::mutex> plock(profile_mu);
         double fit = d.fitness();
         ++correct;
         bool new_best = cfg.profile_new_best && fit > best_fitness;
@@ -66,7 +81,7 @@ struct PipelinedEvaluator::Impl {
             Candidate cand;
             cand.source = apply_tunables(c.proposal.source, c.proposal.tunables);
             cand.name = "candidate_" + std::to_string(c.id);
-            evaluator.profile_into(d, task, cand, cfg.profile_options);
+            ev.profile_into(d, task, cand, cfg.profile_options);
         } catch (const std::exception& e) {
             d.profile = {{"available", false}, {"reason", std::string("profiling failed: ") + e.what()}};
         }
@@ -75,7 +90,6 @@ struct PipelinedEvaluator::Impl {
     }
 
     std::vector<std::thread> compilers;
-    std::thread runner;
 
     Impl(Evaluator& e, const Task& t, const EvalOptions& o, PipelineConfig c) : evaluator(e), task(t), opt(o), cfg(c) {
         threads = cfg.compile_threads ? cfg.compile_threads : std::max(1u, std::thread::hardware_concurrency());
@@ -89,7 +103,7 @@ struct PipelinedEvaluator::Impl {
                 // With exclusive evaluation no compile starts while the device waits or works.
                 cv.wait(lock, [&] {
                     return quit || (!intake_closed && !to_compile.empty() &&
-                                    !(cfg.exclusive_evaluation && (evaluating || device_waiting)));
+                                    !(cfg.exclusive_evaluation && (evaluating > 0 || device_waiting > 0)));
                 });
                 if (quit) return;
                 c = std::move(to_compile.front());
@@ -127,7 +141,14 @@ struct PipelinedEvaluator::Impl {
         }
     }
 
-    void run_loop() {
+    int active_devices() const {
+        int n = 0;
+        for (const auto& d : devices) n += d.out ? 0 : 1;
+        return n;
+    }
+
+    void run_loop(Device& dev) {
+        Evaluator& ev = *dev.evaluator;
         while (true) {
             Compiled item;
             {
@@ -135,33 +156,53 @@ struct PipelinedEvaluator::Impl {
                 auto wait_start = Clock::now();
                 bool starving = compiling > 0 || !to_compile.empty();
                 cv.wait(lock, [&] { return quit || (!intake_closed && !to_evaluate.empty()); });
-                if (starving) device_starved += seconds_since(wait_start);
+                if (starving && &dev == &devices.front()) device_starved += seconds_since(wait_start);
                 if (quit) return;
                 item = std::move(to_evaluate.front());
                 to_evaluate.pop_front();
                 if (cfg.exclusive_evaluation) {
-                    device_waiting = true;
-                    cv.wait(lock, [&] { return quit || compiling == 0; });
-                    device_waiting = false;
+                    ++device_waiting;
+                    cv.wait(lock, [&] { return quit || (compiling == 0 && evaluating == 0); });
+                    --device_waiting;
                     if (quit) return;
                 }
-                evaluating = true;
+                ++evaluating;
             }
             auto t0 = Clock::now();
-            double device_busy_add = 0;
+            std::string failure;
             try {
-                evaluator.evaluate_stage(task, item.result, opt, item.diagnosis);
+                ev.evaluate_stage(task, item.result, opt, item.diagnosis, &failure);
+            } catch (const Cancelled&) {
+                item.diagnosis.status = Status::RuntimeError;
+                item.diagnosis.message = "not evaluated: cancelled";
             } catch (const std::exception& e) {
+                failure = e.what();
                 item.diagnosis.status = Status::RuntimeError;
                 item.diagnosis.message = std::string("not evaluated: ") + e.what();
             }
-            device_busy_add = seconds_since(t0);
-            maybe_profile(item.child, item.diagnosis);
-            evaluator.finish(item.diagnosis);
+            const double busy = seconds_since(t0);
+            {
+                std::unique_lock<std::mutex> lock(mu);
+                if (!failure.empty() && active_devices() > 1 && item.attempts < static_cast<int>(devices.size())) {
+                    // This device is gone: its child goes to another, and it takes no more.
+                    dev.out = true;
+                    dev.reason = failure;
+                    --evaluating;
+                    ++item.attempts;
+                    item.diagnosis = Diagnosis{};
+                    to_evaluate.push_front(std::move(item));
+                    cv.notify_all();
+                    return;
+                }
+            }
+            maybe_profile(ev, item.child, item.diagnosis);
+            ev.finish(item.diagnosis);
             std::lock_guard<std::mutex> lock(mu);
-            device_busy += device_busy_add;
+            dev.busy += busy;
+            ++dev.evaluations;
+            device_busy += busy;
             ++evaluations;
-            evaluating = false;
+            --evaluating;
             done.emplace_back(std::move(item.child), std::move(item.diagnosis));
             if (wakeup) wakeup->notify();
             cv.notify_all();
@@ -171,10 +212,19 @@ struct PipelinedEvaluator::Impl {
 
 PipelinedEvaluator::PipelinedEvaluator(Evaluator& evaluator, const Task& task, const EvalOptions& opt, PipelineConfig cfg)
     : impl_(std::make_unique<Impl>(evaluator, task, opt, cfg)) {
-    evaluator.prepare(task);
+    std::vector<Evaluator*> all = {&evaluator};
+    for (Evaluator* e : cfg.more_devices)
+        if (e && e != &evaluator) all.push_back(e);
+    for (Evaluator* e : all) {
+        e->prepare(task);
+        Impl::Device d;
+        d.evaluator = e;
+        d.ordinal = e->worker().config().device;
+        impl_->devices.push_back(std::move(d));
+    }
     impl_->profiler_ok = cfg.profile && evaluator.profiler_available();
     for (unsigned i = 0; i < impl_->threads; ++i) impl_->compilers.emplace_back([this] { impl_->compile_loop(); });
-    impl_->runner = std::thread([this] { impl_->run_loop(); });
+    for (auto& d : impl_->devices) d.thread = std::thread([this, &d] { impl_->run_loop(d); });
 }
 
 PipelinedEvaluator::~PipelinedEvaluator() {
@@ -184,10 +234,12 @@ PipelinedEvaluator::~PipelinedEvaluator() {
     }
     impl_->cv.notify_all();
     for (auto& t : impl_->compilers) t.join();
-    impl_->runner.join();
+    for (auto& d : impl_->devices) d.thread.join();
 }
 
-int PipelinedEvaluator::capacity() const { return static_cast<int>(impl_->threads) + std::max(1, impl_->cfg.device_queue); }
+int PipelinedEvaluator::capacity() const {
+    return static_cast<int>(impl_->threads) + std::max(1, impl_->cfg.device_queue) * static_cast<int>(impl_->devices.size());
+}
 
 void PipelinedEvaluator::submit(const Child& c) {
     {
@@ -228,7 +280,17 @@ bool PipelinedEvaluator::notify_results(std::shared_ptr<Wakeup> wakeup) {
 
 nlohmann::json PipelinedEvaluator::stats() const {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    return {{"wall_s", seconds_since(impl_->started)},
+    const double wall = seconds_since(impl_->started);
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto& d : impl_->devices)
+        devices.push_back({{"device", d.ordinal},
+                           {"evaluations", d.evaluations},
+                           {"busy_s", d.busy},
+                           {"per_minute", wall > 0 ? 60.0 * d.evaluations / wall : 0.0},
+                           {"out", d.out},
+                           {"reason", d.reason}});
+    return {{"devices", devices},
+            {"wall_s", wall},
             {"device_busy_s", impl_->device_busy},
             {"device_starved_s", impl_->device_starved},
             {"device_idle_s", std::max(0.0, seconds_since(impl_->started) - impl_->device_busy)},
