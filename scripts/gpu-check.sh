@@ -183,6 +183,13 @@ if [ -z "${KF_GPU_KB_NO_FIDELITY:-}" ]; then
   tail -20 "$kbo/fidelity.log"
 fi
 fi
+if [[ $parts == *" kbllm "* ]]; then
+log "KernelBench search with LLM experts, answers from a local stand-in model (scripts/kernelbench/kb_llm_gpu_check.py)"
+mkdir -p "$out/kbllm"
+export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
+timeout "${KF_GPU_KBLLM_TIMEOUT:-600}" python3 "$root/scripts/kernelbench/kb_llm_gpu_check.py" "$out/kbllm" \
+  --kfoundry "$bin/kfoundry" --timeout "${KF_GPU_KBLLM_RUN_TIMEOUT:-280}" | tee "$out/kbllm/summary.md"
+fi
 python3 "$root/scripts/gpu-results.py" "$out" | tee "$out/results.md"
 # (c) the profile table, appended to results.md.
 [ -d "$out/profile" ] && python3 "$root/scripts/gpu-profile-results.py" "$out" | tee -a "$out/results.md"

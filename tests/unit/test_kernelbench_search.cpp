@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "http_test_server.h"
+#include "kf/search.h"
 #include "kf/kernelbench_search.h"
 #include "kf/library.h"
 #include "kf/llm.h"
@@ -433,6 +434,23 @@ private slots:
         QCOMPARE(cands[0].family, std::string("reference"));
         QVERIFY(cands[0].source.find("class ModelNew(Model):") != std::string::npos);
         QVERIFY(cands[0].source.find("return x * 2") != std::string::npos);
+    }
+
+    /** A model that answers with the same kernel every time: its repeats are refused, and the
+     *  search ends as exhausted after max_fruitless of them instead of asking for ever. */
+    void repeating_model_ends_the_search() {
+        fresh_environment("kbs-repeat");
+        HttpTestServer server([&](const kftest::HttpRequest&, int) { return answer("The same again.\n" + model_new("ms=0.5", 1)); });
+        fs::path project = kftest::temp_dir("kbs-repeat") / "proj";
+        ProcessResult run = cli(run_args(project, write_config(llm_config(server)), "1", {"--budget", "10", "--islands", "1"}));
+        QVERIFY2(run.exit_code == 0, run.output.c_str());
+        QVERIFY2(run.output.find("search space exhausted") != std::string::npos, run.output.c_str());
+        // One evaluated kernel; the limit of answers in a row with nothing new, and the few in
+        // flight when it was reached.
+        QVERIFY2(server.count() >= SearchConfig{}.max_fruitless, qPrintable(QString::number(server.count())));
+        QVERIFY2(server.count() <= SearchConfig{}.max_fruitless + 8, qPrintable(QString::number(server.count())));
+        ProjectStore store = ProjectStore::open(project);
+        QCOMPARE(static_cast<int>(store.evaluations(run_of(store, "level1/1_Scale")->id).size()), 1);
     }
 
     /** A KernelBench prompt template that does not render stops the command before anything runs. */

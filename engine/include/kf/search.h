@@ -34,6 +34,9 @@ struct SearchConfig {
     int budget = 100;            ///< evaluations (seeds included); 0: unlimited
     double time_limit_s = 0;     ///< wall time; 0: unlimited
     int stagnation_stop = 0;     ///< rounds without a new global best that end the run; 0: never
+    /** Answers in a row from asynchronous (LLM) experts that bring no new child (a refusal,
+     *  or a kernel already evaluated) after which the space counts as exhausted. */
+    int max_fruitless = 64;
     std::uint64_t seed = 1;
     /** Experts each island favours (round-robin over islands when fewer lists than islands). */
     std::vector<std::vector<std::string>> island_experts = {
@@ -180,6 +183,7 @@ private:
     std::vector<std::unique_ptr<AsyncProposal>> async_;
     std::map<std::int64_t, Child> in_flight_;  ///< submitted, not yet finished (saved for resume)
     int next_island_ = 0;
+    int fruitless_ = 0;  ///< asynchronous answers in a row that brought no new child
     std::int64_t next_id_ = 1;
     int evaluations_ = 0;
     int evals_since_best_ = 0;

@@ -313,8 +313,10 @@ void Search::collect_async(std::deque<Child>& ready, bool wait) {
         if (p) {
             std::string key = proposal_key(p->source, p->tunables);
             if (tried_.count(key)) {
+                ++fruitless_;
                 notify({"refused", a.island, a.parent.id, a.expert->name() + ": proposed a kernel already evaluated", {}});
             } else {
+                fruitless_ = 0;
                 tried_.insert(key);
                 Child c;
                 c.proposal = std::move(*p);
@@ -325,6 +327,7 @@ void Search::collect_async(std::deque<Child>& ready, bool wait) {
                 ready.push_back(std::move(c));
             }
         } else {
+            ++fruitless_;
             notify({"refused", a.island, a.parent.id, a.expert->name() + ": " + a.refusal, {}});
             // A refusal is a failed try for the router, so that it learns to ask someone else.
             if (a.route.diagnosis_class) router_.reward(*a.route.diagnosis_class, a.expert->name(), 0.0);
@@ -470,7 +473,12 @@ SearchResult Search::run() {
                 }
             collect_async(ready, false);
             exhausted = false;
-            while (!paused && static_cast<int>(in_flight_.size() + async_.size()) < queue->capacity() && budget_allows(1)) {
+            // Experts that keep answering with nothing new (a kernel already evaluated, or a
+            // refusal) are asked no more: the space counts as exhausted once they are done.
+            const bool fruitless = cfg_.max_fruitless > 0 && fruitless_ >= cfg_.max_fruitless;
+            if (fruitless) exhausted = true;
+            while (!fruitless && !paused && static_cast<int>(in_flight_.size() + async_.size()) < queue->capacity() &&
+                   budget_allows(1)) {
                 if (!ready.empty()) {
                     Child c = std::move(ready.front());
                     ready.pop_front();
