@@ -149,7 +149,7 @@ void SearchWorker::run(const RunRequest& request) {
         outcome.reason = kf::StopReason{kf::StopKind::Other, 0, 0, e.what()};
         if (store && runId_ > 0) {
             try {
-                store->set_run_state(runId_, "failed", e.what());
+                store->set_run_state(runId_, kf::RunState::Failed, e.what());
             } catch (const std::exception&) {
                 // The store itself may be what failed; the GUI still hears about the failure.
             }

@@ -131,7 +131,7 @@ private slots:
             auto store = kf::ProjectStore::create(dir, "My project");
             run = store.add_run("softmax", {{"islands", 4}, {"budget", 100}});
             other = store.add_run("gemm", nlohmann::json::object());
-            store.set_run_state(run, "stopped", "budget exhausted");
+            store.set_run_state(run, kf::RunState::Stopped, "budget exhausted");
 
             kf::CandidateRecord c;
             c.run_id = run;
@@ -385,8 +385,9 @@ private slots:
         c.parents = {99999};
         QVERIFY_THROWS_EXCEPTION(kf::StoreError, store.add_candidate(c));
         QCOMPARE(store.candidates(run).size(), std::size_t(2));
-        QVERIFY_THROWS_EXCEPTION(kf::StoreError, store.set_run_state(run, "sleeping"));
-        QVERIFY_THROWS_EXCEPTION(kf::StoreError, store.set_run_state(4242, "done"));
+        QVERIFY(!kf::parse_run_state("sleeping"));
+        for (kf::RunState st : kf::kRunStates) QCOMPARE(kf::parse_run_state(kf::to_string(st)), std::optional<kf::RunState>(st));
+        QVERIFY_THROWS_EXCEPTION(kf::StoreError, store.set_run_state(4242, kf::RunState::Done));
     }
 
     void refusesAFolderWithoutProject() {

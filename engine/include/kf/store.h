@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kf/diagnosis.h"
+#include "kf/vocabulary.h"
 #include "kf/error.h"
 
 namespace kf {
@@ -39,7 +40,7 @@ private:
     std::string file_, reason_;
 };
 
-/** One search run over one task. state: running | paused | done | failed | stopped. */
+/** One search run over one task. state: to_string(RunState) (running, paused, done, failed, stopped). */
 struct RunRecord {
     std::int64_t id = 0;
     std::string task;
@@ -117,8 +118,8 @@ public:
 
     // Runs.
     std::int64_t add_run(const std::string& task, const nlohmann::json& config);
-    /** Throws StoreError for an unknown run or state. */
-    void set_run_state(std::int64_t run, const std::string& state, const std::string& reason = {});
+    /** Throws StoreError for an unknown run. */
+    void set_run_state(std::int64_t run, RunState state, const std::string& reason = {});
     std::optional<RunRecord> run(std::int64_t id);
     std::vector<RunRecord> runs();
     /** The most recent run, of the given task when one is named. */

@@ -1,7 +1,7 @@
 #pragma once
 /**
  * The engine's fixed words as types: the status of an evaluation, the class of a diagnosis
- * the router reads, and why a search stopped. Each has one spelling, written by to_string()
+ * the router reads, a run's state, and why a search stopped. Each has one spelling, written by to_string()
  * and read by the matching *_from_string(), which is what the project store, the events and
  * the JSON of older projects hold; the app translates the values, never the text.
  */
@@ -56,6 +56,14 @@ inline bool is_bound(DiagnosisClass c) { return !is_failure(c); }
 std::optional<DiagnosisClass> failure_class(Status s);
 /** The status a failure class stands for; Status::Ok for a bound class. */
 Status status_of(DiagnosisClass c);
+
+/** Where a search run is in its life, as the project store keeps it. */
+enum class RunState { Running, Paused, Done, Failed, Stopped };
+inline constexpr std::array<RunState, 5> kRunStates = {RunState::Running, RunState::Paused, RunState::Done,
+                                                       RunState::Failed, RunState::Stopped};
+/** running, paused, done, failed, stopped. */
+std::string_view to_string(RunState s);
+std::optional<RunState> parse_run_state(std::string_view s);
 
 /** Why a search stopped. */
 enum class StopKind {

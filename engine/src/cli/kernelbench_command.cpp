@@ -259,7 +259,7 @@ struct ProblemRun {
         if (candidates.empty()) {
             kb::Result r = ev.evaluate(p, std::nullopt, eval_options(a));
             save_baselines(r);
-            store.set_run_state(run, "done", "no candidate for this problem");
+            store.set_run_state(run, RunState::Done, "no candidate for this problem");
             std::printf("  no candidate (%s)\n", baseline_line(r).c_str());
             return;
         }
@@ -275,7 +275,7 @@ struct ProblemRun {
         Search search(cfg, {}, hooks);
         search.add_seeds(kb::model_new_seeds(candidates));
         SearchResult res = search.run();
-        store.set_run_state(run, "done", to_string(res.stop_reason));
+        store.set_run_state(run, RunState::Done, to_string(res.stop_reason));
     }
 };
 

@@ -34,6 +34,23 @@ Status status_from_string(std::string_view s) {
     throw Error("unknown diagnosis status '" + std::string(s) + "'");
 }
 
+std::string_view to_string(RunState s) {
+    switch (s) {
+    case RunState::Running: return "running";
+    case RunState::Paused: return "paused";
+    case RunState::Done: return "done";
+    case RunState::Failed: return "failed";
+    case RunState::Stopped: return "stopped";
+    }
+    return "failed";
+}
+
+std::optional<RunState> parse_run_state(std::string_view s) {
+    for (RunState st : kRunStates)
+        if (to_string(st) == s) return st;
+    return std::nullopt;
+}
+
 std::string_view to_string(DiagnosisClass c) {
     switch (c) {
     case DiagnosisClass::CompileError: return "compile_error";

@@ -166,7 +166,7 @@ RunStart start_run(ProjectStore& store, const Task& task, Backend b, const Searc
         cfg.islands.islands = c.value("islands", cfg.islands.islands);
         cfg.islands.population = c.value("population", cfg.islands.population);
         cfg.budget = c.value("budget", cfg.budget);
-        store.set_run_state(start.id, "running");
+        store.set_run_state(start.id, RunState::Running);
         return start;
     }
     start.id = store.add_run(task.name, {{"backend", to_string(b)},
@@ -225,7 +225,7 @@ void resume_search(Search& search, ProjectStore& store, std::int64_t run, const 
 }
 
 void finish_run(ProjectStore& store, std::int64_t run, const StopReason& why, bool stopped) {
-    store.set_run_state(run, stopped ? "stopped" : "done", to_string(why));
+    store.set_run_state(run, stopped ? RunState::Stopped : RunState::Done, to_string(why));
 }
 
 namespace {
@@ -285,7 +285,7 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     };
     hooks.stop_reason = external_stop;
     hooks.on_event = [&](const SearchEvent& e) {
-        if (e.kind == "paused" || e.kind == "resumed") store.set_run_state(run.id, e.kind == "paused" ? "paused" : "running");
+        if (e.kind == "paused" || e.kind == "resumed") store.set_run_state(run.id, e.kind == "paused" ? RunState::Paused : RunState::Running);
         if (e.kind != "proposed")
             store.add_event(run.id, e.kind, {{"island", e.island}, {"member", e.member}, {"message", e.message}, {"data", e.data}});
         // The librarian sees every child against its parent, success or not.

@@ -79,7 +79,7 @@ std::int64_t open_run(ProjectStore& store, const Problem& p, const ProblemSearch
         cfg.seed = c.value("search_seed", cfg.seed);
         cfg.islands.islands = c.value("islands", cfg.islands.islands);
         cfg.islands.population = c.value("population", cfg.islands.population);
-        store.set_run_state(previous->id, "running");
+        store.set_run_state(previous->id, RunState::Running);
         return previous->id;
     }
     json config = opt.run_config.is_object() ? opt.run_config : json::object();

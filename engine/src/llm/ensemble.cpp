@@ -217,6 +217,7 @@ ChatResponse LlmEnsemble::call(const std::string& expert, const std::string& mod
     std::string why;
     if (!accounting_.begin_call(why)) {
         r.error = why;
+        r.budget_spent = true;
         note_budget();
         return r;
     }

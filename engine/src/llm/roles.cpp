@@ -197,7 +197,7 @@ std::optional<ChatResponse> RoleExpert::ask(ChatRequest req, DiagnosisClass dcla
     if (model.empty()) return why = "no model configured for role " + role_.id, std::nullopt;
     ChatResponse r = ens_->call(name(), model, req);
     const std::string who = "model " + model + ": ";
-    if (!r.ok) return why = r.error.rfind("LLM budget spent", 0) == 0 ? r.error : who + r.error, std::nullopt;
+    if (!r.ok) return why = r.budget_spent ? r.error : who + r.error, std::nullopt;
     if (r.finish_reason == "refusal" || r.finish_reason == "content_filter")
         return why = who + "declined (" + rationale_of(r.text, 160) + ")", std::nullopt;
     if (r.truncated)

@@ -224,12 +224,10 @@ std::int64_t ProjectStore::add_run(const std::string& task, const nlohmann::json
     return id;
 }
 
-void ProjectStore::set_run_state(std::int64_t run, const std::string& state, const std::string& reason) {
-    static const std::set<std::string> states = {"running", "paused", "done", "failed", "stopped"};
-    if (!states.count(state)) throw StoreError(impl_->db.file().string(), "unknown run state '" + state + "'");
+void ProjectStore::set_run_state(std::int64_t run, RunState state, const std::string& reason) {
     store::WriteScope scope(*impl_);
     store::Statement s(impl_->db, "UPDATE runs SET state = ?1, stop_reason = ?2, updated = ?3 WHERE id = ?4");
-    s.bind(1, state).bind(2, reason).bind(3, store::iso_now()).bind(4, run).run();
+    s.bind(1, std::string(to_string(state))).bind(2, reason).bind(3, store::iso_now()).bind(4, run).run();
     if (impl_->db.changes() == 0) throw StoreError(impl_->db.file().string(), "no run " + std::to_string(run));
     scope.done();
 }

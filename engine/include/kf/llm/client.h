@@ -48,6 +48,8 @@ struct ChatResponse {
      * (cancelled while waiting for a slot or while connecting): such a request is not a call.
      */
     bool sent = true;
+    /** Not sent: an LLM budget is spent (`error` then says which, in the words of to_string(StopReason)). */
+    bool budget_spent = false;
     double seconds = 0;
 };
 
