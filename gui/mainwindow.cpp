@@ -28,6 +28,7 @@
 #include "runs/runcontroller.h"
 #include "runs/runpanel.h"
 #include "runs/searchview.h"
+#include "settings/executorpage.h"
 #include "settings/llmconfigfile.h"
 #include "settings/llmkeyring.h"
 #include "settings/settingsdialog.h"
@@ -339,6 +340,7 @@ bool MainWindow::startSearch() {
     request.config = runPanel_->configWidget()->config();
     request.workerPath = workerPath_;
     request.libraryPath = fromPath(kf::ExperienceLibrary::user_library_path());
+    request.executor = ExecutorPage::fromPreferences(request.projectDir);
     const auto backend = kf::backend_from_string(request.config.backend.toStdString());
     if (!backend || !entry->task->supports(*backend)) {
         inform(tr("Backend not supported"),

@@ -42,6 +42,13 @@ inline const Preference<double> runMinTimeMs{"run/minTimeMs", 100.0};
 inline const Preference<QString> backend{"engine/backend", QStringLiteral("host")};
 inline const Preference<int> device{"engine/device", 0};
 inline const Preference<int> compileThreads{"engine/compileThreads", 0};
+// Where evaluation workers run (docs/cluster.md): "local" or "slurm", and the Slurm job's options.
+inline const Preference<QString> executor{"engine/executor", QStringLiteral("local")};
+inline const Preference<QString> slurmPartition{"slurm/partition", {}};
+inline const Preference<int> slurmGpus{"slurm/gpus", -1};
+inline const Preference<QString> slurmTime{"slurm/time", {}};
+inline const Preference<QString> slurmAccount{"slurm/account", {}};
+inline const Preference<QString> slurmSpool{"slurm/spool", {}};
 // Interface: "" follows the system locale, else "en" or "zh_CN" (applied on restart).
 inline const Preference<QString> language{"ui/language", {}};
 // Window layout beyond geometry and dock state.

@@ -663,7 +663,7 @@
 <context>
     <name>kfgui::EvaluationWorker</name>
     <message>
-        <location filename="../gui/candidate/evaluationworker.cpp" line="+45"/>
+        <location filename="../gui/candidate/evaluationworker.cpp" line="+34"/>
         <source>Evaluation failed: %1</source>
         <translation>评估失败：%1</translation>
     </message>
@@ -693,9 +693,82 @@
         <translation>运行 %1 指定了未知的后端。</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+52"/>
         <source>Edited by hand from candidate %1.</source>
         <translation>基于候选 %1 手工编辑。</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::ExecutorPage</name>
+    <message>
+        <location filename="../gui/settings/executorpage.cpp" line="+23"/>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Slurm cluster (one job per worker)</source>
+        <translation>Slurm 集群（每个 worker 一个作业）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the cluster&apos;s default</source>
+        <translation>集群默认值</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>one on CUDA, none on the host</source>
+        <translation>CUDA 上一个，主机上不用</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the partition&apos;s default (minutes, or D-HH:MM:SS)</source>
+        <translation>分区默认值（分钟，或 D-HH:MM:SS）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>your default account</source>
+        <translation>你的默认账户</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the project&apos;s slurm folder (must be visible to the nodes)</source>
+        <translation>项目的 slurm 文件夹（计算节点必须能访问）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Where searches run their evaluation workers. With Slurm, each worker is a job submitted with sbatch that connects back to the app; a job that is cancelled or pre-empted is submitted again and no evaluation is lost.</source>
+        <translation>搜索的评估 worker 在哪里运行。使用 Slurm 时，每个 worker 是一个用 sbatch 提交的作业，并连回本应用；被取消或被抢占的作业会重新提交，不会丢失任何评估。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Workers run on:</source>
+        <translation>Worker 运行于：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Partition:</source>
+        <translation>分区：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPUs per job:</source>
+        <translation>每个作业的 GPU：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time limit:</source>
+        <translation>时间限制：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Account:</source>
+        <translation>账户：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Spool folder:</source>
+        <translation>Spool 文件夹：</translation>
     </message>
 </context>
 <context>
@@ -1455,7 +1528,7 @@
 <context>
     <name>kfgui::MainWindow</name>
     <message>
-        <location filename="../gui/mainwindow.cpp" line="+259"/>
+        <location filename="../gui/mainwindow.cpp" line="+260"/>
         <source>Kernel Foundry</source>
         <translation>Kernel Foundry</translation>
     </message>
@@ -1695,7 +1768,7 @@
         <translation>请在“任务”标签页中选择一个可以加载的任务。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Backend not supported</source>
         <translation>不支持该后端</translation>
     </message>
@@ -1730,9 +1803,9 @@
         <translation>正在对 %1 启动搜索…</translation>
     </message>
     <message>
-        <location line="-140"/>
+        <location line="-141"/>
         <location line="+2"/>
-        <location line="+149"/>
+        <location line="+150"/>
         <location line="+8"/>
         <source>Run %1 on %2: %3</source>
         <translation>运行 %1（%2）：%3</translation>
@@ -2262,7 +2335,7 @@
 <context>
     <name>kfgui::SearchWorker</name>
     <message>
-        <location filename="../gui/runs/searchworker.cpp" line="+26"/>
+        <location filename="../gui/runs/searchworker.cpp" line="+29"/>
         <source>the LLM configuration is not valid JSON</source>
         <translation>LLM 配置不是有效的 JSON</translation>
     </message>
@@ -2277,7 +2350,7 @@
         <translation>任务 %1 没有 %2 参考实现</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+51"/>
         <source>unknown error in the engine thread</source>
         <translation>引擎线程中发生未知错误</translation>
     </message>
@@ -2285,7 +2358,7 @@
 <context>
     <name>kfgui::SettingsDialog</name>
     <message>
-        <location filename="../gui/settings/settingsdialog.cpp" line="+21"/>
+        <location filename="../gui/settings/settingsdialog.cpp" line="+26"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -2313,6 +2386,11 @@
         <location line="+5"/>
         <source>Runs and backend</source>
         <translation>运行与后端</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Executor</source>
+        <translation>执行器</translation>
     </message>
     <message>
         <location line="+1"/>

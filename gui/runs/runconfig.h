@@ -5,6 +5,8 @@
 #include <QMetaType>
 #include <QString>
 
+#include "kf/exec.h"
+
 namespace kf {
 struct EvolveOptions;
 }
@@ -44,6 +46,8 @@ struct RunRequest {
     QByteArray llmConfig;
     /** Keys by provider name, read from the OS keyring; in memory only, never stored or logged. */
     QMap<QString, QString> llmKeys;
+    /** Where the evaluation worker runs (the settings' Executor page). */
+    kf::ExecutorOptions executor;
 };
 
 }  // namespace kfgui

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "kf/evaluator.h"
+#include "kf/exec.h"
 #include "kf/evolution.h"
 #include "kf/llm.h"
 #include "kf/run_control.h"
@@ -117,6 +118,7 @@ void SearchWorker::run(const RunRequest& request) {
         cfg.worker.device = request.config.device;
         if (!request.workerPath.isEmpty()) cfg.worker.worker = toPath(request.workerPath);
         cfg.compile_threads = static_cast<unsigned>(std::max(0, request.config.compileThreads));
+        cfg.worker = kf::executor_worker(request.executor, cfg.worker);  // a Slurm job, where the settings say so
         // The app engine's evaluator of the device, shared with hand evaluations there.
         const std::shared_ptr<kf::Evaluator> shared = engine().evaluator(cfg);
         kf::Evaluator& evaluator = *shared;

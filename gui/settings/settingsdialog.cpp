@@ -11,12 +11,17 @@
 
 #include "preferences.h"
 #include "runs/runconfigwidget.h"
+#include "settings/executorpage.h"
 #include "settings/llmproviderspage.h"
 
 namespace kfgui {
 
 SettingsDialog::SettingsDialog(QWidget* parent)
-    : QDialog(parent), run_(new RunConfigWidget), language_(new QComboBox), llm_(new LlmProvidersPage) {
+    : QDialog(parent),
+      run_(new RunConfigWidget),
+      language_(new QComboBox),
+      llm_(new LlmProvidersPage),
+      executor_(new ExecutorPage) {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Settings"));
 
@@ -44,6 +49,7 @@ SettingsDialog::SettingsDialog(QWidget* parent)
 
     auto* tabs = new QTabWidget;
     tabs->addTab(runPage, tr("Runs and backend"));
+    tabs->addTab(executor_, tr("Executor"));
     tabs->addTab(llm_, tr("LLM providers"));
     tabs->addTab(uiPage, tr("Interface"));
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
@@ -60,6 +66,7 @@ SettingsDialog::SettingsDialog(QWidget* parent)
 bool SettingsDialog::save() {
     saveDefaultRunConfig(run_->config());
     prefs::language.set(language_->currentData().toString());
+    executor_->save();
     return llm_->save();
 }
 

@@ -11,6 +11,8 @@
 #include "runs/runpanel.h"
 #include "runs/searchview.h"
 #include "runs/searchworker.h"
+#include "kf/exec.h"
+#include "settings/executorpage.h"
 #include "settings/llmconfigfile.h"
 #include "settings/llmproviderspage.h"
 #include "settings/settingsdialog.h"
@@ -195,6 +197,45 @@ private slots:
         QVERIFY(dialog.save());
         QVERIFY(!QFile::exists(kfgui::llmConfigPath()));
         QVERIFY(!kfgui::llmProvidersConfigured());
+    }
+
+    /** The Executor page: Slurm's fields only with Slurm chosen; saved values become the
+     *  executor a search's worker runs under (a Slurm relay command), the spool defaulting to
+     *  the project's slurm folder. */
+    void executorPageSavesWhereWorkersRun() {
+        kfgui::SettingsDialog dialog;
+        kfgui::ExecutorPage* page = dialog.executor();
+        QCOMPARE(page->kind()->currentData().toString(), QStringLiteral("local"));
+        QVERIFY(!page->partition()->isEnabled());
+        QCOMPARE(kfgui::ExecutorPage::fromPreferences(QStringLiteral("/p")).kind, kf::ExecutorKind::Local);
+        page->kind()->setCurrentIndex(page->kind()->findData(QStringLiteral("slurm")));
+        QVERIFY(page->partition()->isEnabled());
+        page->partition()->setText(QStringLiteral(" gpu "));
+        page->gpus()->setValue(2);
+        page->timeLimit()->setText(QStringLiteral("30"));
+        page->account()->setText(QStringLiteral("proj1"));
+        dialog.executor()->save();
+        const kf::ExecutorOptions ex = kfgui::ExecutorPage::fromPreferences(QStringLiteral("/data/project"));
+        QCOMPARE(ex.kind, kf::ExecutorKind::Slurm);
+        QCOMPARE(QString::fromStdString(ex.slurm.partition), QStringLiteral("gpu"));
+        QCOMPARE(ex.slurm.gpus, 2);
+        QCOMPARE(QString::fromStdString(ex.slurm.time_limit), QStringLiteral("30"));
+        QCOMPARE(QString::fromStdString(ex.slurm.account), QStringLiteral("proj1"));
+        QCOMPARE(QString::fromStdString(ex.slurm.spool_dir.string()), QStringLiteral("/data/project/slurm"));
+        // The worker of a search then runs through the Slurm relay, not as a local child.
+        kf::WorkerConfig local;
+        local.worker = "/opt/kf/bin/kfoundry-worker";
+        const kf::WorkerConfig w = kf::executor_worker(ex, local, "/opt/kf/bin/kfoundry");
+        QVERIFY(!w.command.empty());
+        QVERIFY(std::find(w.command.begin(), w.command.end(), std::string("slurm-relay")) != w.command.end());
+        // A new dialog shows what was saved.
+        kfgui::SettingsDialog again;
+        QCOMPARE(again.executor()->kind()->currentData().toString(), QStringLiteral("slurm"));
+        QCOMPARE(again.executor()->partition()->text(), QStringLiteral("gpu"));
+        QCOMPARE(again.executor()->gpus()->value(), 2);
+        again.executor()->kind()->setCurrentIndex(0);
+        again.executor()->save();
+        QCOMPARE(kfgui::ExecutorPage::fromPreferences(QStringLiteral("/p")).kind, kf::ExecutorKind::Local);
     }
 };
 

@@ -1,0 +1,82 @@
+#include "settings/executorpage.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+
+#include "preferences.h"
+
+namespace kfgui {
+
+ExecutorPage::ExecutorPage(QWidget* parent)
+    : QWidget(parent),
+      kind_(new QComboBox),
+      partition_(new QLineEdit),
+      gpus_(new QSpinBox),
+      time_(new QLineEdit),
+      account_(new QLineEdit),
+      spool_(new QLineEdit) {
+    setObjectName(QStringLiteral("executorPage"));
+    kind_->setObjectName(QStringLiteral("executorCombo"));
+    kind_->addItem(tr("This machine"), QStringLiteral("local"));
+    kind_->addItem(tr("Slurm cluster (one job per worker)"), QStringLiteral("slurm"));
+    kind_->setCurrentIndex(std::max(0, kind_->findData(prefs::executor.get())));
+    partition_->setPlaceholderText(tr("the cluster's default"));
+    partition_->setText(prefs::slurmPartition.get());
+    gpus_->setRange(-1, 64);
+    gpus_->setSpecialValueText(tr("one on CUDA, none on the host"));
+    gpus_->setValue(prefs::slurmGpus.get());
+    time_->setPlaceholderText(tr("the partition's default (minutes, or D-HH:MM:SS)"));
+    time_->setText(prefs::slurmTime.get());
+    account_->setPlaceholderText(tr("your default account"));
+    account_->setText(prefs::slurmAccount.get());
+    spool_->setPlaceholderText(tr("the project's slurm folder (must be visible to the nodes)"));
+    spool_->setText(prefs::slurmSpool.get());
+
+    auto* form = new QFormLayout(this);
+    auto* note = new QLabel(tr("Where searches run their evaluation workers. With Slurm, each worker is a job "
+                               "submitted with sbatch that connects back to the app; a job that is cancelled "
+                               "or pre-empted is submitted again and no evaluation is lost."));
+    note->setWordWrap(true);
+    form->addRow(note);
+    form->addRow(tr("Workers run on:"), kind_);
+    form->addRow(tr("Partition:"), partition_);
+    form->addRow(tr("GPUs per job:"), gpus_);
+    form->addRow(tr("Time limit:"), time_);
+    form->addRow(tr("Account:"), account_);
+    form->addRow(tr("Spool folder:"), spool_);
+    connect(kind_, &QComboBox::currentIndexChanged, this, [this] { updateEnabled(); });
+    updateEnabled();
+}
+
+void ExecutorPage::updateEnabled() {
+    const bool slurm = kind_->currentData().toString() == QLatin1String("slurm");
+    for (QWidget* w : {static_cast<QWidget*>(partition_), static_cast<QWidget*>(gpus_), static_cast<QWidget*>(time_),
+                       static_cast<QWidget*>(account_), static_cast<QWidget*>(spool_)})
+        w->setEnabled(slurm);
+}
+
+void ExecutorPage::save() {
+    prefs::executor.set(kind_->currentData().toString());
+    prefs::slurmPartition.set(partition_->text().trimmed());
+    prefs::slurmGpus.set(gpus_->value());
+    prefs::slurmTime.set(time_->text().trimmed());
+    prefs::slurmAccount.set(account_->text().trimmed());
+    prefs::slurmSpool.set(spool_->text().trimmed());
+}
+
+kf::ExecutorOptions ExecutorPage::fromPreferences(const QString& projectDir) {
+    kf::ExecutorOptions ex;
+    ex.kind = kf::executor_from_string(prefs::executor.get().toStdString()).value_or(kf::ExecutorKind::Local);
+    ex.slurm.partition = prefs::slurmPartition.get().toStdString();
+    ex.slurm.gpus = prefs::slurmGpus.get();
+    ex.slurm.time_limit = prefs::slurmTime.get().toStdString();
+    ex.slurm.account = prefs::slurmAccount.get().toStdString();
+    const QString spool = prefs::slurmSpool.get();
+    ex.slurm.spool_dir = (spool.isEmpty() ? projectDir + QStringLiteral("/slurm") : spool).toStdString();
+    return ex;
+}
+
+}  // namespace kfgui

@@ -1,0 +1,46 @@
+#pragma once
+#include <QWidget>
+
+#include "kf/exec.h"
+
+class QComboBox;
+class QLineEdit;
+class QSpinBox;
+
+namespace kfgui {
+
+/**
+ * Where the app's evaluation workers run (docs/cluster.md): on this machine, or as Slurm
+ * jobs submitted with the cluster's own tools, with the job's partition, GPUs, time limit,
+ * account and spool folder. Kept in the typed preferences (preferences.h).
+ */
+class ExecutorPage : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ExecutorPage(QWidget* parent = nullptr);
+
+    QComboBox* kind() const { return kind_; }
+    QLineEdit* partition() const { return partition_; }
+    QSpinBox* gpus() const { return gpus_; }
+    QLineEdit* timeLimit() const { return time_; }
+    QLineEdit* account() const { return account_; }
+    QLineEdit* spool() const { return spool_; }
+
+    /** Writes the page's values to the preferences. */
+    void save();
+    /** The executor the preferences describe; a Slurm spool left empty is `projectDir`/slurm. */
+    static kf::ExecutorOptions fromPreferences(const QString& projectDir);
+
+private:
+    void updateEnabled();
+
+    QComboBox* kind_;
+    QLineEdit* partition_;
+    QSpinBox* gpus_;
+    QLineEdit* time_;
+    QLineEdit* account_;
+    QLineEdit* spool_;
+};
+
+}  // namespace kfgui
