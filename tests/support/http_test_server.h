@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace kftest {
 
 struct HttpRequest {
@@ -229,6 +231,16 @@ inline std::string openai_answer(const std::string& content, const std::string& 
     return R"({"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":")" + esc +
            R"("},"finish_reason":")" + finish + R"("}],"usage":{"prompt_tokens":)" + std::to_string(in) +
            R"(,"completion_tokens":)" + std::to_string(out) + R"(,"total_tokens":)" + std::to_string(in + out) + "}}";
+}
+
+/** The text of the first user message of a chat request's JSON body; empty when there is none. */
+inline std::string user_prompt(const HttpRequest& r) {
+    nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
+    if (j.is_discarded() || !j.contains("messages")) return {};
+    for (const auto& m : j["messages"])
+        if (m.value("role", std::string()) == "user" && m.contains("content") && m["content"].is_string())
+            return m["content"].get<std::string>();
+    return {};
 }
 
 /** An Anthropic Messages answer. */

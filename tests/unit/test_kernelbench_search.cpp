@@ -31,14 +31,6 @@ namespace {
 fs::path fake_root() { return kftest::data("kernelbench-fake"); }
 fs::path fake_worker() { return fake_root() / "fake_kb_worker.py"; }
 
-std::string user_prompt(const kftest::HttpRequest& r) {
-    json j = json::parse(r.body, nullptr, false);
-    if (j.is_discarded()) return {};
-    for (const auto& m : j["messages"])
-        if (m["role"] == "user") return m["content"].get<std::string>();
-    return {};
-}
-
 HttpResponse answer(const std::string& text, int delay_ms = 0) {
     HttpResponse r;
     r.body = kftest::openai_answer(text, "stop", 1000, 250);
@@ -64,7 +56,7 @@ struct ScriptedModel {
     std::string extra;  ///< more markers for every ModelNew (e.g. a compile time)
 
     HttpResponse operator()(const kftest::HttpRequest& req, int) {
-        std::string prompt = user_prompt(req);
+        std::string prompt = kftest::user_prompt(req);
         if (prompt.find("State the reusable lesson") != std::string::npos) {
             ++insights;
             return answer("CONDITION: an elementwise problem\nACTION: one kernel with float4 loads", delay_ms);
@@ -288,7 +280,7 @@ private slots:
         // The next prompt after a cheat names the failed check.
         bool named_in_prompt = false, source_in_prompt = false, pattern_retrieved = false;
         for (const auto& req : server.requests()) {
-            std::string p = user_prompt(req);
+            std::string p = kftest::user_prompt(req);
             named_in_prompt = named_in_prompt || p.find("integrity check FAILED: framework_compute") != std::string::npos;
             source_in_prompt = source_in_prompt || (p.find("return x * 2") != std::string::npos &&
                                                     p.find("input[0]: float32 16x1024") != std::string::npos &&

@@ -37,13 +37,6 @@ HttpResponse openai(const std::string& content, const std::string& finish = "sto
     return r;
 }
 
-std::string user_prompt(const kftest::HttpRequest& r) {
-    json j = json::parse(r.body);
-    for (const auto& m : j["messages"])
-        if (m["role"] == "user") return m["content"].get<std::string>();
-    return {};
-}
-
 }  // namespace
 
 class TestLlmExperts : public QObject {
@@ -148,7 +141,7 @@ private slots:
         QVERIFY2(p->rationale.rfind("[m1] Used an OpenMP SIMD loop", 0) == 0, p->rationale.c_str());
         QVERIFY(p->tunables.empty());
 
-        std::string prompt = user_prompt(s.requests().at(0));
+        std::string prompt = kftest::user_prompt(s.requests().at(0));
         QVERIFY(prompt.find("# Role: memory access") != std::string::npos);
         QVERIFY(prompt.find(entry_header(task_, Backend::Host)) != std::string::npos);
         QVERIFY(prompt.find("z[i] = alpha * x[i] + y[i];") != std::string::npos);  // the parent
@@ -370,7 +363,7 @@ private slots:
         QCOMPARE(stored[0].expert, std::string("llm:memory"));
         QVERIFY(stored[0].action.find("-> use an OpenMP SIMD loop") != std::string::npos);
         QCOMPARE(stored[0].provenance.candidate_ids, std::vector<std::string>{"17"});
-        QVERIFY(user_prompt(s.requests().at(0)).find("1.400x faster") != std::string::npos);
+        QVERIFY(kftest::user_prompt(s.requests().at(0)).find("1.400x faster") != std::string::npos);
         // JSON answers work too; an answer without one is no insight.
         HttpTestServer j({openai(R"({"condition": "rows fit in cache", "action": "one thread per row"})"), openai("No idea.")});
         auto je = ensemble(config(j));

@@ -38,14 +38,6 @@ const char* kBroken = "#include \"kf_task.h\"\n\n"
                       "#pragma omp parallel for\n"
                       "    for (int i = 0; i < n; ++i) z[i] = alpha * x[i] + y[i] * undeclared_scale;\n}\n";
 
-std::string user_prompt(const kftest::HttpRequest& r) {
-    json j = json::parse(r.body, nullptr, false);
-    if (j.is_discarded()) return {};
-    for (const auto& m : j["messages"])
-        if (m["role"] == "user") return m["content"].get<std::string>();
-    return {};
-}
-
 HttpResponse answer(const std::string& text) {
     HttpResponse r;
     r.body = kftest::openai_answer(text, "stop", 1000, 250);
@@ -60,7 +52,7 @@ struct ScriptedModel {
     std::atomic<int> insights{0};
 
     HttpResponse operator()(const kftest::HttpRequest& req, int) {
-        std::string prompt = user_prompt(req);
+        std::string prompt = kftest::user_prompt(req);
         if (prompt.find("State the reusable lesson") != std::string::npos) {
             ++insights;
             return answer("CONDITION: a memory-bound elementwise loop\nACTION: let the compiler vectorise it with omp simd");
@@ -279,7 +271,7 @@ private slots:
         QCOMPARE(ctx.diagnosis_class, std::optional<DiagnosisClass>(DiagnosisClass::CompileError));
         auto fixed = repair->propose(ctx);
         QVERIFY2(fixed, repair->refusal().c_str());
-        std::string prompt = user_prompt(server.requests().back());
+        std::string prompt = kftest::user_prompt(server.requests().back());
         QVERIFY2(prompt.find("undeclared_scale") != std::string::npos, prompt.c_str());
         QVERIFY2(prompt.find("error: ") != std::string::npos, prompt.c_str());
         QVERIFY2(prompt.find("5 |     for (int i = 0; i < n; ++i) z[i] = alpha * x[i] + y[i] * undeclared_scale;") != std::string::npos,
