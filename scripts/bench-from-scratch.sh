@@ -64,6 +64,31 @@ PY
     --islands "$islands" --budget "$budget" --no-profile --json >"$out/$name.json" 2>"$out/$name.log"
   rc=$?
   echo "{\"task\": \"$name\", \"exit\": $rc, \"wall_s\": $(( $(date +%s) - start ))}" >"$out/$name.exit.json"
+  # What each family of candidates came to: why a task did not improve shows here.
+  python3 - "$work/project-$name/project.db" >"$out/$name.families.txt" 2>&1 <<'PY'
+import json, sqlite3, sys
+from collections import defaultdict
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT c.family, c.expert, e.status, e.fitness, e.diagnosis FROM candidates c "
+                  "JOIN evaluations e ON e.candidate_id = c.id ORDER BY c.id").fetchall()
+by = defaultdict(list)
+for fam, expert, status, fit, diag in rows:
+    by[(fam, expert)].append((status, fit, diag))
+for (fam, expert), evs in sorted(by.items()):
+    statuses = defaultdict(int)
+    for s, _, _ in evs:
+        statuses[s] += 1
+    best = max((f for s, f, _ in evs if s == "ok"), default=0)
+    print(f"{fam} ({expert}): {len(evs)} evaluated, {dict(statuses)}, best {best:.3f}x")
+    for s, _, d in evs:
+        if s != "ok":
+            try:
+                d = json.loads(d)
+            except Exception:
+                d = {}
+            print("   first failure:", s, json.dumps({k: d.get(k) for k in ("stage", "message", "correctness") if k in d})[:600])
+            break
+PY
 done
 
 python3 - "$out" "${tasks[@]}" <<'PY'

@@ -228,6 +228,27 @@ private slots:
 
     void work_on_a_timer_thread() { expect_not_ok("timer_thread"); }
 
+    void rounding_in_timed_calls_is_incorrect_not_cheating() {
+        // Off by 5x the tolerance once timing starts: the work is done, only not precisely
+        // enough, which is wrong but not an integrity violation.
+        Diagnosis d;
+        attack("drift", d);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(d.status, Status::Incorrect);
+        QCOMPARE(d.stage, Stage::Timing);  // the correctness trials passed; the timed calls did not
+        QCOMPARE(outcome(d, "timed_outputs"), std::string("pass"));
+        QVERIFY2(d.message.find("rounding") != std::string::npos, d.message.c_str());
+    }
+
+    void gross_errors_in_timed_calls_are_an_integrity_violation() {
+        Candidate c;
+        c.name = "drift-gross";
+        c.source = "#define KF_DRIFT 0.25f\n" + kftest::read_file(kftest::data("candidates/hostile/drift.cpp"));
+        Diagnosis d = ev_->evaluate(task_, c, fast());
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "timed_outputs"), std::string("fail"));
+    }
+
     void sabotage_of_the_reference_timing() {
         // The reference is timed in a process of its own: slowing down its own process
         // does not make the candidate look faster (an honest one is ~1x here).
