@@ -302,7 +302,7 @@ private slots:
         QCOMPARE(joined, straight.keys);
     }
 
-    /** Children of a failed parent are repairs: rewarded for becoming correct, the parent abandoned after 3 failures. */
+    /** Children of a failed parent are repairs: rewarded for becoming correct, the parent abandoned after 3 failures (its failed ancestors' included). */
     void failed_parents_are_repaired_or_abandoned() {
         // Nothing can repair this kernel: its children fail, and it is given up.
         Recorder r;
@@ -330,10 +330,15 @@ private slots:
         for (const auto& e : events)
             if (e.kind == "log" && e.message.find("abandoned failed candidate") != std::string::npos) {
                 ++abandoned;
-                QCOMPARE(children[e.member], kMaxFailedRepairs);
+                // Its own failed children, after those of its failed ancestors.
+                QVERIFY(children[e.member] >= 1 && children[e.member] <= kMaxFailedRepairs);
             }
         QVERIFY(abandoned >= 1);
-        QCOMPARE(static_cast<int>(s.state()["abandoned"].size()), abandoned);
+        // Failed children carry their parent's count, so a chain of failed repairs of failed
+        // repairs is given up too: a node with j failures behind it has at most 3 - j
+        // children, 8 evaluations in all from one failed seed (it was the whole budget).
+        QVERIFY2(res.evaluations <= 8, std::to_string(res.evaluations).c_str());
+        QVERIFY(static_cast<int>(s.state()["abandoned"].size()) >= abandoned);
         Router::Stats tuner = s.router().stats(DiagnosisClass::Incorrect, "tuner");
         QVERIFY(tuner.tries > 0);
         QCOMPARE(tuner.reward_sum, 0.0);

@@ -360,7 +360,12 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
     }
     if (has_parent && repair && m.status != Status::Ok) {
         std::int64_t parent = c.proposal.parents.front();
-        if (++failed_repairs_[parent] >= kMaxFailedRepairs && abandoned_.insert(parent).second)
+        // The failed child carries its parent's count: a chain of failed repairs of failed
+        // repairs ends too, not only each parent's own children.
+        const int failures = ++failed_repairs_[parent];
+        failed_repairs_[m.id] = std::max(failed_repairs_[m.id], failures);
+        if (failures >= kMaxFailedRepairs) abandoned_.insert(m.id);
+        if (failures >= kMaxFailedRepairs && abandoned_.insert(parent).second)
             notify({"log", c.island, parent,
                     "abandoned failed candidate " + std::to_string(parent) + " after " + std::to_string(kMaxFailedRepairs) +
                         " children that did not repair it",
