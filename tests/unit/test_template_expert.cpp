@@ -141,6 +141,12 @@ private slots:
         row("elementwise of other sizes", ew, rc, "computation (tensor 'w') | an elementwise map reads tensors of the output's size");
         ew["stats"] = json::array({{{"name", "s"}, {"combine", "sum"}, {"map", "x"}}});
         row("elementwise with stats", ew, rc, "computation.stats | an elementwise map has no reductions");
+        json tr = {{"op", "transpose"}, {"layout", {{"rows", "rows"}, {"cols", "cols"}}}, {"map", "x"}};
+        tr["stats"] = json::array({{{"name", "s"}, {"combine", "sum"}, {"map", "x"}}});
+        row("transpose with stats", tr, rc, "computation.stats | a transpose has no reductions");
+        tr.erase("stats");
+        tr["map"] = "x * w";
+        row("transpose of a per-column tensor", tr, rc, "computation (tensor 'w') | a transpose reads inputs of rows x cols elements");
     }
 
     void computation_errors_name_the_field() {
@@ -167,7 +173,7 @@ private slots:
 
     void host_instances_are_correct_on_tasks_they_never_saw_data() {
         QTest::addColumn<QString>("task");
-        for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec"}) QTest::newRow(t) << t;
+        for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose"}) QTest::newRow(t) << t;
     }
 
     /** Every host instance, at its defaults and at another point of its space, passes the worker's checks. */
@@ -201,7 +207,7 @@ private slots:
         cfg.cache_dir = cache_;
         Evaluator ev(cfg);
         int compiled = 0;
-        for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec"}) {
+        for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose"}) {
             Task t = load_task(kftest::data(std::string("tasks/") + name));
             std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
             QVERIFY2(!ks.empty(), name);
@@ -217,7 +223,7 @@ private slots:
         TunableSpace space = parse_tunables(k.source);
         CompileResult r = ev.compile(t, {k.source, "tmpl"}, {{"BLOCK", 1024}, {"TPR", 1024}, {"VEC", 1}});
         QVERIFY2(r.ok, r.info.log.c_str());
-        QVERIFY(compiled >= 7);
+        QVERIFY(compiled >= 8);
     }
 
     void recogniser_derives_simple_loops_data() {

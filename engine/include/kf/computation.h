@@ -58,7 +58,11 @@ struct ComputationStat {
 };
 
 struct Computation {
-    /** elementwise, row_reduce, row_normalize, softmax, matvec. */
+    /**
+     * elementwise, row_reduce, row_normalize, softmax, matvec, transpose (the layout is the
+     * input's rows x cols; the output is cols x rows; `map` is the value moved, of inputs at
+     * [r, c], written at [c, r]).
+     */
     std::string op;
     /** The layout as C expressions of the sizes; empty for a flat elementwise map. */
     std::string rows, cols;

@@ -214,10 +214,62 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
             os.str()};
 }
 
+/**
+ * Transpose through shared memory: a TILE x TILE tile read along the input's rows and
+ * written along the output's rows, both coalesced; BLOCK_ROWS rows of threads step over
+ * the tile; the tile's row is padded by one element so that the column reads do not meet
+ * in one shared-memory bank.
+ */
+TemplateKernel cuda_transpose(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    auto at = resolver(task, c, T, [](const std::string& n) { return n + "[kf_r * kf_cols + kf_c]"; });
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Transpose (CUDA): TILE x TILE tiles through padded shared memory, coalesced reads and writes.", c)
+       << "\n#define TILE 32        // @kf tunable values(16, 32, 64)\n"
+       << "#define BLOCK_ROWS 8   // @kf tunable values(2, 4, 8, 16, 32)\n"
+       << "// @kf constraint BLOCK_ROWS <= TILE\n"
+       << "// @kf constraint TILE * BLOCK_ROWS <= 1024\n\n"
+       << "__global__ void __launch_bounds__(TILE * BLOCK_ROWS) kf_transpose_kernel(" << entry_params(task, Backend::Cuda)
+       << ", long long kf_rows, long long kf_cols, long long kf_tile_rows) {\n"
+       << "    __shared__ " << T << " kf_tile[TILE][TILE + 1];\n"
+       << "    const long long kf_c0 = static_cast<long long>(blockIdx.x) * TILE;\n"
+       << "    // gridDim.y is at most 65535: tile rows beyond it are taken in further rounds.\n"
+       << "    for (long long kf_tr = blockIdx.y; kf_tr < kf_tile_rows; kf_tr += gridDim.y) {\n"
+       << "        const long long kf_r0 = kf_tr * TILE;\n"
+       << "        for (int kf_j = threadIdx.y; kf_j < TILE; kf_j += BLOCK_ROWS) {\n"
+       << "            const long long kf_r = kf_r0 + kf_j, kf_c = kf_c0 + threadIdx.x;\n"
+       << "            if (kf_r < kf_rows && kf_c < kf_cols) kf_tile[kf_j][threadIdx.x] = static_cast<" << T << ">("
+       << c.map.to_c(at, f32, true) << ");\n"
+       << "        }\n"
+       << "        __syncthreads();\n"
+       << "        for (int kf_j = threadIdx.y; kf_j < TILE; kf_j += BLOCK_ROWS) {\n"
+       << "            const long long kf_c = kf_c0 + kf_j, kf_r = kf_r0 + threadIdx.x;\n"
+       << "            if (kf_r < kf_rows && kf_c < kf_cols) " << c.output << "[kf_c * kf_rows + kf_r] = kf_tile[threadIdx.x][kf_j];\n"
+       << "        }\n"
+       << "        __syncthreads();\n"
+       << "    }\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
+       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
+       << "    const long long kf_tile_rows = (kf_rows + TILE - 1) / TILE;\n"
+       << "    const dim3 kf_grid(static_cast<unsigned>((kf_cols + TILE - 1) / TILE),\n"
+       << "                       static_cast<unsigned>(kf_tile_rows < 65535 ? kf_tile_rows : 65535));\n"
+       << "    kf_transpose_kernel<<<kf_grid, dim3(TILE, BLOCK_ROWS), 0, stream>>>(" << entry_args(task)
+       << ", kf_rows, kf_cols, kf_tile_rows);\n"
+       << launch_check() << "}\n";
+    return {"transpose-tiled", "template/transpose-tiled",
+            "transpose through padded shared-memory tiles, coalesced both ways (tunables: TILE, BLOCK_ROWS)", os.str()};
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& c, const std::string& n_expr) {
     if (c.rows.empty()) return {cuda_map(task, c, n_expr)};
+    if (c.op == "transpose") return {cuda_transpose(task, c)};
     return {cuda_rows(task, c, 32, "warp"), cuda_rows(task, c, 256, "block")};
 }
 

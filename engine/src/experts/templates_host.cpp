@@ -99,10 +99,40 @@ TemplateKernel host_rows(const Task& task, const Computation& c) {
             "rows over OpenMP threads, reductions in LANES accumulators that vectorise (tunable: LANES)", os.str()};
 }
 
+/**
+ * Transpose in TILE x TILE blocks over OpenMP threads: within a block the input's rows and
+ * the output's rows are both short runs that stay in cache.
+ */
+TemplateKernel host_transpose(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    auto at = resolver(task, c, T, [](const std::string& n) { return n + "[kf_r * kf_cols + kf_c]"; });
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
+       << header_comment("Transpose (host): TILE x TILE blocks over OpenMP threads.", c)
+       << "\n#define TILE 32  // @kf tunable values(8, 16, 32, 64, 128)\n\n"
+       << entry_definition(task, Backend::Host) << " {\n"
+       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
+       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << "#pragma omp parallel for collapse(2) schedule(static)\n"
+       << "    for (long long kf_cb = 0; kf_cb < kf_cols; kf_cb += TILE)\n"
+       << "        for (long long kf_rb = 0; kf_rb < kf_rows; kf_rb += TILE) {\n"
+       << "            const long long kf_c1 = kf_cb + TILE < kf_cols ? kf_cb + TILE : kf_cols;\n"
+       << "            const long long kf_r1 = kf_rb + TILE < kf_rows ? kf_rb + TILE : kf_rows;\n"
+       << "            for (long long kf_c = kf_cb; kf_c < kf_c1; ++kf_c)\n"
+       << "                for (long long kf_r = kf_rb; kf_r < kf_r1; ++kf_r)\n"
+       << "                    " << c.output << "[kf_c * kf_rows + kf_r] = static_cast<" << T << ">(" << c.map.to_c(at, f32, false)
+       << ");\n"
+       << "        }\n}\n";
+    return {"transpose-blocked", "template/transpose-blocked",
+            "transpose in TILE x TILE blocks over OpenMP threads (tunable: TILE)", os.str()};
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> host_templates(const Task& task, const Computation& c, const std::string& n_expr) {
     if (c.rows.empty()) return {host_map(task, c, n_expr)};
+    if (c.op == "transpose") return {host_transpose(task, c)};
     return {host_rows(task, c)};
 }
 

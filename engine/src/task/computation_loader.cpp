@@ -73,8 +73,9 @@ public:
         c.op = text(j, "op", P, true);
         const auto& ops = computation_ops();
         if (std::find(ops.begin(), ops.end(), c.op) == ops.end())
-            fail(P + ".op", "unknown op '" + c.op + "' (elementwise, row_reduce, row_normalize, softmax, matvec)");
+            fail(P + ".op", "unknown op '" + c.op + "' (elementwise, row_reduce, row_normalize, softmax, matvec, transpose)");
         const bool rows_op = c.op != "elementwise";
+        const bool transpose = c.op == "transpose";
 
         // The output.
         std::vector<const TensorSpec*> outputs;
@@ -129,7 +130,8 @@ public:
         const json& stats = j.contains("stats") ? j.at("stats") : json::array();
         if (!stats.is_array()) fail(P + ".stats", "expected an array");
         if (!rows_op && !stats.empty()) fail(P + ".stats", "an elementwise map has no reductions");
-        if (rows_op && stats.empty()) fail(P + ".stats", c.op + " needs at least one reduction over the row");
+        if (transpose && !stats.empty()) fail(P + ".stats", "a transpose has no reductions");
+        if (rows_op && !transpose && stats.empty()) fail(P + ".stats", c.op + " needs at least one reduction over the row");
         for (std::size_t i = 0; i < stats.size(); ++i) {
             std::string path = P + ".stats[" + std::to_string(i) + "]";
             const json& s = stats[i];
@@ -194,6 +196,8 @@ public:
             } else {
                 fail(field, "has neither rows*cols, cols nor rows elements in every case");
             }
+            if (transpose && c.inputs[name] != Indexing::Full)
+                fail(field, "a transpose reads inputs of rows x cols elements");
             if (per_row_names_.count(name) && c.inputs[name] != Indexing::PerRow)
                 fail(P + ".epilogue", "'" + name + "' has an element per column: the epilogue sees one row at a time");
         }
@@ -207,7 +211,7 @@ public:
                     fail(P + ".layout", "'" + c.output + "' has " + std::to_string(static_cast<long long>(on)) +
                                             " elements in case '" + tc.name + "', the layout gives " +
                                             std::to_string(static_cast<long long>(want)) +
-                                            (c.per_row_output() ? " (one per row)" : " (rows x cols)"));
+                                            (c.per_row_output() ? " (one per row)" : transpose ? " (cols x rows)" : " (rows x cols)"));
             }
         return c;
     }

@@ -198,7 +198,7 @@ std::string ComputeExpr::to_c(const std::function<std::string(const std::string&
 }
 
 const std::vector<std::string>& computation_ops() {
-    static const std::vector<std::string> ops = {"elementwise", "row_reduce", "row_normalize", "softmax", "matvec"};
+    static const std::vector<std::string> ops = {"elementwise", "row_reduce", "row_normalize", "softmax", "matvec", "transpose"};
     return ops;
 }
 
@@ -208,6 +208,7 @@ const std::vector<std::string>& computation_combines() {
 }
 
 std::string Computation::summary() const {
+    if (op == "transpose") return "transpose of " + rows + " x " + cols + ": " + output + "[c, r] = " + map.text();
     std::string s = op + (rows.empty() ? std::string(" over the output's elements") : " over " + rows + " x " + cols) + ":";
     for (const auto& st : stats) s += " " + st.name + " = " + st.combine + "(" + st.map.text() + ");";
     s += " " + output + " = " + (per_row_output() ? epilogue.text() : map.text());
