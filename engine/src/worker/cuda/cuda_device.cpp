@@ -370,14 +370,8 @@ public:
             check(cudaEventCreate(&start_), "cudaEventCreate");
             check(cudaEventCreate(&stop_), "cudaEventCreate");
             check(cudaMalloc(&scratch_, 256), "cudaMalloc(scratch)");
-            flush_bytes_ = props_.l2CacheSize > 0 ? 2 * static_cast<std::size_t>(props_.l2CacheSize) : (64u << 20);
-            e = cudaMalloc(&flush_, flush_bytes_);
-            if (e == cudaErrorMemoryAllocation) {
-                (void)cudaGetLastError();
-                throw DeviceFault("out of device memory allocating the cache-flush buffer", false);
-            }
-            check(e, "cudaMalloc(flush buffer)");
-            check(cudaMemsetAsync(flush_, 0, flush_bytes_, stream_), "cudaMemsetAsync(flush buffer)");
+            // The cache-flush buffer is made on the first flush: only the judge flushes, and a
+            // candidate's runner (a device of its own, started for every evaluation) never does.
             sync("device setup");
         } catch (...) {
             free_all();
@@ -632,6 +626,16 @@ public:
 
     void flush_cache() override {
         bind();
+        if (!flush_) {
+            flush_bytes_ = props_.l2CacheSize > 0 ? 2 * static_cast<std::size_t>(props_.l2CacheSize) : (64u << 20);
+            const cudaError_t e = cudaMalloc(&flush_, flush_bytes_);
+            if (e == cudaErrorMemoryAllocation) {
+                (void)cudaGetLastError();
+                flush_ = nullptr;
+                throw DeviceFault("out of device memory allocating the cache-flush buffer", false);
+            }
+            check(e, "cudaMalloc(flush buffer)");
+        }
         const int value = static_cast<int>(flush_count_++ & 0xFFu);
         check(cudaMemsetAsync(flush_, value, flush_bytes_, stream_), "cudaMemsetAsync(cache flush)");
     }
