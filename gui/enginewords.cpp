@@ -105,6 +105,8 @@ QString statusText(const QString& status) {
 }
 QString stageText(const QString& stage) { return lookup(kStages, stage); }
 QString runStateText(const QString& state) { return lookup(kRunStates, state); }
+
+QString runStateWord(kf::RunState state) { return QString::fromLatin1(kf::to_string(state)); }
 QString severityText(const QString& severity) { return lookup(kSeverities, severity); }
 
 QString statusText(kf::Status status) {

@@ -17,6 +17,8 @@ QString statusText(const QString& status);
 QString stageText(const QString& stage);
 /** Run states of the store and of the run controller: idle, starting, running, pausing, paused, stopping, done, stopped, failed. */
 QString runStateText(const QString& state);
+/** The word of an engine run state ("done"), as runStateText() and the run controller take it. */
+QString runStateWord(kf::RunState state);
 QString statusText(kf::Status status);
 /** The engine's own word for a status ("compile_error"), as the store and the events hold it. */
 QString statusWord(kf::Status status);

@@ -210,7 +210,7 @@ bool MainWindow::openProject(const QString& dir, bool create) {
 void MainWindow::showLatestRun() {
     searchView_->clear();
     searchView_->runPicker()->reset();
-    kf::ProjectStore* store = session_->store();
+    const kf::ProjectView* store = session_->view();
     if (!store) return;
     try {
         const auto latest = store->latest_run();
@@ -232,7 +232,7 @@ void MainWindow::refreshRunPicker() {
 }
 
 void MainWindow::showRun(qint64 runId) {
-    kf::ProjectStore* store = session_->store();
+    const kf::ProjectView* store = session_->view();
     if (!store || runId <= 0) return;
     try {
         const auto run = store->run(runId);
@@ -244,11 +244,11 @@ void MainWindow::showRun(qint64 runId) {
         if (live)
             searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(task, runStateText(runs_->state())));
         else if (run->stop_reason.empty())
-            searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(task, runStateText(fromUtf8(run->state))));
+            searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(task, runStateText(runStateWord(run->state))));
         else
             searchView_->setSummary(tr("Run %1 on %2: %3 — %4")
                                         .arg(runId)
-                                        .arg(task, runStateText(fromUtf8(run->state)), stopReasonText(run->stop())));
+                                        .arg(task, runStateText(runStateWord(run->state)), stopReasonText(run->stop())));
     } catch (const std::exception& e) {
         searchView_->setSummary(tr("Cannot read run %1: %2").arg(runId).arg(fromUtf8(e.what())));
     }
@@ -423,7 +423,7 @@ void MainWindow::onCandidateSelected(qint64 id) {
     if (!session_->isOpen()) return;
     candidateView_->showCandidate(session_->dir(), id);
     try {
-        searchView_->lineage()->showLineage(*session_->store(), id);
+        searchView_->lineage()->showLineage(*session_->view(), id);
     } catch (const std::exception& e) {
         statusBar()->showMessage(tr("Cannot read the lineage: %1").arg(fromUtf8(e.what())));
     }
@@ -441,7 +441,7 @@ void MainWindow::injectCandidate(const QString& source, int island, qint64 paren
     proposal.rationale = "edited by the user";
     proposal.parents = {parentId};
     try {
-        if (kf::ProjectStore* store = session_->store())
+        if (const kf::ProjectView* store = session_->view())
             if (auto parent = store->candidate(parentId)) proposal.family = parent->family;
     } catch (const std::exception&) {
         // Without the parent's family the candidate still runs; it just starts a family of its own.

@@ -107,7 +107,7 @@ void CandidateView::showCandidate(const QString& projectDir, qint64 candidateId)
     storedDiagnostics_.clear();
     provenance_->clear();
     try {
-        kf::ProjectStore store = kf::ProjectStore::open(projectDir.toStdString());
+        const kf::ProjectView store = kf::ProjectView::open(projectDir.toStdString());
         const std::optional<kf::CandidateRecord> c = store.candidate(candidateId);
         if (!c) {
             title_->setText(tr("Candidate %1 not found").arg(candidateId));

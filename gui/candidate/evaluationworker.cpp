@@ -4,6 +4,7 @@
 
 #include <exception>
 
+#include "kf/engine.h"
 #include "kf/paths.h"
 #include "kf/store.h"
 #include "kf/task.h"
@@ -42,14 +43,14 @@ void EvaluationWorker::evaluate(const EvaluationRequest& request) {
 
 EvaluationResult EvaluationWorker::run(const EvaluationRequest& request) {
     EvaluationResult result;
-    // This thread's own connection: a ProjectStore belongs to one thread.
-    kf::ProjectStore store = kf::ProjectStore::open(request.projectDir.toStdString());
-    const std::optional<kf::CandidateRecord> parent = store.candidate(request.parentId);
+    // What the edit starts from, read through a view; the engine writes the result.
+    const kf::ProjectView project = kf::ProjectView::open(request.projectDir.toStdString());
+    const std::optional<kf::CandidateRecord> parent = project.candidate(request.parentId);
     if (!parent) {
         result.error = tr("Candidate %1 is not in the project.").arg(request.parentId);
         return result;
     }
-    const std::optional<kf::RunRecord> run = store.run(parent->run_id);
+    const std::optional<kf::RunRecord> run = project.run(parent->run_id);
     if (!run) {
         result.error = tr("Run %1 is not in the project.").arg(parent->run_id);
         return result;
@@ -59,72 +60,29 @@ EvaluationResult EvaluationWorker::run(const EvaluationRequest& request) {
         result.error = tr("The task \"%1\" of run %2 cannot be found.").arg(QString::fromStdString(run->task)).arg(run->id);
         return result;
     }
-    const kf::Task task = kf::load_task(taskDir);
     const auto backend = kf::backend_from_string(run->config.value("backend", std::string("host")));
     if (!backend) {
         result.error = tr("Run %1 names an unknown backend.").arg(run->id);
         return result;
     }
 
-    kf::EvalOptions options = request.options;
-    if (parent->tunables.is_object())
-        for (auto it = parent->tunables.begin(); it != parent->tunables.end(); ++it)
-            if (it->is_number_integer()) options.tunables[it.key()] = it->get<std::int64_t>();
-    kf::Candidate candidate;
-    candidate.source = request.source.toStdString();
-    candidate.name = "edited";
-    auto cancelled = [&] { return request.cancelled && request.cancelled->load(); };
-    // A cancel while the worker runs the candidate stops the worker there (kf::Cancelled).
-    if (request.cancelled) options.cancel = [flag = request.cancelled] { return flag->load(); };
-    if (cancelled()) {
-        result.cancelled = true;
-        return result;
-    }
-    // The evaluation in its stages, so that a cancel between compiling and running in the
-    // worker process ends it there.
-    kf::EvaluatorConfig cfg;
-    cfg.worker.backend = *backend;
-    cfg.worker.worker = request.workerPath.toStdString();
-    const std::shared_ptr<kf::Evaluator> shared = engine().evaluator(cfg);
-    kf::Evaluator& evaluator = *shared;
-    kf::Diagnosis d;
-    evaluator.prepare(task);
-    const kf::CompileResult compiled = evaluator.compile_stage(task, candidate, options, d);
-    if (cancelled()) {
-        result.cancelled = true;
-        return result;
-    }
-    if (compiled.ok) {
-        try {
-            evaluator.evaluate_stage(task, compiled, options, d);
-        } catch (const kf::Cancelled&) {
-            result.cancelled = true;
-            return result;
-        }
-    }
-    evaluator.finish(d);
-    if (cancelled()) {
-        result.cancelled = true;
-        return result;
-    }
-    result.diagnosis = d;
-
-    kf::CandidateRecord child;
-    child.run_id = parent->run_id;
-    child.task = parent->task;
-    child.source = candidate.source;
-    child.expert = "user";  // the origin word of every kernel the user wrote (as injected ones)
-    child.rationale = tr("Edited by hand from candidate %1.").arg(parent->id).toStdString();
-    child.family = parent->family;
-    child.author = "user";
-    child.island = parent->island;
-    child.generation = parent->generation + 1;
-    child.tunables = parent->tunables;
-    child.parents = {parent->id};
-    store.transaction([&] {
-        result.candidateId = store.add_candidate(child);
-        store.add_evaluation(result.candidateId, d);
-    });
+    kf::HandEvaluation edit;
+    edit.project = project.dir();
+    edit.task = kf::load_task(taskDir);
+    edit.parent = *parent;
+    edit.source = request.source.toStdString();
+    edit.rationale = tr("Edited by hand from candidate %1.").arg(parent->id).toStdString();
+    edit.evaluator.worker.backend = *backend;
+    edit.evaluator.worker.worker = request.workerPath.toStdString();
+    edit.options = request.options;
+    if (request.cancelled) edit.cancelled = [flag = request.cancelled] { return flag->load(); };
+    // On the app engine's evaluator of the device: after the evaluation a search there is
+    // running, on the same worker.
+    kf::HandEvaluationResult done = engine().evaluate_by_hand(edit);
+    result.cancelled = done.cancelled;
+    if (done.cancelled) return result;
+    result.diagnosis = done.diagnosis;
+    result.candidateId = done.candidate;
     return result;
 }
 

@@ -73,7 +73,7 @@ void CompareView::showError(const QString& message) {
 
 void CompareView::compare(const QString& projectDir, qint64 a, qint64 b) {
     try {
-        kf::ProjectStore store = kf::ProjectStore::open(projectDir.toStdString());
+        const kf::ProjectView store = kf::ProjectView::open(projectDir.toStdString());
         const auto ca = store.candidate(a), cb = store.candidate(b);
         if (!ca || !cb) {
             showError(tr("Candidate %1 is not in the project.").arg(!ca ? a : b));
@@ -94,7 +94,7 @@ void CompareView::compare(const QString& projectDir, qint64 a, qint64 b) {
 
 void CompareView::showRun(const QString& projectDir, qint64 runId) {
     try {
-        kf::ProjectStore store = kf::ProjectStore::open(projectDir.toStdString());
+        const kf::ProjectView store = kf::ProjectView::open(projectDir.toStdString());
         const auto run = store.run(runId);
         const QString task = run ? QString::fromStdString(run->task) : QString();
         roofline_->setEvaluations(store.evaluations(runId), tr("Run %1 — %2").arg(runId).arg(task));

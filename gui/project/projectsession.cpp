@@ -21,12 +21,16 @@ bool ProjectSession::open(const QString& dir, bool create, QString* error) {
     const QString folder = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
     try {
         const std::filesystem::path path = toPath(folder);
-        auto store = std::make_unique<kf::ProjectStore>(
-            create ? kf::ProjectStore::open_or_create(path, QFileInfo(folder).fileName().toStdString())
-                   : kf::ProjectStore::open(path));
+        {
+            // Created or migrated through a write connection that closes at once: from here
+            // on the app only reads; the engine writes.
+            kf::ProjectStore writer = create ? kf::ProjectStore::open_or_create(path, QFileInfo(folder).fileName().toStdString())
+                                             : kf::ProjectStore::open(path);
+        }
+        auto view = std::make_unique<kf::ProjectView>(kf::ProjectView::open(path));
         close();
-        store_ = std::move(store);
-        dir_ = fromPath(store_->dir());
+        view_ = std::move(view);
+        dir_ = fromPath(view_->dir());
     } catch (const std::exception& e) {
         if (error) *error = fromUtf8(e.what());
         return false;
@@ -37,13 +41,13 @@ bool ProjectSession::open(const QString& dir, bool create, QString* error) {
 }
 
 void ProjectSession::close() {
-    if (!store_) return;
-    store_.reset();
+    if (!view_) return;
+    view_.reset();
     dir_.clear();
     Q_EMIT closed();
 }
 
-QString ProjectSession::name() const { return store_ ? fromUtf8(store_->name()) : QString(); }
+QString ProjectSession::name() const { return view_ ? fromUtf8(view_->name()) : QString(); }
 
 QString ProjectSession::tasksDir() const { return dir_.isEmpty() ? QString() : dir_ + QStringLiteral("/tasks"); }
 

@@ -6,15 +6,15 @@
 #include <QStringList>
 
 namespace kf {
-class ProjectStore;
+class ProjectView;
 }
 
 namespace kfgui {
 
 /**
- * The open project: its folder and the GUI thread's own read connection to its store (the
- * engine thread opens another one for writing; SQLite WAL lets both work at once). Keeps the
- * recent-projects list in the settings.
+ * The open project: its folder and the GUI thread's read-only view of its store (the engine
+ * writes through connections of its own, on its threads; SQLite WAL lets both work at
+ * once). Keeps the recent-projects list in the settings.
  */
 class ProjectSession : public QObject {
     Q_OBJECT
@@ -27,13 +27,13 @@ public:
     bool open(const QString& dir, bool create, QString* error = nullptr);
     void close();
 
-    bool isOpen() const { return store_ != nullptr; }
+    bool isOpen() const { return view_ != nullptr; }
     QString dir() const { return dir_; }
     QString name() const;
     /** <project>/tasks: where "Add Task from Folder…" copies tasks. */
     QString tasksDir() const;
-    /** The GUI thread's connection; null when no project is open. */
-    kf::ProjectStore* store() const { return store_.get(); }
+    /** The GUI thread's read-only view of the project; null when no project is open. */
+    const kf::ProjectView* view() const { return view_.get(); }
 
     /** Copies the task folder `source` into tasksDir(); returns the copy's folder. */
     QString addTask(const QString& source, QString* error = nullptr);
@@ -48,7 +48,7 @@ Q_SIGNALS:
 
 private:
     QString dir_;
-    std::unique_ptr<kf::ProjectStore> store_;
+    std::unique_ptr<kf::ProjectView> view_;
 };
 
 /**

@@ -33,7 +33,7 @@ void LineageView::clear() {
     title_->setText(tr("Lineage: select a candidate"));
 }
 
-void LineageView::showLineage(kf::ProjectStore& store, qint64 candidate) {
+void LineageView::showLineage(const kf::ProjectView& store, qint64 candidate) {
     tree_->clear();
     std::vector<std::int64_t> chain = store.lineage(candidate);
     std::reverse(chain.begin(), chain.end());  // seed first

@@ -5,13 +5,13 @@ class QTreeWidget;
 class QLabel;
 
 namespace kf {
-class ProjectStore;
+class ProjectView;
 }
 
 namespace kfgui {
 
 /**
- * The lineage of the selected candidate (kf::ProjectStore::lineage): from the seed down to
+ * The lineage of the selected candidate (kf::ProjectView::lineage): from the seed down to
  * the candidate, each step with the expert that made it, its speedup and the gain over its
  * parent.
  */
@@ -23,7 +23,7 @@ public:
 
     void clear();
     /** Reads the chain of first parents of `candidate` from `store` (the GUI's connection). */
-    void showLineage(kf::ProjectStore& store, qint64 candidate);
+    void showLineage(const kf::ProjectView& store, qint64 candidate);
     QTreeWidget* tree() const { return tree_; }
 
 Q_SIGNALS:

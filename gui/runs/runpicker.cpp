@@ -15,7 +15,7 @@
 namespace kfgui {
 
 QList<RunSummary> readRunSummaries(const QString& projectDir) {
-    kf::ProjectStore store = kf::ProjectStore::open(toPath(projectDir));
+    const kf::ProjectView store = kf::ProjectView::open(toPath(projectDir));
     auto runs = store.runs();
     std::sort(runs.begin(), runs.end(), [](const kf::RunRecord& a, const kf::RunRecord& b) { return a.id > b.id; });
     QList<RunSummary> out;
@@ -24,7 +24,7 @@ QList<RunSummary> readRunSummaries(const QString& projectDir) {
         s.id = r.id;
         s.created = fromUtf8(r.created);
         s.task = fromUtf8(r.task);
-        s.state = fromUtf8(r.state);
+        s.state = runStateWord(r.state);
         s.evaluations = static_cast<int>(store.evaluations(r.id).size());
         if (const auto best = store.best(r.id)) {
             s.best = best->second.fitness;

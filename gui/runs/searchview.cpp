@@ -134,7 +134,7 @@ void SearchView::applyPending() {
     }
 }
 
-void SearchView::loadRun(kf::ProjectStore& store, qint64 runId) {
+void SearchView::loadRun(const kf::ProjectView& store, qint64 runId) {
     clear();
     EngineEventList events;
     const auto candidates = store.candidates(runId);

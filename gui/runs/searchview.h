@@ -10,7 +10,7 @@ class QSplitter;
 class QTimer;
 
 namespace kf {
-class ProjectStore;
+class ProjectView;
 }
 
 namespace kfgui {
@@ -46,7 +46,7 @@ public:
     /** Events received but not yet shown. */
     int pendingCount() const { return static_cast<int>(pending_.size()); }
     /** Shows a finished or earlier run from the store (the GUI's own connection). */
-    void loadRun(kf::ProjectStore& store, qint64 runId);
+    void loadRun(const kf::ProjectView& store, qint64 runId);
     void setSummary(const QString& text);
     /** The run's log: the engine's log lines, improvements, migrations and its stop. */
     QString logText() const;

@@ -1,11 +1,13 @@
 #include "runs/searchworker.h"
 
 #include "engine.h"
+#include "enginewords.h"
 
 #include <algorithm>
 #include <exception>
 #include <optional>
 
+#include "kf/engine.h"
 #include "kf/evaluator.h"
 #include "kf/exec.h"
 #include "kf/evolution.h"
@@ -37,7 +39,7 @@ std::shared_ptr<kf::llm::LlmEnsemble> makeEnsemble(const RunRequest& request) {
     return kf::llm::LlmEnsemble::create(cfg, prompts);
 }
 
-void addStoredDetails(EngineEvent& event, kf::ProjectStore& store) {
+void addStoredDetails(EngineEvent& event, const kf::ProjectView& store) {
     if (event.member <= 0) return;
     if (auto c = store.candidate(event.member)) {
         event.generation = c->generation;
@@ -73,14 +75,7 @@ void SearchWorker::flush() {
     Q_EMIT eventsReady(batch);
 }
 
-void SearchWorker::onEngineEvent(const kf::SearchEvent& e, kf::ProjectStore& store, const QString& task) {
-    if (runId_ == 0) {
-        // evolve() has just created (or resumed) the run: the task's most recent one.
-        if (auto r = store.latest_run(task.toStdString())) {
-            runId_ = r->id;
-            Q_EMIT runStarted(runId_);
-        }
-    }
+void SearchWorker::onEngineEvent(const kf::SearchEvent& e, const kf::ProjectView& store) {
     EngineEvent event = toEngineEvent(e);
     if (event.isEvaluation()) addStoredDetails(event, store);
     publish(event);
@@ -102,60 +97,48 @@ bool SearchWorker::pollStop() {
 void SearchWorker::run(const RunRequest& request) {
     RunOutcome outcome;
     runId_ = 0;
-    std::optional<kf::ProjectStore> store;
     try {
-        const kf::Task task = kf::load_task(toPath(request.taskDir));
         const auto backend = kf::backend_from_string(request.config.backend.toStdString());
         if (!backend) throw kf::Error(tr("unknown backend %1").arg(request.config.backend).toStdString());
-        if (!task.supports(*backend))
-            throw kf::Error(tr("task %1 has no %2 reference")
-                                .arg(QString::fromStdString(task.name), QString::fromStdString(std::string(kf::to_string(*backend))))
-                                .toStdString());
-        store.emplace(kf::ProjectStore::open(toPath(request.projectDir)));
+        kf::SearchRequest search;
+        search.project = toPath(request.projectDir);
+        search.task = kf::load_task(toPath(request.taskDir));
+        search.evaluator.worker.backend = *backend;
+        search.evaluator.worker.device = request.config.device;
+        if (!request.workerPath.isEmpty()) search.evaluator.worker.worker = toPath(request.workerPath);
+        search.evaluator.compile_threads = static_cast<unsigned>(std::max(0, request.config.compileThreads));
+        // A Slurm job, where the settings say so.
+        search.evaluator.worker = kf::executor_worker(request.executor, search.evaluator.worker);
+        applyRunConfig(request.config, search.options);
+        search.options.control = control_.get();
+        if (!request.libraryPath.isEmpty()) search.options.experience_library = toPath(request.libraryPath);
+        if (!request.llmConfig.isEmpty()) search.options.llm = makeEnsemble(request);
 
-        kf::EvaluatorConfig cfg;
-        cfg.worker.backend = *backend;
-        cfg.worker.device = request.config.device;
-        if (!request.workerPath.isEmpty()) cfg.worker.worker = toPath(request.workerPath);
-        cfg.compile_threads = static_cast<unsigned>(std::max(0, request.config.compileThreads));
-        cfg.worker = kf::executor_worker(request.executor, cfg.worker);  // a Slurm job, where the settings say so
-        // The app engine's evaluator of the device, shared with hand evaluations there.
-        const std::shared_ptr<kf::Evaluator> shared = engine().evaluator(cfg);
-        kf::Evaluator& evaluator = *shared;
-        evaluator.worker().hello();  // a missing device fails here, before anything is stored
-
-        kf::EvolveOptions options;
-        applyRunConfig(request.config, options);
-        options.control = control_.get();
-        if (!request.libraryPath.isEmpty()) options.experience_library = toPath(request.libraryPath);
-        if (!request.llmConfig.isEmpty()) options.llm = makeEnsemble(request);
-
-        const QString taskName = fromUtf8(task.name);
-        Q_EMIT stateChanged(QStringLiteral("running"));
-        kf::EvolveOutcome out = kf::evolve(
-            task, evaluator, *store, options,
-            [&](const kf::SearchEvent& e) { onEngineEvent(e, *store, taskName); },
-            [&] { return pollStop(); });
+        // The app's engine owns the run: the device's worker (shared with hand evaluations
+        // there), the run's store connection and its life; this thread hears its events.
+        kf::SearchCallbacks callbacks;
+        callbacks.on_run = [this](std::int64_t run, bool) {
+            runId_ = run;
+            Q_EMIT runStarted(runId_);
+            Q_EMIT stateChanged(QStringLiteral("running"));
+        };
+        callbacks.on_event = [this](const kf::SearchEvent& e, const kf::ProjectView& store) { onEngineEvent(e, store); };
+        callbacks.should_stop = [this] { return pollStop(); };
+        kf::EvolveOutcome out = engine().run_search(search, callbacks);
         outcome.runId = out.run_id;
         outcome.reason = out.result.stop_reason;
         outcome.evaluations = out.result.evaluations;
         outcome.state = control_->stop_requested() ? QStringLiteral("stopped") : QStringLiteral("done");
-        if (auto r = store->run(out.run_id)) outcome.state = fromUtf8(r->state);
+        if (auto r = kf::ProjectView::open(search.project).run(out.run_id)) outcome.state = runStateWord(r->state);
         if (out.result.best) {
             outcome.bestFitness = out.result.best->fitness;
             outcome.bestCandidate = out.result.best->id;
         }
     } catch (const std::exception& e) {
+        // The engine has marked the run failed, when there was one.
         outcome.runId = runId_;
         outcome.state = QStringLiteral("failed");
         outcome.reason = kf::StopReason{kf::StopKind::Other, 0, 0, e.what()};
-        if (store && runId_ > 0) {
-            try {
-                store->set_run_state(runId_, kf::RunState::Failed, e.what());
-            } catch (const std::exception&) {
-                // The store itself may be what failed; the GUI still hears about the failure.
-            }
-        }
     } catch (...) {
         outcome.runId = runId_;
         outcome.state = QStringLiteral("failed");

@@ -11,7 +11,7 @@ namespace kf {
 namespace llm {
 class LlmEnsemble;
 }
-class ProjectStore;
+class ProjectView;
 class RunControl;
 struct SearchEvent;
 }  // namespace kf
@@ -53,7 +53,7 @@ Q_SIGNALS:
     void finished(const kfgui::RunOutcome& outcome);
 
 private:
-    void onEngineEvent(const kf::SearchEvent& e, kf::ProjectStore& store, const QString& task);
+    void onEngineEvent(const kf::SearchEvent& e, const kf::ProjectView& store);
     bool pollStop();
 
     std::shared_ptr<kf::RunControl> control_;
@@ -69,6 +69,6 @@ private:
 std::shared_ptr<kf::llm::LlmEnsemble> makeEnsemble(const RunRequest& request);
 
 /** Adds what the store knows about an evaluated candidate: generation, timing, roofline. */
-void addStoredDetails(EngineEvent& event, kf::ProjectStore& store);
+void addStoredDetails(EngineEvent& event, const kf::ProjectView& store);
 
 }  // namespace kfgui

@@ -106,7 +106,7 @@ private slots:
         kf::ProjectStore store = kf::ProjectStore::open(project.toStdString());
         const auto run = store.latest_run("softmax");
         QVERIFY(run);
-        QCOMPARE(QString::fromStdString(run->state), QStringLiteral("done"));
+        QCOMPARE(run->state, kf::RunState::Done);
         QCOMPARE(runs->runId(), run->id);
         const auto evaluations = store.evaluations(run->id);
         QCOMPARE(static_cast<int>(evaluations.size()), 8);
@@ -195,7 +195,7 @@ private slots:
         {
             kf::ProjectStore store = kf::ProjectStore::open(project.toStdString());
             const auto run = store.latest_run();
-            QCOMPARE(QString::fromStdString(run->state), QStringLiteral("paused"));
+            QCOMPARE(run->state, kf::RunState::Paused);
             QCOMPARE(static_cast<int>(store.evaluations(run->id).size()), whilePaused);
         }
         QTest::qWait(1500);
@@ -212,7 +212,7 @@ private slots:
         QCOMPARE(runs->state(), QStringLiteral("stopped"));
         kf::ProjectStore store = kf::ProjectStore::open(project.toStdString());
         const auto run = store.latest_run();
-        QCOMPARE(QString::fromStdString(run->state), QStringLiteral("stopped"));
+        QCOMPARE(run->state, kf::RunState::Stopped);
         QVERIFY(static_cast<int>(store.evaluations(run->id).size()) < 400);
         window->searchView()->applyPending();
         QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), static_cast<int>(store.evaluations(run->id).size()), 5000);

@@ -201,7 +201,7 @@ private slots:
 
         ProjectStore s = ProjectStore::open(project);
         auto run = s.runs().front();
-        QCOMPARE(run.state, std::string("done"));
+        QCOMPARE(run.state, RunState::Done);
         auto evaluations = s.evaluations(run.id);
         QCOMPARE(static_cast<int>(evaluations.size()), budget);
         QVERIFY(s.unevaluated(run.id).empty());
@@ -246,7 +246,7 @@ private slots:
         {
             ProjectStore s = ProjectStore::open(project);
             auto run = s.runs().front();
-            QCOMPARE(run.state, std::string("running"));
+            QCOMPARE(run.state, RunState::Running);
             for (const auto& c : s.candidates(run.id)) before.insert(c.id);
             QVERIFY(s.evaluations(run.id).size() < static_cast<std::size_t>(budget));
         }
@@ -259,13 +259,38 @@ private slots:
         ProjectStore s = ProjectStore::open(project);
         auto run = s.runs().front();
         QCOMPARE(s.runs().size(), std::size_t(1));
-        QCOMPARE(run.state, std::string("done"));
+        QCOMPARE(run.state, RunState::Done);
         std::set<std::int64_t> after;
         for (const auto& c : s.candidates(run.id)) after.insert(c.id);
         for (auto id : before) QVERIFY(after.count(id));  // nothing committed was lost
         QCOMPARE(static_cast<int>(s.evaluations(run.id).size()), budget);
         QVERIFY(s.unevaluated(run.id).empty());
         for (const auto& e : s.evaluations(run.id)) QVERIFY2(e.ran_on.rfind("slurm:", 0) == 0, e.ran_on.c_str());
+        expect_no_live_jobs();
+    }
+
+    /** --devices with the Slurm executor: one worker job per device, the run's evaluations spread over them. */
+    void devices_run_as_separate_jobs() {
+        const fs::path project = kftest::temp_dir("slurm-devices");
+        const fs::path log = project.parent_path() / (project.filename().string() + ".log");
+        const int budget = 10;
+        auto args = evolve_args(project, budget);
+        args.insert(args.end(), {"--devices", "0,1"});
+        pid_t pid = start_cli(args, log);
+        const int status = wait_for(pid, std::chrono::seconds(240));
+        const std::string output = kftest::read_file(log);
+        QVERIFY2(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 6), output.c_str());
+        ProjectStore s = ProjectStore::open(project);
+        auto run = s.runs().front();
+        QCOMPARE(run.state, RunState::Done);
+        auto evaluations = s.evaluations(run.id);
+        QCOMPARE(static_cast<int>(evaluations.size()), budget);
+        std::set<std::string> jobs;
+        for (const auto& e : evaluations) {
+            QVERIFY2(e.ran_on.rfind("slurm:", 0) == 0, e.ran_on.c_str());
+            jobs.insert(e.ran_on);
+        }
+        QVERIFY2(jobs.size() >= 2, ("every evaluation ran in one job: " + output).c_str());
         expect_no_live_jobs();
     }
 
@@ -319,7 +344,7 @@ private slots:
             ProjectStore s = ProjectStore::open(sub);
             auto run = s.runs().front();
             QCOMPARE(run.task, std::string(task));
-            QVERIFY2(run.state == "done", kftest::read_file(log).c_str());
+            QVERIFY2(run.state == RunState::Done, kftest::read_file(log).c_str());
             auto evaluations = s.evaluations(run.id);
             QCOMPARE(static_cast<int>(evaluations.size()), 3);
             for (const auto& e : evaluations) QCOMPARE(e.ran_on, host_name());  // a local worker on the node

@@ -1,5 +1,6 @@
 // kf::Engine: one evaluator per device, shared by callers on several threads (a search and
-// a hand evaluation in the app), whose evaluations queue on one worker process.
+// a hand evaluation in the app), whose evaluations queue on one worker process; the runs and
+// hand evaluations it owns, from the store connection to the run's end; read-only views.
 #include <QtTest>
 
 #include <atomic>
@@ -8,7 +9,9 @@
 #include <vector>
 
 #include "kf/engine.h"
+#include "kf/error.h"
 #include "kf/pipeline.h"
+#include "kf/store.h"
 #include "kf/task.h"
 #include "testsupport.h"
 
@@ -156,6 +159,133 @@ private slots:
         QVERIFY(devices[2]["out"].get<bool>());
         QCOMPARE(devices[2]["evaluations"].get<int>(), 0);
         QVERIFY(!devices[2]["reason"].get<std::string>().empty());
+    }
+
+    static SearchRequest search_request(const std::filesystem::path& project, const EvaluatorConfig& cfg) {
+        SearchRequest r;
+        r.project = project;
+        r.create_project = true;
+        r.task = load_task(kftest::data("tasks/scale_add"));
+        r.evaluator = cfg;
+        r.options.search.budget = 4;
+        r.options.search.islands.islands = 1;
+        r.options.search.seed = 3;
+        r.options.eval.trials = 1;
+        r.options.eval.min_time_ms = 20;
+        r.options.eval.min_reps = 2;
+        r.options.eval.warmup = 1;
+        r.options.seed_library = kftest::source_dir() / "resources" / "library" / "seed.json";
+        return r;
+    }
+
+    /** The engine runs a search to its end through its own store connection: the caller
+     *  hears of the run, reads each evaluation through a view, and finds the run done. */
+    void run_search_owns_the_run() {
+        Engine engine;
+        const auto project = kftest::temp_dir("engine-run") / "p";
+        std::int64_t announced = 0;
+        int evaluated = 0, seen_in_view = 0;
+        SearchCallbacks cb;
+        cb.on_run = [&](std::int64_t run, bool resumed) {
+            QVERIFY(!resumed);
+            announced = run;
+        };
+        cb.on_event = [&](const SearchEvent& e, const ProjectView& view) {
+            if (e.kind != "evaluated" && e.kind != "seeded") return;
+            ++evaluated;
+            // What the event reports is committed: the view reads it back.
+            if (view.candidate(e.member) && view.evaluation_of(e.member)) ++seen_in_view;
+        };
+        EvolveOutcome out = engine.run_search(search_request(project, config()), cb);
+        QVERIFY(announced > 0);
+        QCOMPARE(out.run_id, announced);
+        QVERIFY(evaluated > 0);
+        QCOMPARE(seen_in_view, evaluated);
+        const ProjectView view = ProjectView::open(project);
+        QCOMPARE(view.run(out.run_id)->state, RunState::Done);
+        QCOMPARE(static_cast<int>(view.evaluations(out.run_id).size()), out.result.evaluations);
+    }
+
+    /** A search that throws leaves its run "failed" with the error's text, not "running". */
+    void a_failed_search_is_marked_failed() {
+        Engine engine;
+        const auto project = kftest::temp_dir("engine-fail") / "p";
+        std::int64_t run = 0;
+        SearchCallbacks cb;
+        cb.on_run = [&](std::int64_t id, bool) { run = id; };
+        cb.on_event = [](const SearchEvent& e, const ProjectView&) {
+            if (e.kind == "seeded") throw Error("the caller broke down");
+        };
+        QVERIFY_THROWS_EXCEPTION(Error, engine.run_search(search_request(project, config()), cb));
+        QVERIFY(run > 0);
+        const auto r = ProjectView::open(project).run(run);
+        QVERIFY(r);
+        QCOMPARE(r->state, RunState::Failed);
+        QVERIFY2(r->stop_reason.find("the caller broke down") != std::string::npos, r->stop_reason.c_str());
+    }
+
+    /** A device that does not answer stops the search before anything is stored. */
+    void no_device_before_anything_is_stored() {
+        Engine engine;
+        const auto project = kftest::temp_dir("engine-nodevice") / "p";
+        EvaluatorConfig broken = config(3);
+        broken.worker.worker = kftest::temp_dir("no-worker-2") / "kfoundry-worker";  // not there
+        QVERIFY_THROWS_EXCEPTION(NoDevice, engine.run_search(search_request(project, broken)));
+        QVERIFY(!std::filesystem::exists(project / "project.kfproj"));
+    }
+
+    /** Views read; every write through a read-only connection fails, and the file is unchanged. */
+    void views_are_read_only() {
+        const auto dir = kftest::temp_dir("engine-view") / "p";
+        {
+            ProjectStore store = ProjectStore::create(dir, "p");
+            store.add_run("t", nlohmann::json::object());
+        }
+        ProjectStore reader = ProjectStore::open_read_only(dir);
+        QCOMPARE(reader.runs().size(), std::size_t(1));
+        QVERIFY_THROWS_EXCEPTION(StoreError, reader.add_run("t", nlohmann::json::object()));
+        QVERIFY_THROWS_EXCEPTION(StoreError, reader.set_run_state(1, RunState::Done));
+        const ProjectView view = ProjectView::open(dir);
+        QCOMPARE(view.runs().size(), std::size_t(1));
+        QCOMPARE(view.run(1)->state, RunState::Running);
+        QVERIFY_THROWS_EXCEPTION(StoreError, ProjectView::open(kftest::temp_dir("engine-view-none")));
+    }
+
+    /** A hand-edited kernel is evaluated on the device's shared evaluator and stored as the
+     *  user's child of the candidate; a cancelled one leaves nothing behind. */
+    void hand_evaluation_is_stored_as_the_users() {
+        Engine engine;
+        const auto project = kftest::temp_dir("engine-hand") / "p";
+        EvolveOutcome out = engine.run_search(search_request(project, config()));
+        const ProjectView view = ProjectView::open(project);
+        const CandidateRecord parent = view.candidates(out.run_id).front();
+        const std::size_t before = view.candidates(out.run_id).size();
+
+        HandEvaluation edit;
+        edit.project = project;
+        edit.task = load_task(kftest::data("tasks/scale_add"));
+        edit.parent = parent;
+        edit.source = kftest::read_file(kftest::data("candidates/host/correct.cpp")) + "// edited\n";
+        edit.rationale = "edited in a test";
+        edit.evaluator = config();
+        edit.options.trials = 1;
+        edit.options.time = false;
+        HandEvaluationResult r = engine.evaluate_by_hand(edit);
+        QVERIFY(!r.cancelled);
+        QCOMPARE(r.diagnosis.status, Status::Ok);
+        const auto child = view.candidate(r.candidate);
+        QVERIFY(child);
+        QCOMPARE(child->author, std::string("user"));
+        QCOMPARE(child->expert, std::string("user"));
+        QCOMPARE(child->parents, std::vector<std::int64_t>{parent.id});
+        QCOMPARE(child->family, parent.family);
+        QVERIFY(view.evaluation_of(r.candidate));
+        QCOMPARE(engine.evaluators(), std::size_t(1));  // the search's worker, not a second one
+
+        edit.source += "// cancelled\n";
+        edit.cancelled = [] { return true; };
+        QVERIFY(engine.evaluate_by_hand(edit).cancelled);
+        QCOMPARE(view.candidates(out.run_id).size(), before + 1);
     }
 };
 

@@ -199,7 +199,7 @@ private slots:
         {
             ProjectStore s = ProjectStore::open(project);
             auto run = s.runs().front();
-            QCOMPARE(run.state, std::string("running"));
+            QCOMPARE(run.state, RunState::Running);
             for (const auto& c : s.candidates(run.id)) before.insert(c.id);
             QVERIFY(s.evaluations(run.id).size() < static_cast<std::size_t>(budget));
         }
@@ -210,7 +210,7 @@ private slots:
         ProjectStore s = ProjectStore::open(project);
         auto run = s.runs().front();
         QCOMPARE(s.runs().size(), std::size_t(1));
-        QCOMPARE(run.state, std::string("done"));
+        QCOMPARE(run.state, RunState::Done);
         auto cands = s.candidates(run.id);
         std::set<std::int64_t> after;
         std::set<std::string> kernels;

@@ -252,7 +252,7 @@ private slots:
         for (const char* task : {"level1/1_Scale", "level1/3_Relu"}) {
             auto r = run_of(store, task);
             QVERIFY(r);
-            QCOMPARE(r->state, std::string("done"));
+            QCOMPARE(r->state, RunState::Done);
             QCOMPARE(static_cast<int>(store.evaluations(r->id).size()), 6);
             // The first generation (one per island) cheated, and the record names the check.
             int cheats = 0;
@@ -343,7 +343,7 @@ private slots:
         QVERIFY2(tok.output.find("LLM budget spent: 3750 of 3000 tokens") != std::string::npos, tok.output.c_str());
         ProjectStore store2 = ProjectStore::open(project2);
         auto r2 = run_of(store2, "level1/1_Scale");
-        QCOMPARE(r2->state, std::string("done"));
+        QCOMPARE(r2->state, RunState::Done);
         auto usage = store2.get_state(r2->id, "llm");
         QVERIFY(usage);
         QCOMPARE((*usage)["usage"]["totals"]["calls"].get<int>(), 3);
@@ -388,7 +388,7 @@ private slots:
             ProjectStore store = ProjectStore::open(project);
             auto r = run_of(store, "level1/1_Scale");
             QVERIFY(r);
-            QVERIFY(r->state != "done");
+            QVERIFY(r->state != RunState::Done);
             run_id = r->id;
             for (const auto& c : store.candidates(r->id)) committed.push_back(c.id);
         }
@@ -401,7 +401,7 @@ private slots:
         ProjectStore store = ProjectStore::open(project);
         auto r = run_of(store, "level1/1_Scale");
         QCOMPARE(r->id, run_id);
-        QCOMPARE(r->state, std::string("done"));
+        QCOMPARE(r->state, RunState::Done);
         std::set<std::int64_t> now;
         for (const auto& c : store.candidates(r->id)) now.insert(c.id);
         for (auto id : committed) {

@@ -178,7 +178,7 @@ private slots:
         // was a refusal, because every expert then refused), and the store says it was stopped.
         QVERIFY2(result.stop_reason.kind == StopKind::LlmCalls || result.stop_reason.kind == StopKind::Exhausted,
                  to_string(result.stop_reason).c_str());
-        QCOMPARE(store.run(run)->state, std::string("stopped"));
+        QCOMPARE(store.run(run)->state, RunState::Stopped);
         QCOMPARE(store.run(run)->stop_reason, to_string(result.stop_reason));
         // The usage went out as events and is kept with the run.
         QVERIFY(std::any_of(events.begin(), events.end(), [](const SearchEvent& e) { return e.kind == "llm_usage"; }));
@@ -358,7 +358,7 @@ private slots:
         const std::int64_t calls_before = first->accounting().totals().calls;
         const json bandit_before = first->bandit().to_json();
         QVERIFY2(calls_before >= 1 && calls_before < 10, std::to_string(calls_before).c_str());
-        QCOMPARE(store.run(one.run_id)->state, std::string("stopped"));
+        QCOMPARE(store.run(one.run_id)->state, RunState::Stopped);
         QVERIFY2(!bandit_before.empty(), bandit_before.dump().c_str());
         QVERIFY(!usage_events.empty());
         QCOMPARE(usage_events.back().data["totals"].value("calls", std::int64_t{0}), calls_before);
@@ -392,7 +392,7 @@ private slots:
         QCOMPARE(why, std::string("LLM budget spent: 10 of 10 calls"));
         QCOMPARE(second->accounting().totals().calls, std::int64_t(10));
         QCOMPARE(server.count(), 10);  // 10 calls over both parts of the run, not 10 more
-        QCOMPARE(store.run(two.run_id)->state, std::string("stopped"));
+        QCOMPARE(store.run(two.run_id)->state, RunState::Stopped);
         auto kept = store.get_state(two.run_id, "llm");
         QVERIFY(kept);
         QCOMPARE((*kept)["usage"]["totals"].value("calls", std::int64_t{0}), std::int64_t(10));

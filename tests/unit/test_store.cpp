@@ -189,10 +189,10 @@ private slots:
         QCOMPARE(runs.size(), std::size_t(2));
         QCOMPARE(runs[0].task, std::string("softmax"));
         QCOMPARE(runs[0].config["islands"].get<int>(), 4);
-        QCOMPARE(runs[0].state, std::string("stopped"));
+        QCOMPARE(runs[0].state, kf::RunState::Stopped);
         QCOMPARE(runs[0].stop_reason, std::string("budget exhausted"));
         QVERIFY(runs[0].created.size() >= 20 && runs[0].created.back() == 'Z');
-        QCOMPARE(runs[1].state, std::string("running"));
+        QCOMPARE(runs[1].state, kf::RunState::Running);
         QCOMPARE(store.latest_run()->id, other);
         QCOMPARE(store.latest_run("softmax")->id, run);
         QVERIFY(!store.latest_run("nope"));

@@ -1,18 +1,71 @@
 #pragma once
-// The engine's entry point for one process (docs/architecture.md): the evaluators of the
-// process's devices, one per device and worker, shared by every search, hand evaluation and
-// profile that the CLI or the app starts there. Sharing one Evaluator means one worker
-// process per GPU: a hand evaluation made while a search runs waits for the search's
-// current evaluation, then runs on the same worker (Evaluator::evaluate_stage).
+// The engine's entry point for one process (docs/architecture.md). It holds the evaluators of
+// the process's devices, one per device and worker, shared by every search, hand evaluation
+// and profile that the CLI or the app starts there: one worker process per GPU, and a hand
+// evaluation made while a search runs waits for the search's current evaluation, then runs
+// on the same worker (Evaluator::evaluate_stage). It also owns what a run writes: a search
+// (run_search) and a hand evaluation (evaluate_by_hand) each open the project's store
+// connection on the calling thread, write through it and close it; callers see the project
+// through read-only views (kf::ProjectView) only.
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "kf/evaluator.h"
+#include "kf/evolution.h"
+#include "kf/store.h"
+#include "kf/task.h"
 
 namespace kf {
+
+/** One search, as a caller asks for it (the CLI's `evolve`, the app's Run button). */
+struct SearchRequest {
+    std::filesystem::path project;  ///< the project folder (or its project.kfproj)
+    bool create_project = false;    ///< create the project when the folder holds none
+    Task task;
+    /** The evaluator of the run's device (its backend decides the run's backend). */
+    EvaluatorConfig evaluator;
+    /** Further devices of the same backend: the run's evaluations are spread over them too. */
+    std::vector<int> more_devices;
+    /** The search's options; the engine fills in `more_devices`. */
+    EvolveOptions options;
+};
+
+/** What a caller of run_search hears while the run goes on, on the run's thread. */
+struct SearchCallbacks {
+    /** The run exists in the store (created, or taken up again with `resume`). */
+    std::function<void(std::int64_t run, bool resumed)> on_run;
+    /** Every event, with a read-only view of the run's own connection (what was committed so far). */
+    std::function<void(const SearchEvent&, const ProjectView&)> on_event;
+    /** Polled between results: true asks the search to stop. */
+    std::function<bool()> should_stop;
+};
+
+/** A kernel the user wrote from a candidate, to evaluate and keep in the candidate's run. */
+struct HandEvaluation {
+    std::filesystem::path project;
+    Task task;                 ///< the run's task
+    CandidateRecord parent;    ///< the candidate edited (read from the project)
+    std::string source;        ///< the edited kernel
+    std::string rationale;     ///< why, in the user's words or the app's
+    EvaluatorConfig evaluator; ///< the device it runs on (the backend of the parent's run)
+    /** The evaluation's options; the parent's integer tunables are added to them. */
+    EvalOptions options;
+    /** Polled before and after each stage, and while waiting for the device. */
+    std::function<bool()> cancelled;
+};
+
+struct HandEvaluationResult {
+    bool cancelled = false;        ///< nothing was stored
+    std::int64_t candidate = 0;    ///< the stored candidate (author "user")
+    Diagnosis diagnosis;
+};
 
 class Engine {
 public:
@@ -29,6 +82,25 @@ public:
     std::shared_ptr<Evaluator> evaluator(const EvaluatorConfig& cfg);
     /** How many evaluators (and so, at most, worker processes) this engine holds. */
     std::size_t evaluators() const;
+
+    /**
+     * Runs (or with options.resume takes up) a search, on the calling thread, to its end. The
+     * run's life: checks that the task has a reference for the backend, asks every device for
+     * its identity (throws kf::Error naming the device that does not answer, before anything
+     * is stored), opens the project's store, creates or resumes the run, evolves it, and
+     * ends it "done" or "stopped" — or "failed" with the error's text when the search
+     * throws, which is then rethrown. Thread-safe: runs on different threads share the
+     * evaluators (and queue on a device's worker).
+     */
+    EvolveOutcome run_search(const SearchRequest& request, const SearchCallbacks& callbacks = {});
+
+    /**
+     * Evaluates a hand-edited kernel on the device's shared evaluator (after the evaluation
+     * a search there is running, if any), then stores it as a child of the parent (author
+     * "user", the parent's family, island and tunables) with its evaluation, in one
+     * transaction. A cancel before the result is stored stores nothing.
+     */
+    HandEvaluationResult evaluate_by_hand(const HandEvaluation& request);
 
 private:
     using Key = std::tuple<Backend, int, std::string, std::string>;

@@ -17,6 +17,12 @@ public:
     using Error::Error;
 };
 
+/** A device that does not answer (no such GPU, a worker that does not start). */
+class NoDevice : public Error {
+public:
+    using Error::Error;
+};
+
 /** A malformed task manifest: the file, the field (a JSON pointer-like path) and the reason. */
 class TaskError : public Error {
 public:

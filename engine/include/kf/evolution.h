@@ -63,6 +63,8 @@ struct EvolveOptions {
     std::function<std::optional<StopReason>()> stop_reason;
     /** Stop / pause / inject from another thread; may be null. */
     RunControl* control = nullptr;
+    /** Called once the run exists in the store (created, or taken up again), before its first event. */
+    std::function<void(std::int64_t run, bool resumed)> on_run;
 };
 
 struct EvolveOutcome {

@@ -58,6 +58,7 @@ struct RunSummary {
 };
 
 /** Reads the run's candidates and evaluations; throws StoreError for an unknown run. */
+RunSummary summarize_run(const ProjectView& project, std::int64_t run, double min_gain = kDefaultMinGain);
 RunSummary summarize_run(ProjectStore& store, std::int64_t run, double min_gain = kDefaultMinGain);
 
 }  // namespace kf

@@ -40,12 +40,12 @@ private:
     std::string file_, reason_;
 };
 
-/** One search run over one task. state: to_string(RunState) (running, paused, done, failed, stopped). */
+/** One search run over one task. state: stored as to_string(RunState) (running, paused, done, failed, stopped). */
 struct RunRecord {
     std::int64_t id = 0;
     std::string task;
     nlohmann::json config = nlohmann::json::object();
-    std::string state = "running";
+    RunState state = RunState::Running;
     std::string stop_reason;  ///< kf::to_string(StopReason), or why the run failed; empty while it runs
     /** The stop reason typed (StopKind::Other for a failure's text). */
     StopReason stop() const { return stop_reason_from_string(stop_reason); }
@@ -100,6 +100,12 @@ public:
     static ProjectStore open(const std::filesystem::path& dir);
     /** open() when dir holds a project.kfproj, else create(). */
     static ProjectStore open_or_create(const std::filesystem::path& dir, const std::string& name);
+    /**
+     * Opens the project for reading only (SQLite read-only): every write through it fails.
+     * Neither migrates nor changes the file; a project whose schema is older than this
+     * build's is refused (open() it once to migrate). What ProjectView::open uses.
+     */
+    static ProjectStore open_read_only(const std::filesystem::path& dir);
 
     ProjectStore(ProjectStore&&) noexcept;
     ProjectStore& operator=(ProjectStore&&) noexcept;
@@ -182,6 +188,44 @@ private:
     void rollback_transaction() noexcept;
 
     std::unique_ptr<Impl> impl_;
+};
+
+/**
+ * Read-only access to a project: what the app's views hold (docs/architecture.md). Either a
+ * connection of its own, opened read-only (open()), or the reading side of a connection
+ * that the engine owns, e.g. a run's while its events are handled on the run's thread. Like
+ * a ProjectStore, used by one thread.
+ */
+class ProjectView {
+public:
+    /** A read-only connection of its own (ProjectStore::open_read_only). */
+    static ProjectView open(const std::filesystem::path& dir);
+    /** The reading side of `store` (not owned; it must outlive the view). */
+    explicit ProjectView(ProjectStore& store);
+    ProjectView(ProjectView&&) noexcept;
+    ProjectView& operator=(ProjectView&&) noexcept;
+    ~ProjectView();
+
+    const std::filesystem::path& dir() const;
+    std::string name() const;
+    int schema_version() const;
+
+    std::optional<RunRecord> run(std::int64_t id) const;
+    std::vector<RunRecord> runs() const;
+    std::optional<RunRecord> latest_run(const std::string& task = {}) const;
+    std::vector<CandidateRecord> candidates(std::int64_t run) const;
+    std::optional<CandidateRecord> candidate(std::int64_t id) const;
+    std::vector<std::int64_t> lineage(std::int64_t candidate) const;
+    std::vector<EvaluationRecord> evaluations(std::int64_t run) const;
+    std::optional<EvaluationRecord> evaluation_of(std::int64_t candidate) const;
+    std::optional<std::pair<CandidateRecord, EvaluationRecord>> best(std::int64_t run) const;
+    std::vector<EventRecord> events(std::int64_t run, std::int64_t after_id = 0) const;
+    std::optional<nlohmann::json> get_state(std::int64_t run, const std::string& key) const;
+
+private:
+    explicit ProjectView(std::unique_ptr<ProjectStore> owned);
+    std::unique_ptr<ProjectStore> owned_;
+    ProjectStore* store_ = nullptr;
 };
 
 }  // namespace kf

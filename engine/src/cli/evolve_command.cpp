@@ -150,30 +150,17 @@ int run_evolve(const EvolveArgs& args) {
         std::cerr << "kfoundry: " << e.what() << "\n";
         return kExitUsage;
     }
-    ProjectStore store = ProjectStore::open_or_create(args.project, args.project.filename().string());
     EvaluatorConfig cfg;
     cfg.worker.backend = *backend;
     if (!args.worker.empty()) cfg.worker.worker = args.worker;
     cfg.worker = executor_worker(args.executor.options, cfg.worker);
-    Engine engine;
     std::vector<int> devices = args.devices.empty() ? std::vector<int>{0} : args.devices;
     std::sort(devices.begin(), devices.end());
     devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
-    std::vector<std::shared_ptr<Evaluator>> evaluators;
-    for (int device : devices) {
-        EvaluatorConfig dc = cfg;
-        dc.worker.device = device;
-        evaluators.push_back(engine.evaluator(dc));
-        try {
-            evaluators.back()->worker().hello();
-        } catch (const Error& e) {
-            std::cerr << "kfoundry: no " << args.backend << " device " << device << ": " << e.what() << "\n";
-            return kExitNoDevice;
-        }
-    }
-    Evaluator& evaluator = *evaluators.front();
-    std::vector<Evaluator*> more_devices;
-    for (std::size_t i = 1; i < evaluators.size(); ++i) more_devices.push_back(evaluators[i].get());
+    cfg.worker.device = devices.front();
+    // The engine owns the runs: their devices' workers, the project's store connection, and
+    // each run's life from its creation to done, stopped or failed.
+    Engine engine;
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
     // With --json the progress goes to stderr and stdout carries the summary alone.
@@ -185,17 +172,30 @@ int run_evolve(const EvolveArgs& args) {
         ProgressDisplay display(task.name, args.options.search.budget, args.options.search.islands.islands, out, out_fd);
         out << (args.options.resume ? "resuming " : "evolving ") << task.name << " on the " << args.backend
             << " backend, project " << args.project.string() << "\n";
-        EvolveOptions options = args.options;
-        options.more_devices = more_devices;
+        SearchRequest request;
+        request.project = args.project;
+        request.create_project = true;
+        request.task = task;
+        request.evaluator = cfg;
+        request.more_devices.assign(devices.begin() + 1, devices.end());
+        request.options = args.options;
         // The engine adds the LLM experts, feeds their bandit, asks for insights, keeps their
         // accounting in the run state and stops the run when a budget is spent.
-        options.llm = ensemble;
-        EvolveOutcome result = evolve(task, evaluator, store, options, [&](const SearchEvent& e) { display.handle(e); },
-                                      [] { return g_stop.load(); });
+        request.options.llm = ensemble;
+        SearchCallbacks callbacks;
+        callbacks.on_event = [&](const SearchEvent& e, const ProjectView&) { display.handle(e); };
+        callbacks.should_stop = [] { return g_stop.load(); };
+        EvolveOutcome result;
+        try {
+            result = engine.run_search(request, callbacks);
+        } catch (const NoDevice& e) {
+            std::cerr << "kfoundry: " << e.what() << "\n";
+            return kExitNoDevice;
+        }
         display.finish();
         out << "run " << result.run_id << ": " << to_string(result.result.stop_reason) << "\n";
         if (ensemble) print_llm_usage(*ensemble);
-        RunSummary summary = summarize_run(store, result.run_id, args.min_gain);
+        RunSummary summary = summarize_run(ProjectView::open(args.project), result.run_id, args.min_gain);
         out << summary.line() << "\n" << std::flush;
         json sj = summary.to_json();
         sj["stop_reason"] = to_string(result.result.stop_reason);
@@ -238,7 +238,7 @@ int list_runs(const std::filesystem::path& project, bool as_json) {
         if (as_json) {
             json ran_on = json::array();
             for (const auto& [where, n] : places) ran_on.push_back({{"where", where}, {"evaluations", n}});
-            out.push_back({{"run", r.id}, {"task", r.task}, {"state", r.state}, {"evaluations", evals}, {"best", fit},
+            out.push_back({{"run", r.id}, {"task", r.task}, {"state", std::string(to_string(r.state))}, {"evaluations", evals}, {"best", fit},
                            {"stop_reason", r.stop_reason}, {"created", r.created}, {"ran_on", ran_on}});
         } else {
             std::string where;
@@ -246,7 +246,7 @@ int list_runs(const std::filesystem::path& project, bool as_json) {
                 where += (i ? ", " : "") + places[i].first + " (" + std::to_string(places[i].second) + ")";
             if (places.size() > 3) where += " and " + std::to_string(places.size() - 3) + " more";
             std::printf("%4lld  %-18s %-8s %5d evals  best %6.2fx  %s%s%s\n", static_cast<long long>(r.id), r.task.c_str(),
-                        r.state.c_str(), evals, fit, r.stop_reason.c_str(), where.empty() ? "" : "  ran on ",
+                        std::string(to_string(r.state)).c_str(), evals, fit, r.stop_reason.c_str(), where.empty() ? "" : "  ran on ",
                         where.c_str());
         }
     }

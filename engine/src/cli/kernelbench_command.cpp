@@ -294,7 +294,7 @@ int cmd_run(KernelBenchArgs& a) {
     // were recorded used today's KernelBench tolerance).
     std::map<std::string, std::string> finished;
     for (const auto& r : store.runs())
-        if (r.config.is_object() && r.config.value("kind", "") == "kernelbench" && r.state == "done")
+        if (r.config.is_object() && r.config.value("kind", "") == "kernelbench" && r.state == RunState::Done)
             finished[r.task] = r.config.value("tolerance", "current");
     int done = 0;
     for (const auto& p : problems) {
@@ -403,7 +403,7 @@ int cmd_run_search(KernelBenchArgs& a) {
 
     std::map<std::string, std::string> finished;
     for (const auto& r : store.runs())
-        if (r.config.is_object() && r.config.value("kind", "") == "kernelbench" && r.state == "done")
+        if (r.config.is_object() && r.config.value("kind", "") == "kernelbench" && r.state == RunState::Done)
             finished[r.task] = r.config.value("tolerance", "current");
     std::vector<kb::Problem> to_run;
     for (const auto& p : problems) {

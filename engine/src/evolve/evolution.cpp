@@ -156,7 +156,7 @@ RunStart start_run(ProjectStore& store, const Task& task, Backend b, const Searc
     if (resume) {
         std::optional<RunRecord> previous;
         for (const auto& r : store.runs())
-            if (r.task == task.name && r.state != "done" && (!previous || r.id > previous->id)) previous = r;
+            if (r.task == task.name && r.state != RunState::Done && (!previous || r.id > previous->id)) previous = r;
         if (!previous) throw Error("nothing to resume: the project has no unfinished run of task " + task.name);
         // The run's own configuration wins, so that a resumed run is the same search.
         start.id = previous->id;
@@ -259,6 +259,7 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     EvolveOutcome outcome;
     outcome.run_id = run.id;
     outcome.resumed = run.resumed;
+    if (opt.on_run) opt.on_run(run.id, run.resumed);
     log_line(store, run.id, "retrieval", patterns.summary, on_event, {{"patterns", patterns.patterns.size()}});
     log_line(store, run.id, "templates", templates_line(task, b), on_event);
 

@@ -41,8 +41,12 @@ std::string percent(double f) {
 }  // namespace
 
 RunSummary summarize_run(ProjectStore& store, std::int64_t run, double min_gain) {
+    return summarize_run(ProjectView(store), run, min_gain);
+}
+
+RunSummary summarize_run(const ProjectView& store, std::int64_t run, double min_gain) {
     auto rr = store.run(run);
-    if (!rr) throw StoreError(store.db_path().string(), "no run " + std::to_string(run));
+    if (!rr) throw StoreError(store.dir().string(), "no run " + std::to_string(run));
     RunSummary s;
     s.run_id = run;
     s.task = rr->task;

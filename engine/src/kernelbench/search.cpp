@@ -26,7 +26,7 @@ namespace {
 std::optional<RunRecord> unfinished_run(ProjectStore& store, const Problem& p) {
     std::optional<RunRecord> out;
     for (auto& r : store.runs())
-        if (r.task == p.key() && r.state != "done" && r.config.is_object() && r.config.value("kind", "") == "kernelbench" &&
+        if (r.task == p.key() && r.state != RunState::Done && r.config.is_object() && r.config.value("kind", "") == "kernelbench" &&
             r.config.value("mode", "") == "search" && (!out || r.id > out->id))
             out = r;
     return out;

@@ -128,7 +128,8 @@ RunRecord read_run(store::Statement& s, const ProjectStore::Impl& impl) {
     r.id = s.column_int(0);
     r.task = s.column_text(1);
     r.config = store::parse_json(impl, s.column_text(2), "runs.config");
-    r.state = s.column_text(3);
+    // The schema's CHECK allows only the five spellings.
+    r.state = parse_run_state(s.column_text(3)).value_or(RunState::Failed);
     r.stop_reason = s.column_text(4);
     r.created = s.column_text(5);
     r.updated = s.column_text(6);
@@ -175,6 +176,24 @@ ProjectStore ProjectStore::open(const fs::path& path) {
     const int version = static_cast<int>(db.query_int("PRAGMA user_version"));
     if (applied > 0) store::check_database(db);  // what the migrations built must match too
     return ProjectStore(std::unique_ptr<Impl>(new Impl{dir, name, version, applied, 0, std::move(db)}));
+}
+
+ProjectStore ProjectStore::open_read_only(const fs::path& path) {
+    fs::path dir = fs::absolute(path);
+    if (dir.extension() == ".kfproj" && fs::is_regular_file(dir)) dir = dir.parent_path();
+    const fs::path project = dir / kProjectFile, db_path = dir / kDatabaseFile;
+    if (!fs::is_directory(dir)) throw StoreError(dir.string(), "no such project folder");
+    if (!fs::exists(project)) throw StoreError(dir.string(), "no project here (project.kfproj not found)");
+    const std::string name = read_project_name(project);
+    if (!fs::exists(db_path)) throw StoreError(db_path.string(), "the project database is missing");
+    check_header(db_path);
+    store::Database db = store::open_database(db_path, false, /*read_only=*/true);
+    const int version = store::check_database(db);
+    if (version < kStoreSchemaVersion)
+        throw StoreError(db_path.string(), "schema version " + std::to_string(version) + " is older than this build's (" +
+                                               std::to_string(kStoreSchemaVersion) +
+                                               "); open the project for writing once to migrate it");
+    return ProjectStore(std::unique_ptr<Impl>(new Impl{dir, name, version, 0, 0, std::move(db)}));
 }
 
 ProjectStore ProjectStore::open_or_create(const fs::path& dir, const std::string& name) {
@@ -291,6 +310,38 @@ std::optional<nlohmann::json> ProjectStore::get_state(std::int64_t run, const st
     s.bind(1, run).bind(2, key);
     if (!s.step()) return std::nullopt;
     return store::parse_json(*impl_, s.column_text(0), "run_state.value");
+}
+
+ProjectView ProjectView::open(const fs::path& dir) {
+    return ProjectView(std::make_unique<ProjectStore>(ProjectStore::open_read_only(dir)));
+}
+ProjectView::ProjectView(std::unique_ptr<ProjectStore> owned) : owned_(std::move(owned)), store_(owned_.get()) {}
+ProjectView::ProjectView(ProjectStore& store) : store_(&store) {}
+ProjectView::ProjectView(ProjectView&&) noexcept = default;
+ProjectView& ProjectView::operator=(ProjectView&&) noexcept = default;
+ProjectView::~ProjectView() = default;
+
+const fs::path& ProjectView::dir() const { return store_->dir(); }
+std::string ProjectView::name() const { return store_->name(); }
+int ProjectView::schema_version() const { return store_->schema_version(); }
+std::optional<RunRecord> ProjectView::run(std::int64_t id) const { return store_->run(id); }
+std::vector<RunRecord> ProjectView::runs() const { return store_->runs(); }
+std::optional<RunRecord> ProjectView::latest_run(const std::string& task) const { return store_->latest_run(task); }
+std::vector<CandidateRecord> ProjectView::candidates(std::int64_t run) const { return store_->candidates(run); }
+std::optional<CandidateRecord> ProjectView::candidate(std::int64_t id) const { return store_->candidate(id); }
+std::vector<std::int64_t> ProjectView::lineage(std::int64_t candidate) const { return store_->lineage(candidate); }
+std::vector<EvaluationRecord> ProjectView::evaluations(std::int64_t run) const { return store_->evaluations(run); }
+std::optional<EvaluationRecord> ProjectView::evaluation_of(std::int64_t candidate) const {
+    return store_->evaluation_of(candidate);
+}
+std::optional<std::pair<CandidateRecord, EvaluationRecord>> ProjectView::best(std::int64_t run) const {
+    return store_->best(run);
+}
+std::vector<EventRecord> ProjectView::events(std::int64_t run, std::int64_t after_id) const {
+    return store_->events(run, after_id);
+}
+std::optional<nlohmann::json> ProjectView::get_state(std::int64_t run, const std::string& key) const {
+    return store_->get_state(run, key);
 }
 
 }  // namespace kf

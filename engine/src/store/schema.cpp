@@ -147,13 +147,16 @@ namespace {
 
 }  // namespace
 
-Database open_database(const std::filesystem::path& file, bool create) {
+Database open_database(const std::filesystem::path& file, bool create, bool read_only) {
     std::error_code ec;
     if (std::filesystem::is_symlink(file, ec))
         throw StoreError(file.string(),
                          "the database is a symbolic link; open the project where the file really is "
                          "(SQLite keeps the journal beside the name it was opened with)");
-    return Database(file, create ? sql::OpenMode::ReadWriteCreate : sql::OpenMode::ReadWrite, raise_store_error,
+    const sql::OpenMode mode = read_only ? sql::OpenMode::ReadOnly
+                               : create  ? sql::OpenMode::ReadWriteCreate
+                                         : sql::OpenMode::ReadWrite;
+    return Database(file, mode, raise_store_error,
                     /*follow_links=*/false);
 }
 

@@ -15,7 +15,7 @@ using sql::Statement;
 
 /** Opens the project database (created when `create`) with failures as kf::StoreError; a
  * symbolic link in place of the file is refused. */
-Database open_database(const std::filesystem::path& file, bool create);
+Database open_database(const std::filesystem::path& file, bool create, bool read_only = false);
 
 /** Migration n (1-based) takes a database from user_version n-1 to n. Append only. */
 const std::vector<std::string>& migrations();
