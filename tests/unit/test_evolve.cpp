@@ -138,6 +138,8 @@ private slots:
         QTest::newRow("sigmoid (derived)") << "sigmoid" << 1.15;
         // The naive transpose reads down the input's columns; blocks keep both sides in cache.
         QTest::newRow("scaled_transpose") << "scaled_transpose" << 1.5;
+        // The naive GEMM walks down B's columns; the template streams B's rows through SIMD.
+        QTest::newRow("linear_tanh") << "linear_tanh" << 1.5;
     }
 
     void writes_kernels_from_scratch() {

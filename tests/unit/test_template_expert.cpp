@@ -147,6 +147,17 @@ private slots:
         tr.erase("stats");
         tr["map"] = "x * w";
         row("transpose of a per-column tensor", tr, rc, "computation (tensor 'w') | a transpose reads inputs of rows x cols elements");
+        json gm = {{"op", "gemm"},
+                   {"layout", {{"rows", "rows"}, {"cols", "cols"}, {"inner", "cols"}}},
+                   {"stats", {{{"name", "acc"}, {"combine", "max"}, {"map", "x * x"}}}},
+                   {"map", "acc"}};
+        row("gemm stat not a sum", gm, rc, "computation.stats[0].combine | a gemm's stat is a sum");
+        gm["stats"][0]["combine"] = "sum";
+        gm["map"] = "acc + x";
+        row("gemm epilogue reads a factor", gm, rc, "computation.map | 'x' is a factor of the product");
+        gm["map"] = "acc";
+        gm["layout"].erase("inner");
+        row("gemm without inner", gm, rc, "computation.layout.inner | required field is missing");
     }
 
     void computation_errors_name_the_field() {
@@ -173,7 +184,7 @@ private slots:
 
     void host_instances_are_correct_on_tasks_they_never_saw_data() {
         QTest::addColumn<QString>("task");
-        for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose"}) QTest::newRow(t) << t;
+        for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh"}) QTest::newRow(t) << t;
     }
 
     /** Every host instance, at its defaults and at another point of its space, passes the worker's checks. */
@@ -207,7 +218,7 @@ private slots:
         cfg.cache_dir = cache_;
         Evaluator ev(cfg);
         int compiled = 0;
-        for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose"}) {
+        for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh"}) {
             Task t = load_task(kftest::data(std::string("tasks/") + name));
             std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
             QVERIFY2(!ks.empty(), name);
@@ -223,7 +234,7 @@ private slots:
         TunableSpace space = parse_tunables(k.source);
         CompileResult r = ev.compile(t, {k.source, "tmpl"}, {{"BLOCK", 1024}, {"TPR", 1024}, {"VEC", 1}});
         QVERIFY2(r.ok, r.info.log.c_str());
-        QVERIFY(compiled >= 8);
+        QVERIFY(compiled >= 9);
     }
 
     void recogniser_derives_simple_loops_data() {

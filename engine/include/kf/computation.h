@@ -47,8 +47,11 @@ private:
     std::shared_ptr<const Node> root_;
 };
 
-/** How a tensor is indexed in a rows x cols layout. */
-enum class Indexing { Full, PerColumn, PerRow };
+/**
+ * How a tensor is indexed in a rows x cols layout: [r, c], [c], [r]; for a gemm's product
+ * also Left ([r, k], rows x inner) and Right ([k, c], inner x cols).
+ */
+enum class Indexing { Full, PerColumn, PerRow, Left, Right };
 
 /** One reduction over a row: `name = combine over the row's columns of map`. */
 struct ComputationStat {
@@ -61,11 +64,14 @@ struct Computation {
     /**
      * elementwise, row_reduce, row_normalize, softmax, matvec, transpose (the layout is the
      * input's rows x cols; the output is cols x rows; `map` is the value moved, of inputs at
-     * [r, c], written at [c, r]).
+     * [r, c], written at [c, r]), gemm (one stat, the sum over `inner` of a product of a
+     * Left and a Right tensor; `map` is each output element's epilogue).
      */
     std::string op;
     /** The layout as C expressions of the sizes; empty for a flat elementwise map. */
     std::string rows, cols;
+    /** gemm: the summed dimension (rows x inner times inner x cols). */
+    std::string inner;
     std::vector<ComputationStat> stats;
     ComputeExpr map;       ///< per-element output (elementwise, row_normalize, softmax)
     ComputeExpr epilogue;  ///< per-row output (row_reduce, matvec)

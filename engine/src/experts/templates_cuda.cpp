@@ -265,11 +265,130 @@ TemplateKernel cuda_transpose(const Task& task, const Computation& c) {
             "transpose through padded shared-memory tiles, coalesced both ways (tunables: TILE, BLOCK_ROWS)", os.str()};
 }
 
+/** The Left and Right tensors of a gemm's product. */
+std::pair<std::string, std::string> gemm_factors(const Computation& c) {
+    std::string left, right;
+    for (const auto& [n, ix] : c.inputs) {
+        if (ix == Indexing::Left) left = n;
+        if (ix == Indexing::Right) right = n;
+    }
+    return {left, right};
+}
+
+/**
+ * GEMM with an epilogue: a BM x BN tile of the output per block, TM x TN elements per
+ * thread in registers, BK-deep slices of the factors staged in shared memory (the left one
+ * k-major, padded); the last, partial slice is guarded. Then the epilogue per element.
+ */
+TemplateKernel cuda_gemm(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    const auto [left, right] = gemm_factors(c);
+    const ComputationStat& st = c.stats.front();
+    auto product = resolver(task, c, T, [&c](const std::string& n) -> std::string {
+        return c.inputs.at(n) == Indexing::Left ? "kf_a[kf_i]" : "kf_b[kf_j]";
+    });
+    auto epilogue = resolver(task, c, T, [&c](const std::string& n) -> std::string {
+        switch (c.inputs.at(n)) {
+            case Indexing::PerColumn: return n + "[kf_c]";
+            case Indexing::PerRow: return n + "[kf_r]";
+            default: return n + "[kf_r * kf_cols + kf_c]";
+        }
+    });
+    const std::string step = "kf_acc[kf_i][kf_j] += " + st.map.to_c(product, f32, true) + ";";
+    auto inner_step = [&](const std::string& indent) {
+        return indent + "{\n" + indent + "    " + T + " kf_a[TM], kf_b[TN];\n" + indent + "#pragma unroll\n" + indent +
+               "    for (int kf_i = 0; kf_i < TM; ++kf_i) kf_a[kf_i] = kf_as[kf_kk][kf_ty * TM + kf_i];\n" + indent +
+               "#pragma unroll\n" + indent +
+               "    for (int kf_j = 0; kf_j < TN; ++kf_j) kf_b[kf_j] = kf_bs[kf_kk][kf_tx * TN + kf_j];\n" + indent +
+               "#pragma unroll\n" + indent + "    for (int kf_i = 0; kf_i < TM; ++kf_i)\n" + indent + "#pragma unroll\n" +
+               indent + "        for (int kf_j = 0; kf_j < TN; ++kf_j) " + step + "\n" + indent + "}\n";
+    };
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("GEMM with an epilogue (CUDA): BM x BN output tiles, TM x TN per thread, BK-deep shared-memory slices.", c)
+       << "\n#define BM 64  // @kf tunable values(32, 64, 128)\n"
+       << "#define BN 64  // @kf tunable values(32, 64, 128)\n"
+       << "#define BK 16  // @kf tunable values(8, 16, 32)\n"
+       << "#define TM 4   // @kf tunable values(2, 4, 8)\n"
+       << "#define TN 4   // @kf tunable values(2, 4, 8)\n"
+       << "// @kf constraint (BM / TM) * (BN / TN) <= 1024\n"
+       << "// @kf constraint (BM / TM) * (BN / TN) >= 32\n"
+       << "// @kf constraint BK * (BM + BN + 1) * " << (f32 ? 4 : 8) << " <= 49152\n\n"
+       << "__global__ void __launch_bounds__((BM / TM) * (BN / TN)) kf_gemm_kernel(" << entry_params(task, Backend::Cuda)
+       << ", long long kf_rows, long long kf_cols, long long kf_inner, long long kf_row_tiles) {\n"
+       << "    constexpr int kf_threads = (BM / TM) * (BN / TN);\n"
+       << "    __shared__ " << T << " kf_as[BK][BM + 1];  // the left factor's slice, k-major\n"
+       << "    __shared__ " << T << " kf_bs[BK][BN];\n"
+       << "    const int kf_tid = threadIdx.x;\n"
+       << "    const int kf_ty = kf_tid / (BN / TN), kf_tx = kf_tid % (BN / TN);\n"
+       << "    const long long kf_c0 = static_cast<long long>(blockIdx.x) * BN;\n"
+       << "    // gridDim.y is at most 65535: row tiles beyond it are taken in further rounds.\n"
+       << "    for (long long kf_rt = blockIdx.y; kf_rt < kf_row_tiles; kf_rt += gridDim.y) {\n"
+       << "        const long long kf_r0 = kf_rt * BM;\n"
+       << "        " << T << " kf_acc[TM][TN];\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_i = 0; kf_i < TM; ++kf_i)\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_j = 0; kf_j < TN; ++kf_j) kf_acc[kf_i][kf_j] = 0;\n"
+       << "        for (long long kf_k0 = 0; kf_k0 < kf_inner; kf_k0 += BK) {\n"
+       << "            for (int kf_e = kf_tid; kf_e < BM * BK; kf_e += kf_threads) {\n"
+       << "                const int kf_m = kf_e / BK, kf_kk = kf_e % BK;\n"
+       << "                const long long kf_gr = kf_r0 + kf_m, kf_gk = kf_k0 + kf_kk;\n"
+       << "                kf_as[kf_kk][kf_m] = kf_gr < kf_rows && kf_gk < kf_inner ? " << left << "[kf_gr * kf_inner + kf_gk] : "
+       << T << "(0);\n"
+       << "            }\n"
+       << "            for (int kf_e = kf_tid; kf_e < BK * BN; kf_e += kf_threads) {\n"
+       << "                const int kf_kk = kf_e / BN, kf_n = kf_e % BN;\n"
+       << "                const long long kf_gk = kf_k0 + kf_kk, kf_gc = kf_c0 + kf_n;\n"
+       << "                kf_bs[kf_kk][kf_n] = kf_gk < kf_inner && kf_gc < kf_cols ? " << right << "[kf_gk * kf_cols + kf_gc] : "
+       << T << "(0);\n"
+       << "            }\n"
+       << "            __syncthreads();\n"
+       << "            if (kf_k0 + BK <= kf_inner) {\n"
+       << "#pragma unroll\n"
+       << "                for (int kf_kk = 0; kf_kk < BK; ++kf_kk)\n"
+       << inner_step("                    ")
+       << "            } else {  // the last slice: only its columns inside the inner dimension\n"
+       << "                const int kf_kn = static_cast<int>(kf_inner - kf_k0);\n"
+       << "                for (int kf_kk = 0; kf_kk < kf_kn; ++kf_kk)\n"
+       << inner_step("                    ")
+       << "            }\n"
+       << "            __syncthreads();\n"
+       << "        }\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_i = 0; kf_i < TM; ++kf_i)\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_j = 0; kf_j < TN; ++kf_j) {\n"
+       << "                const long long kf_r = kf_r0 + kf_ty * TM + kf_i, kf_c = kf_c0 + kf_tx * TN + kf_j;\n"
+       << "                if (kf_r >= kf_rows || kf_c >= kf_cols) continue;\n"
+       << "                const " << T << " kf_s_" << st.name << " = kf_acc[kf_i][kf_j];\n"
+       << "                " << c.output << "[kf_r * kf_cols + kf_c] = static_cast<" << T << ">(" << c.map.to_c(epilogue, f32, true)
+       << ");\n"
+       << "            }\n"
+       << "    }\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
+       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << "    const long long kf_inner = " << size_expr(c.inner) << ";\n"
+       << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
+       << "    const long long kf_row_tiles = (kf_rows + BM - 1) / BM;\n"
+       << "    const dim3 kf_grid(static_cast<unsigned>((kf_cols + BN - 1) / BN),\n"
+       << "                       static_cast<unsigned>(kf_row_tiles < 65535 ? kf_row_tiles : 65535));\n"
+       << "    kf_gemm_kernel<<<kf_grid, (BM / TM) * (BN / TN), 0, stream>>>(" << entry_args(task)
+       << ", kf_rows, kf_cols, kf_inner, kf_row_tiles);\n"
+       << launch_check() << "}\n";
+    return {"gemm-tiled", "template/gemm-tiled",
+            "GEMM with its epilogue: shared-memory slices, a register tile per thread (tunables: BM, BN, BK, TM, TN)", os.str()};
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& c, const std::string& n_expr) {
     if (c.rows.empty()) return {cuda_map(task, c, n_expr)};
     if (c.op == "transpose") return {cuda_transpose(task, c)};
+    if (c.op == "gemm") return {cuda_gemm(task, c)};
     return {cuda_rows(task, c, 32, "warp"), cuda_rows(task, c, 256, "block")};
 }
 

@@ -73,9 +73,10 @@ public:
         c.op = text(j, "op", P, true);
         const auto& ops = computation_ops();
         if (std::find(ops.begin(), ops.end(), c.op) == ops.end())
-            fail(P + ".op", "unknown op '" + c.op + "' (elementwise, row_reduce, row_normalize, softmax, matvec, transpose)");
+            fail(P + ".op", "unknown op '" + c.op + "' (elementwise, row_reduce, row_normalize, softmax, matvec, transpose, gemm)");
         const bool rows_op = c.op != "elementwise";
         const bool transpose = c.op == "transpose";
+        const bool gemm = c.op == "gemm";
 
         // The output.
         std::vector<const TensorSpec*> outputs;
@@ -94,16 +95,21 @@ public:
             fail(P + ".output", "the templates write f32 or f64 outputs, '" + c.output + "' is " + std::string(to_string(out->dtype)));
 
         // The layout.
-        Expr rows, cols;
+        Expr rows, cols, inner;
         if (j.contains("layout")) {
             const json& l = j.at("layout");
             if (!l.is_object()) fail(P + ".layout", "expected {\"rows\": ..., \"cols\": ...}");
             for (auto it = l.begin(); it != l.end(); ++it)
-                if (it.key() != "rows" && it.key() != "cols") fail(P + ".layout." + it.key(), "unknown field");
+                if (it.key() != "rows" && it.key() != "cols" && (!gemm || it.key() != "inner"))
+                    fail(P + ".layout." + it.key(), gemm ? "unknown field (rows, cols, inner)" : "unknown field");
             c.rows = text(l, "rows", P + ".layout", true);
             c.cols = text(l, "cols", P + ".layout", true);
             rows = layout(c.rows, P + ".layout.rows");
             cols = layout(c.cols, P + ".layout.cols");
+            if (gemm) {
+                c.inner = text(l, "inner", P + ".layout", true);
+                inner = layout(c.inner, P + ".layout.inner");
+            }
         } else if (rows_op) {
             fail(P + ".layout", "required for " + c.op + " (the rows and the reduced cols, as size expressions)");
         }
@@ -132,6 +138,7 @@ public:
         if (!rows_op && !stats.empty()) fail(P + ".stats", "an elementwise map has no reductions");
         if (transpose && !stats.empty()) fail(P + ".stats", "a transpose has no reductions");
         if (rows_op && !transpose && stats.empty()) fail(P + ".stats", c.op + " needs at least one reduction over the row");
+        if (gemm && stats.size() != 1) fail(P + ".stats", "gemm has one stat: the sum over inner of a product");
         for (std::size_t i = 0; i < stats.size(); ++i) {
             std::string path = P + ".stats[" + std::to_string(i) + "]";
             const json& s = stats[i];
@@ -150,7 +157,11 @@ public:
             if (std::find(combines.begin(), combines.end(), st.combine) == combines.end())
                 fail(path + ".combine", "unknown combine '" + st.combine + "' (sum, max, min, prod)");
             st.map = expr(text(s, "map", path, true), path + ".map");
+            if (gemm && st.combine != "sum") fail(path + ".combine", "a gemm's stat is a sum");
             check_names(st.map, path + ".map", locals, false);
+            if (gemm)
+                for (const auto& n : st.map.names())
+                    if (tensor(n)) product_names_.insert(n);
             locals.insert(st.name);
             c.stats.push_back(std::move(st));
         }
@@ -162,11 +173,20 @@ public:
             if (j.contains("epilogue")) fail(P + ".epilogue", c.op + " writes every element: use \"map\"");
             c.map = expr(text(j, "map", P, true), P + ".map");
             check_names(c.map, P + ".map", locals, false);
+            if (gemm)
+                for (const auto& n : c.map.names())
+                    if (product_names_.count(n))
+                        fail(P + ".map", "'" + n + "' is a factor of the product; the epilogue reads the sum (" +
+                                             (c.stats.empty() ? std::string("the stat") : c.stats[0].name) + ")");
         }
 
         // Indexing of each tensor used, from its element count at every case.
         for (const auto& name : used_tensors) {
             const TensorSpec& ts = *tensor(name);
+            if (gemm) {
+                index_gemm_tensor(c, name, ts, rows, cols, inner);
+                continue;
+            }
             bool full = true, per_col = true, per_row = true;
             for (const auto& tc : t_.cases) {
                 std::map<std::string, double> vars = t_.variables(tc);
@@ -201,6 +221,15 @@ public:
             if (per_row_names_.count(name) && c.inputs[name] != Indexing::PerRow)
                 fail(P + ".epilogue", "'" + name + "' has an element per column: the epilogue sees one row at a time");
         }
+        if (gemm) {
+            int lefts = 0, rights = 0;
+            for (const auto& [n, ix] : c.inputs) {
+                lefts += ix == Indexing::Left;
+                rights += ix == Indexing::Right;
+            }
+            if (lefts != 1 || rights != 1)
+                fail(P + ".stats[0].map", "a gemm's product reads one rows x inner and one inner x cols tensor");
+        }
         // The output's size must fit the class.
         if (rows_op)
             for (const auto& tc : t_.cases) {
@@ -217,8 +246,42 @@ public:
     }
 
 private:
+    /**
+     * A gemm's tensor: in the product (the stat's map) it is Left (rows x inner elements) or
+     * Right (inner x cols); in the epilogue (the map) Full, PerColumn or PerRow. Each must be
+     * the one that fits every case; the product reads one Left and one Right tensor.
+     */
+    void index_gemm_tensor(Computation& c, const std::string& name, const TensorSpec& ts, const Expr& rows,
+                           const Expr& cols, const Expr& inner) const {
+        const std::string P = "computation";
+        bool full = true, per_col = true, per_row = true, left = true, right = true;
+        for (const auto& tc : t_.cases) {
+            std::map<std::string, double> vars = t_.variables(tc);
+            const double n = static_cast<double>(t_.elements_of(ts, tc));
+            const double r = rows.eval(vars), k = cols.eval(vars), i = inner.eval(vars);
+            full = full && n == r * k;
+            per_col = per_col && n == k;
+            per_row = per_row && n == r;
+            left = left && n == r * i;
+            right = right && n == i * k;
+        }
+        const std::string field = P + " (tensor '" + name + "')";
+        if (product_names_.count(name)) {
+            if (left == right)
+                fail(field, left ? "fits both rows x inner and inner x cols in every case: add a case where they differ"
+                                 : "a gemm's product reads tensors of rows x inner or inner x cols elements");
+            c.inputs[name] = left ? Indexing::Left : Indexing::Right;
+            return;
+        }
+        if (int(full) + int(per_col) + int(per_row) != 1)
+            fail(field, full || per_col || per_row ? "fits several of rows x cols, cols and rows in every case: add a case where they differ"
+                                                   : "the epilogue reads tensors of rows x cols, cols or rows elements");
+        c.inputs[name] = full ? Indexing::Full : per_col ? Indexing::PerColumn : Indexing::PerRow;
+    }
+
     const Task& t_;
     mutable std::set<std::string> per_row_names_;
+    mutable std::set<std::string> product_names_;
 };
 
 }  // namespace

@@ -198,7 +198,7 @@ std::string ComputeExpr::to_c(const std::function<std::string(const std::string&
 }
 
 const std::vector<std::string>& computation_ops() {
-    static const std::vector<std::string> ops = {"elementwise", "row_reduce", "row_normalize", "softmax", "matvec", "transpose"};
+    static const std::vector<std::string> ops = {"elementwise", "row_reduce", "row_normalize", "softmax", "matvec", "transpose", "gemm"};
     return ops;
 }
 
@@ -209,6 +209,9 @@ const std::vector<std::string>& computation_combines() {
 
 std::string Computation::summary() const {
     if (op == "transpose") return "transpose of " + rows + " x " + cols + ": " + output + "[c, r] = " + map.text();
+    if (op == "gemm" && !stats.empty())
+        return "gemm " + rows + " x " + cols + " over " + inner + ": " + stats[0].name + " = sum(" + stats[0].map.text() + "); " +
+               output + " = " + map.text();
     std::string s = op + (rows.empty() ? std::string(" over the output's elements") : " over " + rows + " x " + cols) + ":";
     for (const auto& st : stats) s += " " + st.name + " = " + st.combine + "(" + st.map.text() + ");";
     s += " " + output + " = " + (per_row_output() ? epilogue.text() : map.text());
