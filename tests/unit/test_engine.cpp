@@ -287,6 +287,29 @@ private slots:
         QVERIFY(engine.evaluate_by_hand(edit).cancelled);
         QCOMPARE(view.candidates(out.run_id).size(), before + 1);
     }
+
+    /** Profiles go through the engine too: evaluated on the shared evaluator, then profiled
+     *  where a profiler exists (the host backend has none, and says so). */
+    void profiles_through_the_engine() {
+        Engine engine;
+        CandidateProfile req;
+        req.task = load_task(kftest::data("tasks/scale_add"));
+        req.candidate = {kftest::read_file(kftest::data("candidates/host/correct.cpp")), "correct"};
+        req.evaluator = config();
+        req.eval.trials = 1;
+        req.eval.time = false;
+        std::vector<std::string> stages;
+        req.on_stage = [&](const std::string& s) { stages.push_back(s); };
+        Diagnosis d = engine.profile(req);
+        QCOMPARE(d.status, Status::Ok);
+        QCOMPARE(stages, (std::vector<std::string>{"evaluating", "profiling"}));
+        QVERIFY(d.profile.is_object());
+        QCOMPARE(d.profile.value("available", true), false);
+        QCOMPARE(d.profile.value("code", std::string()), std::string("backend"));
+        QCOMPARE(engine.evaluators(), std::size_t(1));
+        req.evaluator.worker.worker = kftest::temp_dir("no-worker-3") / "kfoundry-worker";
+        QVERIFY_THROWS_EXCEPTION(NoDevice, engine.profile(req));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestEngine)

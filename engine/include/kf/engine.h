@@ -6,7 +6,7 @@
 // on the same worker (Evaluator::evaluate_stage). It also owns what a run writes: a search
 // (run_search) and a hand evaluation (evaluate_by_hand) each open the project's store
 // connection on the calling thread, write through it and close it; callers see the project
-// through read-only views (kf::ProjectView) only.
+// through read-only views (kf::ProjectView) only. Profiles (profile) go through it too.
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -61,6 +61,17 @@ struct HandEvaluation {
     std::function<bool()> cancelled;
 };
 
+/** A candidate to evaluate and then profile with Nsight Compute (`kfoundry profile`). */
+struct CandidateProfile {
+    Task task;
+    Candidate candidate;
+    EvaluatorConfig evaluator;
+    EvalOptions eval;
+    ProfileOptions profile;
+    /** Told "evaluating" and "profiling" as each begins (e.g. for a progress line). */
+    std::function<void(const std::string& stage)> on_stage;
+};
+
 struct HandEvaluationResult {
     bool cancelled = false;        ///< nothing was stored
     std::int64_t candidate = 0;    ///< the stored candidate (author "user")
@@ -101,6 +112,13 @@ public:
      * transaction. A cancel before the result is stored stores nothing.
      */
     HandEvaluationResult evaluate_by_hand(const HandEvaluation& request);
+
+    /**
+     * Evaluates a candidate on the device's shared evaluator, then profiles it there when it
+     * passed (Evaluator::profile_into): the diagnosis with its `profile` object. Throws
+     * kf::NoDevice when the device does not answer.
+     */
+    Diagnosis profile(const CandidateProfile& request);
 
 private:
     using Key = std::tuple<Backend, int, std::string, std::string>;

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "kf/engine.h"
 #include "kf/error.h"
 #include "kf/paths.h"
 #include "kf/profile.h"
@@ -142,20 +143,29 @@ int run_profile(const ProfileArgs& a) {
         popt.keep_output = std::filesystem::path(a.keep_csv) / (task.name + "__" + stem + ".csv");
     }
 
-    EvaluatorConfig cfg;
-    cfg.worker.backend = *b;
-    if (!a.worker.empty()) cfg.worker.worker = a.worker;
-    Evaluator ev(cfg);
+    CandidateProfile request;
+    request.task = task;
+    request.candidate = cand;
+    request.evaluator.worker.backend = *b;
+    if (!a.worker.empty()) request.evaluator.worker.worker = a.worker;
+    request.eval = eopt;
+    request.profile = popt;
+    if (!a.as_json)
+        request.on_stage = [&](const std::string& stage) {
+            if (stage == "evaluating")
+                std::fprintf(stderr, "evaluating %s on %s (%s backend)...\n", a.candidate.c_str(), task.name.c_str(),
+                             a.backend.c_str());
+            else
+                std::fprintf(stderr, "profiling with Nsight Compute...\n");
+        };
+    Engine engine;
+    Diagnosis d;
     try {
-        ev.worker().hello();
-    } catch (const Error& e) {
-        std::cerr << "kfoundry: no " << a.backend << " device: " << e.what() << "\n";
+        d = engine.profile(request);
+    } catch (const NoDevice& e) {
+        std::cerr << "kfoundry: " << e.what() << "\n";
         return kExitNoDevice;
     }
-    if (!a.as_json) std::fprintf(stderr, "evaluating %s on %s (%s backend)...\n", a.candidate.c_str(), task.name.c_str(), a.backend.c_str());
-    Diagnosis d = ev.evaluate(task, cand, eopt);
-    if (!a.as_json && d.ok()) std::fprintf(stderr, "profiling with Nsight Compute...\n");
-    ev.profile_into(d, task, cand, popt);
 
     if (a.as_json) {
         json j = d;

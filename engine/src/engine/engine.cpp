@@ -79,6 +79,20 @@ EvolveOutcome Engine::run_search(const SearchRequest& request, const SearchCallb
     }
 }
 
+Diagnosis Engine::profile(const CandidateProfile& request) {
+    const std::shared_ptr<Evaluator> ev = evaluator(request.evaluator);
+    try {
+        ev->worker().hello();
+    } catch (const Error& e) {
+        throw NoDevice("no " + std::string(to_string(request.evaluator.worker.backend)) + " device: " + e.what());
+    }
+    if (request.on_stage) request.on_stage("evaluating");
+    Diagnosis d = ev->evaluate(request.task, request.candidate, request.eval);
+    if (request.on_stage && d.ok()) request.on_stage("profiling");
+    ev->profile_into(d, request.task, request.candidate, request.profile);
+    return d;
+}
+
 HandEvaluationResult Engine::evaluate_by_hand(const HandEvaluation& request) {
     HandEvaluationResult result;
     auto cancelled = [&] { return request.cancelled && request.cancelled(); };
