@@ -140,6 +140,8 @@ private slots:
         QTest::newRow("scaled_transpose") << "scaled_transpose" << 1.5;
         // The naive GEMM walks down B's columns; the template streams B's rows through SIMD.
         QTest::newRow("linear_tanh") << "linear_tanh" << 1.5;
+        // A running maximum: the naive reference is one thread; the template runs rows on every core.
+        QTest::newRow("row_cummax") << "row_cummax" << 1.2;
     }
 
     void writes_kernels_from_scratch() {

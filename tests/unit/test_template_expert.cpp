@@ -158,6 +158,8 @@ private slots:
         gm["map"] = "acc";
         gm["layout"].erase("inner");
         row("gemm without inner", gm, rc, "computation.layout.inner | required field is missing");
+        json sc = {{"op", "row_scan"}, {"layout", {{"rows", "rows"}, {"cols", "cols"}}}, {"map", "x"}};
+        row("row_scan without its stat", sc, rc, "computation.stats | row_scan needs at least one reduction");
     }
 
     void computation_errors_name_the_field() {
@@ -184,7 +186,7 @@ private slots:
 
     void host_instances_are_correct_on_tasks_they_never_saw_data() {
         QTest::addColumn<QString>("task");
-        for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh"}) QTest::newRow(t) << t;
+        for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax"}) QTest::newRow(t) << t;
     }
 
     /** Every host instance, at its defaults and at another point of its space, passes the worker's checks. */
@@ -218,7 +220,7 @@ private slots:
         cfg.cache_dir = cache_;
         Evaluator ev(cfg);
         int compiled = 0;
-        for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh"}) {
+        for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax"}) {
             Task t = load_task(kftest::data(std::string("tasks/") + name));
             std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
             QVERIFY2(!ks.empty(), name);
@@ -234,7 +236,7 @@ private slots:
         TunableSpace space = parse_tunables(k.source);
         CompileResult r = ev.compile(t, {k.source, "tmpl"}, {{"BLOCK", 1024}, {"TPR", 1024}, {"VEC", 1}});
         QVERIFY2(r.ok, r.info.log.c_str());
-        QVERIFY(compiled >= 9);
+        QVERIFY(compiled >= 10);
     }
 
     void recogniser_derives_simple_loops_data() {

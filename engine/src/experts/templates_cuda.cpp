@@ -1,4 +1,5 @@
 // CUDA instances of the op-class templates.
+#include <algorithm>
 #include <sstream>
 
 #include "template_parts.h"
@@ -265,6 +266,105 @@ TemplateKernel cuda_transpose(const Task& task, const Computation& c) {
             "transpose through padded shared-memory tiles, coalesced both ways (tunables: TILE, BLOCK_ROWS)", os.str()};
 }
 
+/**
+ * Row scan: a warp per row (BLOCK / 32 rows per block), the row taken in chunks of 32 * VEC
+ * elements; each lane scans its VEC elements, a shuffle scan joins the lanes, and the
+ * running total of the chunks before is carried along the row.
+ */
+TemplateKernel cuda_scan(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    const ComputationStat& st = c.stats.front();
+    const std::string id = identity(st.combine, f32);
+    auto comb = [&](const std::string& a, const std::string& b) { return combine_expr(st.combine, a, b); };
+    auto vec = resolver(task, c, T, [&c](const std::string& n) -> std::string {
+        return c.inputs.at(n) == Indexing::PerRow ? "kf_row_" + n : "kf_v_" + n + ".v[kf_k]";
+    });
+    auto scalar = resolver(task, c, T, [&c](const std::string& n) -> std::string {
+        switch (c.inputs.at(n)) {
+            case Indexing::PerRow: return "kf_row_" + n;
+            case Indexing::PerColumn: return n + "[kf_c + kf_k]";
+            default: return n + "[kf_base + kf_c + kf_k]";
+        }
+    });
+    std::vector<std::string> loaded;
+    for (const auto& e : {&st.map, &c.map})
+        for (const auto& n : tensors_in(*e, c))
+            if (c.inputs.at(n) != Indexing::PerRow && std::find(loaded.begin(), loaded.end(), n) == loaded.end())
+                loaded.push_back(n);
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Row scan (CUDA): a warp per row, chunks of 32 x VEC elements, shuffle scans, a carry along the row.", c)
+       << "\n#define BLOCK 256  // @kf tunable values(64, 128, 256, 512, 1024)\n"
+       << "#define VEC " << (f32 ? 4 : 2) << "      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n\n"
+       << vector_helpers(T)
+       << "template <int V>\n__global__ void __launch_bounds__(BLOCK) kf_scan_kernel(" << entry_params(task, Backend::Cuda)
+       << ", long long kf_rows, long long kf_cols) {\n"
+       << "    constexpr int kf_rpb = BLOCK / 32;\n"
+       << "    const int kf_lane = threadIdx.x & 31;\n"
+       << "    for (long long kf_r0 = static_cast<long long>(blockIdx.x) * kf_rpb; kf_r0 < kf_rows;\n"
+       << "         kf_r0 += static_cast<long long>(gridDim.x) * kf_rpb) {\n"
+       << "        const long long kf_r = kf_r0 + threadIdx.x / 32;\n"
+       << "        if (kf_r >= kf_rows) continue;  // the whole warp: one row per warp\n"
+       << "        const long long kf_base = kf_r * kf_cols;\n"
+       << "        (void)kf_base;\n";
+    for (const auto& n : per_row_tensors(c)) os << "        const " << T << " kf_row_" << n << " = " << n << "[kf_r];\n";
+    os << "        " << T << " kf_carry = " << id << ";\n"
+       << "        for (long long kf_c0 = 0; kf_c0 < kf_cols; kf_c0 += 32 * V) {\n"
+       << "            const long long kf_c = kf_c0 + static_cast<long long>(kf_lane) * V;\n"
+       << "            " << T << " kf_x[V];\n"
+       << "            if (V > 1 && kf_c + V <= kf_cols) {\n";
+    for (const auto& n : loaded)
+        os << "                const KfVec<V> kf_v_" << n << " = kf_load<V>(" << n
+           << (c.inputs.at(n) == Indexing::Full ? " + kf_base" : "") << " + kf_c);\n";
+    os << "#pragma unroll\n"
+       << "                for (int kf_k = 0; kf_k < V; ++kf_k) kf_x[kf_k] = " << st.map.to_c(vec, f32, true) << ";\n"
+       << "            } else {\n"
+       << "#pragma unroll\n"
+       << "                for (int kf_k = 0; kf_k < V; ++kf_k)\n"
+       << "                    kf_x[kf_k] = kf_c + kf_k < kf_cols ? " << st.map.to_c(scalar, f32, true) << " : " << id << ";\n"
+       << "            }\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_k = 1; kf_k < V; ++kf_k) kf_x[kf_k] = " << comb("kf_x[kf_k - 1]", "kf_x[kf_k]") << ";\n"
+       << "            " << T << " kf_t = kf_x[V - 1];\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_o = 1; kf_o < 32; kf_o <<= 1) {\n"
+       << "                const " << T << " kf_n = __shfl_up_sync(0xffffffffu, kf_t, kf_o);\n"
+       << "                if (kf_lane >= kf_o) kf_t = " << comb("kf_n", "kf_t") << ";\n"
+       << "            }\n"
+       << "            " << T << " kf_before = __shfl_up_sync(0xffffffffu, kf_t, 1);\n"
+       << "            if (kf_lane == 0) kf_before = " << id << ";\n"
+       << "            kf_before = " << comb("kf_carry", "kf_before") << ";\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
+       << "                if (kf_c + kf_k >= kf_cols) break;\n"
+       << "                const " << T << " kf_s_" << st.name << " = " << comb("kf_before", "kf_x[kf_k]") << ";\n"
+       << "                " << c.output << "[kf_base + kf_c + kf_k] = static_cast<" << T << ">(" << c.map.to_c(scalar, f32, true)
+       << ");\n"
+       << "            }\n"
+       << "            kf_carry = " << comb("kf_carry", "__shfl_sync(0xffffffffu, kf_t, 31)") << ";\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
+       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
+       << "    bool kf_vec = kf_cols % VEC == 0;\n";
+    for (const auto& n : loaded) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(" << T << "));\n";
+    os << "    long long kf_grid = (kf_rows + BLOCK / 32 - 1) / (BLOCK / 32);\n"
+       << "    if (kf_grid > 1048576) kf_grid = 1048576;\n"
+       << "    if (kf_vec)\n"
+       << "        kf_scan_kernel<VEC><<<static_cast<unsigned>(kf_grid), BLOCK, 0, stream>>>(" << entry_args(task)
+       << ", kf_rows, kf_cols);\n"
+       << "    else\n"
+       << "        kf_scan_kernel<1><<<static_cast<unsigned>(kf_grid), BLOCK, 0, stream>>>(" << entry_args(task)
+       << ", kf_rows, kf_cols);\n"
+       << launch_check() << "}\n";
+    return {"scan-warp", "template/scan-warp",
+            "row scan, a warp per row in chunks of 32 x VEC, shuffle scans and a carry (tunables: BLOCK, VEC)", os.str()};
+}
+
 /** The Left and Right tensors of a gemm's product. */
 std::pair<std::string, std::string> gemm_factors(const Computation& c) {
     std::string left, right;
@@ -389,6 +489,7 @@ std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& 
     if (c.rows.empty()) return {cuda_map(task, c, n_expr)};
     if (c.op == "transpose") return {cuda_transpose(task, c)};
     if (c.op == "gemm") return {cuda_gemm(task, c)};
+    if (c.op == "row_scan") return {cuda_scan(task, c)};
     return {cuda_rows(task, c, 32, "warp"), cuda_rows(task, c, 256, "block")};
 }
 

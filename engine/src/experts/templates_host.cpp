@@ -130,6 +130,43 @@ TemplateKernel host_transpose(const Task& task, const Computation& c) {
             "transpose in TILE x TILE blocks over OpenMP threads (tunable: TILE)", os.str()};
 }
 
+/** Row scan: OpenMP over rows, a running combine along each row (in double for fp32 sums). */
+TemplateKernel host_scan(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    const ComputationStat& st = c.stats.front();
+    // An fp32 running sum or product is carried in double: long rows keep fp32 accuracy.
+    const std::string A = f32 && (st.combine == "sum" || st.combine == "prod") ? "double" : T;
+    auto at = resolver(task, c, T, [&c](const std::string& n) -> std::string {
+        switch (c.inputs.at(n)) {
+            case Indexing::PerRow: return n + "[kf_r]";
+            case Indexing::PerColumn: return n + "[kf_c]";
+            default: return n + "[kf_base + kf_c]";
+        }
+    });
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
+       << header_comment("Row scan (host): OpenMP over rows, a running combine along each row.", c)
+       << "\n#define CHUNK 16  // @kf tunable values(1, 4, 16, 64)\n\n"
+       << entry_definition(task, Backend::Host) << " {\n"
+       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
+       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << "#pragma omp parallel for schedule(static, CHUNK)\n"
+       << "    for (long long kf_r = 0; kf_r < kf_rows; ++kf_r) {\n"
+       << "        const long long kf_base = kf_r * kf_cols;\n"
+       << "        (void)kf_base;\n"
+       << "        " << A << " kf_run = " << identity(st.combine, A == "float") << ";\n"
+       << "        for (long long kf_c = 0; kf_c < kf_cols; ++kf_c) {\n"
+       << "            const " << A << " kf_x = " << st.map.to_c(at, f32, false) << ";\n"
+       << "            kf_run = " << combine_expr(st.combine, "kf_run", "kf_x") << ";\n"
+       << "            const " << T << " kf_s_" << st.name << " = static_cast<" << T << ">(kf_run);\n"
+       << "            " << c.output << "[kf_base + kf_c] = static_cast<" << T << ">(" << c.map.to_c(at, f32, false) << ");\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n";
+    return {"scan-omp", "template/scan-omp", "row scan, OpenMP over rows in chunks of CHUNK rows (tunable: CHUNK)", os.str()};
+}
+
 /**
  * GEMM with an epilogue: OpenMP over blocks of BLOCK_M rows; each row accumulates into a
  * row buffer, slice by slice of BLOCK_K, the right factor's rows streamed through a SIMD
@@ -199,6 +236,7 @@ std::vector<TemplateKernel> host_templates(const Task& task, const Computation& 
     if (c.rows.empty()) return {host_map(task, c, n_expr)};
     if (c.op == "transpose") return {host_transpose(task, c)};
     if (c.op == "gemm") return {host_gemm(task, c)};
+    if (c.op == "row_scan") return {host_scan(task, c)};
     return {host_rows(task, c)};
 }
 

@@ -73,7 +73,7 @@ public:
         c.op = text(j, "op", P, true);
         const auto& ops = computation_ops();
         if (std::find(ops.begin(), ops.end(), c.op) == ops.end())
-            fail(P + ".op", "unknown op '" + c.op + "' (elementwise, row_reduce, row_normalize, softmax, matvec, transpose, gemm)");
+            fail(P + ".op", "unknown op '" + c.op + "' (elementwise, row_reduce, row_normalize, softmax, matvec, transpose, gemm, row_scan)");
         const bool rows_op = c.op != "elementwise";
         const bool transpose = c.op == "transpose";
         const bool gemm = c.op == "gemm";
@@ -139,6 +139,8 @@ public:
         if (transpose && !stats.empty()) fail(P + ".stats", "a transpose has no reductions");
         if (rows_op && !transpose && stats.empty()) fail(P + ".stats", c.op + " needs at least one reduction over the row");
         if (gemm && stats.size() != 1) fail(P + ".stats", "gemm has one stat: the sum over inner of a product");
+        if (c.op == "row_scan" && stats.size() != 1)
+            fail(P + ".stats", "row_scan has one stat: the running combine along the row");
         for (std::size_t i = 0; i < stats.size(); ++i) {
             std::string path = P + ".stats[" + std::to_string(i) + "]";
             const json& s = stats[i];

@@ -198,7 +198,8 @@ std::string ComputeExpr::to_c(const std::function<std::string(const std::string&
 }
 
 const std::vector<std::string>& computation_ops() {
-    static const std::vector<std::string> ops = {"elementwise", "row_reduce", "row_normalize", "softmax", "matvec", "transpose", "gemm"};
+    static const std::vector<std::string> ops = {"elementwise", "row_reduce", "row_normalize", "softmax", "matvec", "transpose", "gemm",
+                                                "row_scan"};
     return ops;
 }
 
@@ -209,6 +210,9 @@ const std::vector<std::string>& computation_combines() {
 
 std::string Computation::summary() const {
     if (op == "transpose") return "transpose of " + rows + " x " + cols + ": " + output + "[c, r] = " + map.text();
+    if (op == "row_scan" && !stats.empty())
+        return "row_scan over " + rows + " x " + cols + ": " + stats[0].name + " = inclusive " + stats[0].combine + " of (" +
+               stats[0].map.text() + ") along the row; " + output + " = " + map.text();
     if (op == "gemm" && !stats.empty())
         return "gemm " + rows + " x " + cols + " over " + inner + ": " + stats[0].name + " = sum(" + stats[0].map.text() + "); " +
                output + " = " + map.text();
