@@ -85,6 +85,18 @@ std::function<std::string(const std::string&)> resolver(const Task&, const Compu
     };
 }
 
+std::function<std::string(const std::string&)> element_resolver(const Task& task, const Computation& c, const std::string& type,
+                                                                 const std::string& full, const std::string& col,
+                                                                 const std::string& row) {
+    return resolver(task, c, type, [&c, full, col, row](const std::string& n) -> std::string {
+        switch (c.inputs.at(n)) {
+            case Indexing::PerColumn: return n + "[" + col + "]";
+            case Indexing::PerRow: return row.empty() ? "kf_row_" + n : n + "[" + row + "]";
+            default: return n + "[" + full + "]";
+        }
+    });
+}
+
 std::string header_comment(const std::string& title, const Computation& c) {
     std::string s = "// " + title + "\n// Instantiated by Kernel Foundry's op-class templates from the task's computation (" +
                     c.origin + "):\n//   " + c.summary() + "\n";

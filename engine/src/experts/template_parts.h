@@ -41,6 +41,15 @@ std::vector<std::string> per_row_tensors(const Computation& c);
 std::function<std::string(const std::string&)> resolver(const Task& task, const Computation& c, const std::string& type,
                                                          std::function<std::string(const std::string&)> tensor);
 
+/**
+ * resolver() for the tensors of a rows x cols computation at one element: a Full tensor at
+ * [full], a per-column one at [col], a per-row one at [row] (or its kf_row_<name> copy when
+ * `row` is empty). A gemm's factors are not read this way.
+ */
+std::function<std::string(const std::string&)> element_resolver(const Task& task, const Computation& c, const std::string& type,
+                                                                 const std::string& full, const std::string& col,
+                                                                 const std::string& row);
+
 /** The comment block that opens every instance: what it computes and where that came from. */
 std::string header_comment(const std::string& title, const Computation& c);
 

@@ -280,13 +280,7 @@ TemplateKernel cuda_scan(const Task& task, const Computation& c) {
     auto vec = resolver(task, c, T, [&c](const std::string& n) -> std::string {
         return c.inputs.at(n) == Indexing::PerRow ? "kf_row_" + n : "kf_v_" + n + ".v[kf_k]";
     });
-    auto scalar = resolver(task, c, T, [&c](const std::string& n) -> std::string {
-        switch (c.inputs.at(n)) {
-            case Indexing::PerRow: return "kf_row_" + n;
-            case Indexing::PerColumn: return n + "[kf_c + kf_k]";
-            default: return n + "[kf_base + kf_c + kf_k]";
-        }
-    });
+    auto scalar = element_resolver(task, c, T, "kf_base + kf_c + kf_k", "kf_c + kf_k", "");
     std::vector<std::string> loaded;
     for (const auto& e : {&st.map, &c.map})
         for (const auto& n : tensors_in(*e, c))
@@ -388,13 +382,7 @@ TemplateKernel cuda_gemm(const Task& task, const Computation& c) {
     auto product = resolver(task, c, T, [&c](const std::string& n) -> std::string {
         return c.inputs.at(n) == Indexing::Left ? "kf_a[kf_i]" : "kf_b[kf_j]";
     });
-    auto epilogue = resolver(task, c, T, [&c](const std::string& n) -> std::string {
-        switch (c.inputs.at(n)) {
-            case Indexing::PerColumn: return n + "[kf_c]";
-            case Indexing::PerRow: return n + "[kf_r]";
-            default: return n + "[kf_r * kf_cols + kf_c]";
-        }
-    });
+    auto epilogue = element_resolver(task, c, T, "kf_r * kf_cols + kf_c", "kf_c", "kf_r");
     const std::string step = "kf_acc[kf_i][kf_j] += " + st.map.to_c(product, f32, true) + ";";
     auto inner_step = [&](const std::string& indent) {
         return indent + "{\n" + indent + "    " + T + " kf_a[TM], kf_b[TN];\n" + indent + "#pragma unroll\n" + indent +

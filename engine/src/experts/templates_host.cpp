@@ -38,18 +38,7 @@ TemplateKernel host_map(const Task& task, const Computation& c, const std::strin
 TemplateKernel host_rows(const Task& task, const Computation& c) {
     const std::string T = element_type(task, c);
     const bool f32 = is_fp32(task, c);
-    auto at = [&](const std::string& idx) {
-        return resolver(task, c, T, [&c, idx](const std::string& n) -> std::string {
-            switch (c.inputs.at(n)) {
-                case Indexing::Full: return n + "[kf_base + " + idx + "]";
-                case Indexing::PerColumn: return n + "[" + idx + "]";
-                case Indexing::PerRow: return "kf_row_" + n;
-                case Indexing::Left:
-                case Indexing::Right: break;  // a gemm's factors: not in a rows computation
-            }
-            return n;
-        });
-    };
+    auto at = [&](const std::string& idx) { return element_resolver(task, c, T, "kf_base + " + idx, idx, ""); };
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
        << header_comment("Rows (host): OpenMP over rows; each reduction in LANES independent accumulators (vectorised).", c)
@@ -137,13 +126,7 @@ TemplateKernel host_scan(const Task& task, const Computation& c) {
     const ComputationStat& st = c.stats.front();
     // An fp32 running sum or product is carried in double: long rows keep fp32 accuracy.
     const std::string A = f32 && (st.combine == "sum" || st.combine == "prod") ? "double" : T;
-    auto at = resolver(task, c, T, [&c](const std::string& n) -> std::string {
-        switch (c.inputs.at(n)) {
-            case Indexing::PerRow: return n + "[kf_r]";
-            case Indexing::PerColumn: return n + "[kf_c]";
-            default: return n + "[kf_base + kf_c]";
-        }
-    });
+    auto at = element_resolver(task, c, T, "kf_base + kf_c", "kf_c", "kf_r");
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
        << header_comment("Row scan (host): OpenMP over rows, a running combine along each row.", c)
@@ -182,13 +165,7 @@ TemplateKernel host_gemm(const Task& task, const Computation& c) {
     auto product = resolver(task, c, T, [&c](const std::string& n) -> std::string {
         return c.inputs.at(n) == Indexing::Left ? "kf_a" : n + "[kf_k * kf_cols + kf_c]";
     });
-    auto epilogue = resolver(task, c, T, [&c](const std::string& n) -> std::string {
-        switch (c.inputs.at(n)) {
-            case Indexing::PerColumn: return n + "[kf_c]";
-            case Indexing::PerRow: return n + "[kf_r]";
-            default: return n + "[kf_r * kf_cols + kf_c]";
-        }
-    });
+    auto epilogue = element_resolver(task, c, T, "kf_r * kf_cols + kf_c", "kf_c", "kf_r");
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n#include <vector>\n\n"
        << header_comment("GEMM with an epilogue (host): OpenMP over BLOCK_M-row blocks, BLOCK_K-deep slices, SIMD over columns.", c)

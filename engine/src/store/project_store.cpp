@@ -160,16 +160,35 @@ ProjectStore ProjectStore::create(const fs::path& dir_in, const std::string& nam
     return ProjectStore(std::unique_ptr<Impl>(new Impl{dir, name, kStoreSchemaVersion, applied, 0, std::move(db)}));
 }
 
+namespace {
+
+/** An existing project's folder, name and database, checked before SQLite opens anything. */
+struct FoundProject {
+    fs::path dir, db_path;
+    std::string name;
+};
+
+FoundProject find_project(const fs::path& path) {
+    FoundProject f;
+    f.dir = fs::absolute(path);
+    if (f.dir.extension() == ".kfproj" && fs::is_regular_file(f.dir)) f.dir = f.dir.parent_path();
+    const fs::path project = f.dir / kProjectFile;
+    f.db_path = f.dir / kDatabaseFile;
+    if (!fs::is_directory(f.dir)) throw StoreError(f.dir.string(), "no such project folder");
+    if (!fs::exists(project)) throw StoreError(f.dir.string(), "no project here (project.kfproj not found)");
+    f.name = read_project_name(project);
+    if (!fs::exists(f.db_path)) throw StoreError(f.db_path.string(), "the project database is missing");
+    check_header(f.db_path);
+    return f;
+}
+
+}  // namespace
+
 ProjectStore ProjectStore::open(const fs::path& path) {
-    fs::path dir = fs::absolute(path);
-    if (dir.extension() == ".kfproj" && fs::is_regular_file(dir)) dir = dir.parent_path();
-    const fs::path project = dir / kProjectFile, db_path = dir / kDatabaseFile;
-    if (!fs::is_directory(dir)) throw StoreError(dir.string(), "no such project folder");
-    if (!fs::exists(project)) throw StoreError(dir.string(), "no project here (project.kfproj not found)");
-    const std::string name = read_project_name(project);
-    if (!fs::exists(db_path)) throw StoreError(db_path.string(), "the project database is missing");
-    check_header(db_path);
-    store::Database db = store::open_database(db_path, false);
+    const FoundProject found = find_project(path);
+    const fs::path& dir = found.dir;
+    const std::string& name = found.name;
+    store::Database db = store::open_database(found.db_path, false);
     store::check_database(db);
     configure(db);
     const int applied = store::migrate(db);
@@ -179,21 +198,14 @@ ProjectStore ProjectStore::open(const fs::path& path) {
 }
 
 ProjectStore ProjectStore::open_read_only(const fs::path& path) {
-    fs::path dir = fs::absolute(path);
-    if (dir.extension() == ".kfproj" && fs::is_regular_file(dir)) dir = dir.parent_path();
-    const fs::path project = dir / kProjectFile, db_path = dir / kDatabaseFile;
-    if (!fs::is_directory(dir)) throw StoreError(dir.string(), "no such project folder");
-    if (!fs::exists(project)) throw StoreError(dir.string(), "no project here (project.kfproj not found)");
-    const std::string name = read_project_name(project);
-    if (!fs::exists(db_path)) throw StoreError(db_path.string(), "the project database is missing");
-    check_header(db_path);
-    store::Database db = store::open_database(db_path, false, /*read_only=*/true);
+    const FoundProject found = find_project(path);
+    store::Database db = store::open_database(found.db_path, false, /*read_only=*/true);
     const int version = store::check_database(db);
     if (version < kStoreSchemaVersion)
-        throw StoreError(db_path.string(), "schema version " + std::to_string(version) + " is older than this build's (" +
+        throw StoreError(found.db_path.string(), "schema version " + std::to_string(version) + " is older than this build's (" +
                                                std::to_string(kStoreSchemaVersion) +
                                                "); open the project for writing once to migrate it");
-    return ProjectStore(std::unique_ptr<Impl>(new Impl{dir, name, version, 0, 0, std::move(db)}));
+    return ProjectStore(std::unique_ptr<Impl>(new Impl{found.dir, found.name, version, 0, 0, std::move(db)}));
 }
 
 ProjectStore ProjectStore::open_or_create(const fs::path& dir, const std::string& name) {
