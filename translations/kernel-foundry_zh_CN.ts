@@ -663,7 +663,7 @@
 <context>
     <name>kfgui::EvaluationWorker</name>
     <message>
-        <location filename="../gui/candidate/evaluationworker.cpp" line="+34"/>
+        <location filename="../gui/candidate/evaluationworker.cpp" line="+35"/>
         <source>Evaluation failed: %1</source>
         <translation>评估失败：%1</translation>
     </message>
@@ -688,12 +688,12 @@
         <translation>找不到运行 %2 的任务“%1”。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
         <source>Run %1 names an unknown backend.</source>
         <translation>运行 %1 指定了未知的后端。</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+9"/>
         <source>Edited by hand from candidate %1.</source>
         <translation>基于候选 %1 手工编辑。</translation>
     </message>
@@ -2000,7 +2000,7 @@
 <context>
     <name>kfgui::ProjectSession</name>
     <message>
-        <location filename="../gui/project/projectsession.cpp" line="+55"/>
+        <location filename="../gui/project/projectsession.cpp" line="+59"/>
         <source>The project already has a task folder %1.</source>
         <translation>项目中已有任务文件夹 %1。</translation>
     </message>
@@ -2008,7 +2008,7 @@
 <context>
     <name>kfgui::ProvenancePanel</name>
     <message>
-        <location filename="../gui/candidate/provenancepanel.cpp" line="+16"/>
+        <location filename="../gui/candidate/provenancepanel.cpp" line="+18"/>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -2335,22 +2335,21 @@
 <context>
     <name>kfgui::SearchWorker</name>
     <message>
-        <location filename="../gui/runs/searchworker.cpp" line="+29"/>
+        <location filename="../gui/runs/searchworker.cpp" line="+31"/>
         <source>the LLM configuration is not valid JSON</source>
         <translation>LLM 配置不是有效的 JSON</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+71"/>
         <source>unknown backend %1</source>
         <translation>未知的后端 %1</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>task %1 has no %2 reference</source>
-        <translation>任务 %1 没有 %2 参考实现</translation>
+        <translation type="vanished">任务 %1 没有 %2 参考实现</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+43"/>
         <source>unknown error in the engine thread</source>
         <translation>引擎线程中发生未知错误</translation>
     </message>
