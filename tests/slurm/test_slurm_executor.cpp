@@ -294,6 +294,29 @@ private slots:
         expect_no_live_jobs();
     }
 
+    /** `kernelbench run --executor slurm`: the Python worker (here the stand-in) runs as a job; compiles stay here. */
+    void kernelbench_worker_runs_as_a_job() {
+        const fs::path project = kftest::temp_dir("slurm-kernelbench") / "proj";
+        const fs::path fake = kftest::data("kernelbench-fake");
+        auto r = run_process({kftest::cli_path().string(), "kernelbench", "run", "--kb", fake.string(), "--level", "1",
+                              "--kb-worker", (fake / "fake_kb_worker.py").string(), "--problems", "1-2", "--project",
+                              project.string(), "--candidates", (fake / "candidates").string(), "--executor", "slurm",
+                              "--slurm-time", "10"},
+                             std::chrono::minutes(4));
+        QVERIFY2(r.exit_code == 0, r.output.c_str());
+        ProjectStore s = ProjectStore::open(project);
+        int evaluations = 0;
+        for (const auto& run : s.runs()) {
+            QCOMPARE(run.state, RunState::Done);
+            for (const auto& e : s.evaluations(run.id)) {
+                QVERIFY2(e.ran_on.rfind("slurm:", 0) == 0, (e.ran_on + "\n" + r.output).c_str());
+                ++evaluations;
+            }
+        }
+        QVERIFY2(evaluations >= 2, r.output.c_str());
+        expect_no_live_jobs();
+    }
+
     /** Two searches as one job array: each runs on the node, in its own project. */
     void searches_run_as_one_job_array() {
         const fs::path project = kftest::temp_dir("slurm-array");

@@ -19,6 +19,7 @@
 
 #include "kf/diagnosis.h"
 #include "kf/error.h"
+#include "kf/exec.h"
 
 namespace kf {
 class ProjectStore;
@@ -57,6 +58,8 @@ struct WorkerOptions {
     std::string device = "0";  ///< a CUDA ordinal, or "cpu" (the worker's testing mode, no GPU)
     std::filesystem::path log;            ///< the worker's stderr; default: discarded
     std::filesystem::path build_root;     ///< compiled extensions, one folder per source hash
+    /** Where the worker runs: here, or as a Slurm job (docs/cluster.md); compiles stay here. */
+    ExecutorOptions executor;
     std::vector<std::string> command() const;
 };
 

@@ -93,6 +93,7 @@ CLI::App* add_kernelbench_command(CLI::App& app, KernelBenchArgs& a) {
     run->add_option("--jobs", a.jobs, "Parallel compiles (default: the number of cores)")->check(CLI::NonNegativeNumber);
     run->add_flag("--force", a.force, "Run problems again that are already finished in the project");
     add_search_options(run, a.search);
+    add_executor_options(run, a.executor);
     run->callback([&a] { a.action = "run"; });
 
     auto* report = kb->add_subcommand("report", "KernelBench's metrics for the problems run in a project");
@@ -114,6 +115,7 @@ kb::WorkerOptions worker_options(const KernelBenchArgs& a) {
     w.script = a.worker_script;
     w.device = a.device;
     w.log = a.worker_log;
+    w.executor = a.executor.options;
     return w;
 }
 
@@ -282,6 +284,13 @@ struct ProblemRun {
 int cmd_run_search(KernelBenchArgs& a);
 
 int cmd_run(KernelBenchArgs& a) {
+    if (a.executor.array) {
+        std::cerr << "kfoundry: --slurm-array is for `kfoundry evolve`; `kernelbench run --executor slurm` sends its "
+                     "worker to Slurm\n";
+        return kExitUsage;
+    }
+    // Where the Python worker runs: here, or as a Slurm job (its compiles stay here).
+    if (int rc = resolve_executor(a.executor, a.project); rc != kExitOk) return rc;
     if (!a.search.llm_config.empty()) return cmd_run_search(a);
     auto problems = selected_problems(a);
     ProjectStore store = ProjectStore::open_or_create(a.project, fs::absolute(a.project).filename().string());

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include "executor_options.h"
+
 namespace CLI {
 class App;
 }
@@ -54,6 +56,7 @@ struct KernelBenchArgs {
     std::filesystem::path worker_log;
     std::string device = "0";
     KernelBenchSearchArgs search;
+    ExecutorArgs executor;  ///< run: where the Python worker runs (--executor slurm)
 };
 
 /** Adds the `kernelbench` command and its three subcommands, parsed into `args`. */
