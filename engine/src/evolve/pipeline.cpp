@@ -62,19 +62,26 @@ struct PipelinedEvaluator::Impl {
     /** Profiles d's candidate on `ev`'s device when the policy says so (device threads). */
     void maybe_profile(Evaluator& ev, const Child& c, Diagnosis& d) {
         if (!profiler_ok || d.status != Status::Ok) return;
-        std::lock_guard<std::mutex> plock(profile_mu);
-        double fit = d.fitness();
-        ++correct;
-        bool new_best = cfg.profile_new_best && fit > best_fitness;
-        best_fitness = std::max(best_fitness, fit);
-        bool kth = cfg.profile_every > 0 && correct % cfg.profile_every == 0;
-        if (!new_best && !kth) return;
-        // The next profile is expected to cost what the others did on average: it runs only
-        // if the share stays under the cap with it included.
-        double expected = profiles ? profile_time / profiles : 0.0;
-        if (profile_time + expected > cfg.profile_max_share * std::max(1.0, seconds_since(started))) {
-            ++profile_skipped;
-            return;
+        double expected = 0;
+        {
+            // The policy's counters only: devices profile their own children at the same time.
+            std::lock_guard<std::mutex> plock(profile_mu);
+            double fit = d.fitness();
+            ++correct;
+            bool new_best = cfg.profile_new_best && fit > best_fitness;
+            best_fitness = std::max(best_fitness, fit);
+            bool kth = cfg.profile_every > 0 && correct % cfg.profile_every == 0;
+            if (!new_best && !kth) return;
+            // The next profile is expected to cost what the others did on average: it runs only
+            // if the share stays under the cap with it included. Its expected cost is counted
+            // at once, so that profiles running on other devices meanwhile count too.
+            expected = profiles ? profile_time / profiles : 0.0;
+            if (profile_time + expected > cfg.profile_max_share * std::max(1.0, seconds_since(started))) {
+                ++profile_skipped;
+                return;
+            }
+            profile_time += expected;
+            ++profiles;
         }
         auto t0 = Clock::now();
         try {
@@ -85,8 +92,8 @@ struct PipelinedEvaluator::Impl {
         } catch (const std::exception& e) {
             d.profile = {{"available", false}, {"reason", std::string("profiling failed: ") + e.what()}};
         }
-        profile_time += seconds_since(t0);
-        ++profiles;
+        std::lock_guard<std::mutex> plock(profile_mu);
+        profile_time += seconds_since(t0) - expected;  // the measured cost replaces the expected one
     }
 
     std::vector<std::thread> compilers;
