@@ -93,6 +93,11 @@ public:
         bool cancelled = false;    ///< `cancelled` turned true first; the worker was killed
         std::string exit;
         nlohmann::json last_progress;  ///< the last progress line before a failure
+        /**
+         * Where the request ran: what a relay (docs/cluster.md) named in its reply or
+         * progress lines, else this host's name for a local worker, else "".
+         */
+        std::string ran_on(bool local_worker) const;
     };
     Reply request(nlohmann::json req, std::chrono::milliseconds timeout,
                   const std::function<void(const nlohmann::json&)>& on_progress = {},

@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "kf/error.h"
-#include "kf/exec.h"
 #include "kf/screening.h"
 #include "protected_files.h"
 
@@ -325,10 +324,7 @@ void Evaluator::run_worker(const json& req, const EvalOptions& opt, Diagnosis& d
     auto t0 = std::chrono::steady_clock::now();
     WorkerClient::Reply r = impl_->worker.request(req, timeout, {}, opt.cancel);
     d.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    // A relay (docs/cluster.md) names where the request ran, in its reply or progress lines.
-    d.ran_on = r.ok ? r.body.value("ran_on", std::string()) : std::string();
-    if (d.ran_on.empty() && r.last_progress.is_object()) d.ran_on = r.last_progress.value("ran_on", std::string());
-    if (d.ran_on.empty() && impl_->cfg.worker.command.empty()) d.ran_on = host_name();
+    d.ran_on = r.ran_on(impl_->cfg.worker.command.empty());
     if (r.cancelled)
         throw Cancelled("evaluation cancelled during " + describe_worker_progress(r.last_progress) +
                         "; the worker was stopped");

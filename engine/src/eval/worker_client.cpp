@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "kf/evaluator.h"
+#include "kf/exec.h"
 #include "kf/process.h"
 
 namespace kf {
@@ -99,6 +100,13 @@ json WorkerClient::hello() {
     if (!ensure_started(error))
         throw Error("cannot start " + (cfg_.command.empty() ? cfg_.worker.string() : cfg_.command.front()) + ": " + error);
     return impl_->hello;
+}
+
+std::string WorkerClient::Reply::ran_on(bool local_worker) const {
+    std::string where = ok && body.is_object() ? body.value("ran_on", std::string()) : std::string();
+    if (where.empty() && last_progress.is_object()) where = last_progress.value("ran_on", std::string());
+    if (where.empty() && local_worker) where = host_name();
+    return where;
 }
 
 WorkerClient::Reply WorkerClient::request(json req, std::chrono::milliseconds timeout,

@@ -251,9 +251,7 @@ Result Evaluator::evaluate(const Problem& p, const std::optional<fs::path>& cand
     if (r.raw.contains("kernelbench_mean_ms") && r.raw["kernelbench_mean_ms"].is_object()) r.means = r.raw["kernelbench_mean_ms"];
     if (d.device.empty()) d.device = impl_->device_name;
     // Where it ran: the Slurm relay names the job (kfoundry runs shows it).
-    d.ran_on = rep.body.value("ran_on", std::string());
-    if (d.ran_on.empty() && rep.last_progress.is_object()) d.ran_on = rep.last_progress.value("ran_on", std::string());
-    if (d.ran_on.empty() && opt_.executor.kind == ExecutorKind::Local) d.ran_on = host_name();
+    d.ran_on = rep.ran_on(opt_.executor.kind == ExecutorKind::Local);
     return r;
 }
 
