@@ -363,7 +363,7 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
         // The failed child carries its parent's count: a chain of failed repairs of failed
         // repairs ends too, not only each parent's own children.
         const int failures = ++failed_repairs_[parent];
-        failed_repairs_[m.id] = std::max(failed_repairs_[m.id], failures);
+        failed_repairs_[m.id] = failures;
         if (failures >= kMaxFailedRepairs) abandoned_.insert(m.id);
         if (failures >= kMaxFailedRepairs && abandoned_.insert(parent).second)
             notify({"log", c.island, parent,

@@ -12,6 +12,13 @@ std::string size_expr(const std::string& text) {
     return "(" + std::regex_replace(text, name, "((long long)$1)") + ")";
 }
 
+std::string layout_consts(const Computation& c) {
+    std::string s = "    const long long kf_rows = " + size_expr(c.rows) + ";\n" +
+                    "    const long long kf_cols = " + size_expr(c.cols) + ";\n";
+    if (!c.inner.empty()) s += "    const long long kf_inner = " + size_expr(c.inner) + ";\n";
+    return s;
+}
+
 std::string entry_params(const Task& task, Backend b) {
     std::string sig = entry_signature(task, b);
     std::size_t open = sig.find('('), close = sig.rfind(')');

@@ -14,6 +14,9 @@ namespace kf::templates {
 /** A size expression (C-safe text) with every name widened to long long, in parentheses. */
 std::string size_expr(const std::string& text);
 
+/** The entry point's first lines: kf_rows, kf_cols (and kf_inner for a gemm) as long long, from the layout. */
+std::string layout_consts(const Computation& c);
+
 /** The parameters of kf_solve as written in the entry point (without the CUDA stream). */
 std::string entry_params(const Task& task, Backend b);
 /** The names passed to kf_solve, in order, without the stream: "x, y, rows, cols, eps". */

@@ -193,8 +193,7 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
     }
     os << "    }\n}\n\n"
        << entry_definition(task, Backend::Cuda) << " {\n"
-       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
-       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << layout_consts(c)
        << "    if (kf_rows <= 0) return;\n"
        << "    // Vector loads need every row (and per-column tensor) to start on a VEC boundary.\n"
        << "    bool kf_vec = kf_cols % VEC == 0;\n";
@@ -253,8 +252,7 @@ TemplateKernel cuda_transpose(const Task& task, const Computation& c) {
        << "    }\n"
        << "}\n\n"
        << entry_definition(task, Backend::Cuda) << " {\n"
-       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
-       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << layout_consts(c)
        << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
        << "    const long long kf_tile_rows = (kf_rows + TILE - 1) / TILE;\n"
        << "    const dim3 kf_grid(static_cast<unsigned>((kf_cols + TILE - 1) / TILE),\n"
@@ -341,8 +339,7 @@ TemplateKernel cuda_scan(const Task& task, const Computation& c) {
        << "    }\n"
        << "}\n\n"
        << entry_definition(task, Backend::Cuda) << " {\n"
-       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
-       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << layout_consts(c)
        << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
        << "    bool kf_vec = kf_cols % VEC == 0;\n";
     for (const auto& n : loaded) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(" << T << "));\n";
@@ -457,9 +454,7 @@ TemplateKernel cuda_gemm(const Task& task, const Computation& c) {
        << "    }\n"
        << "}\n\n"
        << entry_definition(task, Backend::Cuda) << " {\n"
-       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
-       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
-       << "    const long long kf_inner = " << size_expr(c.inner) << ";\n"
+       << layout_consts(c)
        << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
        << "    const long long kf_row_tiles = (kf_rows + BM - 1) / BM;\n"
        << "    const dim3 kf_grid(static_cast<unsigned>((kf_cols + BN - 1) / BN),\n"

@@ -44,8 +44,7 @@ TemplateKernel host_rows(const Task& task, const Computation& c) {
        << header_comment("Rows (host): OpenMP over rows; each reduction in LANES independent accumulators (vectorised).", c)
        << "\n#define LANES 8  // @kf tunable values(1, 2, 4, 8, 16, 32)\n\n";
     os << entry_definition(task, Backend::Host) << " {\n"
-       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
-       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << layout_consts(c)
        << "    (void)kf_cols;\n"
        << "#pragma omp parallel for schedule(static)\n"
        << "    for (long long kf_r = 0; kf_r < kf_rows; ++kf_r) {\n"
@@ -103,8 +102,7 @@ TemplateKernel host_transpose(const Task& task, const Computation& c) {
        << header_comment("Transpose (host): TILE x TILE blocks over OpenMP threads.", c)
        << "\n#define TILE 32  // @kf tunable values(8, 16, 32, 64, 128)\n\n"
        << entry_definition(task, Backend::Host) << " {\n"
-       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
-       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << layout_consts(c)
        << "#pragma omp parallel for collapse(2) schedule(static)\n"
        << "    for (long long kf_cb = 0; kf_cb < kf_cols; kf_cb += TILE)\n"
        << "        for (long long kf_rb = 0; kf_rb < kf_rows; kf_rb += TILE) {\n"
@@ -132,8 +130,7 @@ TemplateKernel host_scan(const Task& task, const Computation& c) {
        << header_comment("Row scan (host): OpenMP over rows, a running combine along each row.", c)
        << "\n#define CHUNK 16  // @kf tunable values(1, 4, 16, 64)\n\n"
        << entry_definition(task, Backend::Host) << " {\n"
-       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
-       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
+       << layout_consts(c)
        << "#pragma omp parallel for schedule(static, CHUNK)\n"
        << "    for (long long kf_r = 0; kf_r < kf_rows; ++kf_r) {\n"
        << "        const long long kf_base = kf_r * kf_cols;\n"
@@ -172,9 +169,7 @@ TemplateKernel host_gemm(const Task& task, const Computation& c) {
        << "\n#define BLOCK_M 8   // @kf tunable values(1, 2, 4, 8, 16, 32)\n"
        << "#define BLOCK_K 64  // @kf tunable values(16, 32, 64, 128, 256, 512)\n\n"
        << entry_definition(task, Backend::Host) << " {\n"
-       << "    const long long kf_rows = " << size_expr(c.rows) << ";\n"
-       << "    const long long kf_cols = " << size_expr(c.cols) << ";\n"
-       << "    const long long kf_inner = " << size_expr(c.inner) << ";\n"
+       << layout_consts(c)
        << "#pragma omp parallel\n"
        << "    {\n"
        << "        std::vector<" << T << "> kf_buf(static_cast<size_t>(BLOCK_M * kf_cols));\n"
