@@ -142,6 +142,10 @@ private slots:
         QTest::newRow("linear_tanh") << "linear_tanh" << 1.5;
         // A running maximum: the naive reference is one thread; the template runs rows on every core.
         QTest::newRow("row_cummax") << "row_cummax" << 1.2;
+        // A 3 x 3 stencil: the naive reference is one thread with a double loop per cell.
+        QTest::newRow("blur3x3") << "blur3x3" << 1.3;
+        // Integer keys counted into buckets: the naive reference is one thread.
+        QTest::newRow("bucket_count") << "bucket_count" << 1.2;
     }
 
     void writes_kernels_from_scratch() {

@@ -45,6 +45,12 @@ std::filesystem::path rows_task(const std::string& tag, const json& computation,
     return dir;
 }
 
+/** A test task (tests/data/tasks/<name>) or, for "level<N>/<name>", a bundled one. */
+std::filesystem::path task_dir(const std::string& name) {
+    if (name.rfind("level", 0) == 0) return kftest::source_dir() / "tasks" / name;
+    return kftest::data("tasks/" + name);
+}
+
 std::string field_of_error(const json& computation, const json& y_shape = {"rows", "cols"}) {
     try {
         load_task(rows_task("bad", computation, y_shape));
@@ -160,6 +166,27 @@ private slots:
         row("gemm without inner", gm, rc, "computation.layout.inner | required field is missing");
         json sc = {{"op", "row_scan"}, {"layout", {{"rows", "rows"}, {"cols", "cols"}}}, {"map", "x"}};
         row("row_scan without its stat", sc, rc, "computation.stats | row_scan needs at least one reduction");
+        json st = {{"op", "stencil"}, {"layout", {{"rows", "rows"}, {"cols", "cols"}}}, {"map", "x + at(x, 0, 1)"}};
+        row("stencil without a border", st, rc, "computation.border | required field is missing");
+        st["border"] = "at(x, 1, 0)";
+        row("border reads a neighbour", st, rc, "computation.border | the border cells read their own element only");
+        st["border"] = "x";
+        st["map"] = "x + at(w, 0, 1)";
+        row("neighbour of a per-column tensor", st, rc, "computation.map | at(w, ...): a stencil's neighbours are read from rows x cols");
+        st["map"] = "x * 2";
+        row("stencil without neighbours", st, rc, "computation.map | a stencil reads neighbours");
+        st["map"] = "at(x, 0, q)";
+        row("offset not a constant", st, rc, "computation.map | column 12: at(x, di, dj): the offsets are integer constants");
+        json ew2 = {{"op", "elementwise"}, {"map", "at(x, 1, 0)"}};
+        row("at outside a stencil", ew2, rc, "computation.map | at() reads neighbours in a stencil's map only");
+        json hi = {{"op", "histogram"}, {"bins", "16"}, {"map", "x"}};
+        row("histogram of float counts", hi, json{"16"}, "computation.output | a histogram writes i32 or i64 counts");
+        json border_elsewhere = kNorm;
+        border_elsewhere["border"] = "x";
+        row("border outside a stencil", border_elsewhere, rc, "computation.border | only a stencil has a border");
+        json chained = kNorm;
+        chained["map"] = "select(0 < x < 1, x, 0)";
+        row("chained comparison", chained, rc, "computation.map | column 14: chained comparison");
     }
 
     void computation_errors_name_the_field() {
@@ -184,15 +211,51 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(ExprError, ComputeExpr::parse("max(x)"));
     }
 
+    /** Comparisons, logic, select and inf; neighbour reads resolved as name@di,dj. */
+    void expressions_select_compare_and_read_neighbours() {
+        auto id = [](const std::string& n) { return n; };
+        ComputeExpr e = ComputeExpr::parse("select(m && !(x >= 0.5 || x != y), x, -inf)");
+        QCOMPARE(e.names(), (std::set<std::string>{"m", "x", "y"}));
+        QCOMPARE(e.to_c(id, true, true), std::string("(((m) && (!(((x) >= 0.5f) || ((x) != (y))))) ? (x) : (-INFINITY))"));
+        QCOMPARE(ComputeExpr::parse("-inf").to_c(id, false, false), std::string("(-((double)INFINITY))"));
+        ComputeExpr s = ComputeExpr::parse("0.25 * (at(x, -1, 0) + at(x, 1, 0)) + at(x, 1, 0) + x");
+        QCOMPARE(s.neighbours(), (std::set<ComputeExpr::Neighbour>{{"x", -1, 0}, {"x", 1, 0}}));
+        QCOMPARE(s.names(), (std::set<std::string>{"x"}));
+        QVERIFY(s.to_c(id, true, false).find("(x@-1,0)") != std::string::npos);
+        QVERIFY(ComputeExpr::parse("x").is_name());
+        QVERIFY(!ComputeExpr::parse("x + 1").is_name());
+        QVERIFY_THROWS_EXCEPTION(ExprError, ComputeExpr::parse("at(x + 1, 0, 1)"));
+        QVERIFY_THROWS_EXCEPTION(ExprError, ComputeExpr::parse("at(x, 0.5, 1)"));
+        QVERIFY_THROWS_EXCEPTION(ExprError, ComputeExpr::parse("a < b < c"));
+        QVERIFY_THROWS_EXCEPTION(ExprError, ComputeExpr::parse("select(a, b)"));
+    }
+
+    /** The bundled tasks that declare stencils, histograms and masked rows read as they should. */
+    void new_op_classes_are_read_from_bundled_manifests() {
+        Task st = load_task(kftest::source_dir() / "tasks/level1/stencil2d");
+        QVERIFY(st.computation);
+        QCOMPARE(st.computation->op, std::string("stencil"));
+        QCOMPARE(st.computation->radius, 1);
+        Task hi = load_task(kftest::source_dir() / "tasks/level1/histogram");
+        QVERIFY(hi.computation);
+        QCOMPARE(hi.computation->bins, std::string("256"));
+        Task ms = load_task(kftest::source_dir() / "tasks/level2/masked_softmax");
+        QVERIFY(ms.computation);
+        QVERIFY(ms.computation->inputs.count("mask"));
+        QVERIFY2(ms.computation->summary().find("select(mask") != std::string::npos, ms.computation->summary().c_str());
+    }
+
     void host_instances_are_correct_on_tasks_they_never_saw_data() {
         QTest::addColumn<QString>("task");
-        for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax"}) QTest::newRow(t) << t;
+        for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax", "blur3x3",
+                              "bucket_count", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"})
+            QTest::newRow(t) << t;
     }
 
     /** Every host instance, at its defaults and at another point of its space, passes the worker's checks. */
     void host_instances_are_correct_on_tasks_they_never_saw() {
         QFETCH(QString, task);
-        Task t = load_task(kftest::data("tasks/" + task.toStdString()));
+        Task t = load_task(task_dir(task.toStdString()));
         std::string why;
         std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Host, &why);
         QVERIFY2(!ks.empty(), why.c_str());
@@ -220,8 +283,9 @@ private slots:
         cfg.cache_dir = cache_;
         Evaluator ev(cfg);
         int compiled = 0;
-        for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax"}) {
-            Task t = load_task(kftest::data(std::string("tasks/") + name));
+        for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax", "blur3x3",
+                                 "bucket_count", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"}) {
+            Task t = load_task(task_dir(name));
             std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
             QVERIFY2(!ks.empty(), name);
             for (const auto& k : ks) {
@@ -236,7 +300,7 @@ private slots:
         TunableSpace space = parse_tunables(k.source);
         CompileResult r = ev.compile(t, {k.source, "tmpl"}, {{"BLOCK", 1024}, {"TPR", 1024}, {"VEC", 1}});
         QVERIFY2(r.ok, r.info.log.c_str());
-        QVERIFY(compiled >= 10);
+        QVERIFY(compiled >= 15);
     }
 
     void recogniser_derives_simple_loops_data() {

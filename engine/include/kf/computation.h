@@ -4,9 +4,10 @@
  * object, docs/task-format.md): the op class, the layout (rows x cols), the per-row
  * reductions ("stats", each a map and a combine), the per-element map or the per-row
  * epilogue. The op-class templates (kf/templates.h) are instantiated from it, for both
- * backends. Expressions are a small C-like language: numbers, names, + - * /, unary -,
- * parentheses and a fixed set of functions (exp, log, sqrt, rsqrt, tanh, erf, abs, sin, cos,
- * sigmoid, relu, pow, min, max).
+ * backends. Expressions are a small C-like language: numbers, `inf`, names, + - * /, unary -,
+ * comparisons (< <= > >= == !=), && || !, parentheses, a fixed set of functions (exp, log,
+ * sqrt, rsqrt, tanh, erf, abs, sin, cos, sigmoid, relu, pow, min, max), select(c, a, b)
+ * and, in a stencil's map, neighbour reads at(x, di, dj) with integer offsets.
  */
 #include <functional>
 #include <map>
@@ -15,6 +16,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -26,17 +28,33 @@ struct Task;
 /** A parsed computation expression; emits C for the templates. */
 class ComputeExpr {
 public:
+    /** A neighbour read at(tensor, di, dj): row offset di, column offset dj. */
+    struct Neighbour {
+        std::string tensor;
+        int di = 0, dj = 0;
+        bool operator<(const Neighbour& o) const {
+            return std::tie(tensor, di, dj) < std::tie(o.tensor, o.di, o.dj);
+        }
+        bool operator==(const Neighbour&) const = default;
+    };
+
     ComputeExpr() = default;
     /** Throws ExprError naming the column and what was expected. */
     static ComputeExpr parse(std::string_view text);
     /** The names it refers to (function names excluded). */
     std::set<std::string> names() const;
+    /** The neighbour reads at(x, di, dj) it makes, each once. */
+    std::set<Neighbour> neighbours() const;
+    /** True when the expression is one name and nothing else. */
+    bool is_name() const;
     const std::string& text() const { return text_; }
     bool empty() const { return !root_; }
     /**
      * C code for the expression: `resolve` turns a name into C (a load, a variable); `fp32`
      * chooses float literals and the float math functions (expf...) over double ones.
-     * `rsqrt` becomes rsqrtf on CUDA and 1/sqrt on the host.
+     * `rsqrt` becomes rsqrtf on CUDA and 1/sqrt on the host. A neighbour read at(x, di, dj)
+     * is resolved as the name "x@di,dj" (e.g. "x@-1,0"); a plain name x is "x@0,0" only when
+     * the resolver says so.
      */
     std::string to_c(const std::function<std::string(const std::string&)>& resolve, bool fp32, bool cuda) const;
 
@@ -65,7 +83,12 @@ struct Computation {
      * elementwise, row_reduce, row_normalize, softmax, matvec, transpose (the layout is the
      * input's rows x cols; the output is cols x rows; `map` is the value moved, of inputs at
      * [r, c], written at [c, r]), gemm (one stat, the sum over `inner` of a product of a
-     * Left and a Right tensor; `map` is each output element's epilogue).
+     * Left and a Right tensor; `map` is each output element's epilogue), row_scan (one stat,
+     * the running combine along the row; `map` per element), stencil (`map` of the inputs and
+     * their neighbours at(x, di, dj) for the cells at least `radius` from every edge,
+     * `border` of the inputs at the cell for the others), histogram (no layout: `map` is the
+     * bin of each element of the inputs, `bins` the output's length; counts of the elements
+     * per bin, those outside [0, bins) not counted).
      */
     std::string op;
     /** The layout as C expressions of the sizes; empty for a flat elementwise map. */
@@ -75,6 +98,9 @@ struct Computation {
     std::vector<ComputationStat> stats;
     ComputeExpr map;       ///< per-element output (elementwise, row_normalize, softmax)
     ComputeExpr epilogue;  ///< per-row output (row_reduce, matvec)
+    ComputeExpr border;    ///< stencil: the value of the cells within `radius` of an edge
+    int radius = 0;        ///< stencil: the largest |di| or |dj| of its neighbour reads
+    std::string bins;      ///< histogram: the number of bins, a C expression of the sizes
     std::string output;    ///< the output tensor it writes
     /** How each input tensor the expressions use is indexed (Full for a flat map). */
     std::map<std::string, Indexing> inputs;

@@ -10,10 +10,12 @@ namespace kf {
 std::vector<TemplateKernel> instantiate_templates(const Task& task, const Computation& c, Backend backend) {
     std::string n_expr;
     if (c.rows.empty()) {
-        // A flat map over the output's elements: its shape, multiplied out in C.
+        // A flat map over the output's elements (a histogram: over its inputs' elements): the
+        // shape, multiplied out in C.
         static const std::regex c_safe("[A-Za-z0-9_+*() -]+");
+        const std::string flat = c.op == "histogram" && !c.inputs.empty() ? c.inputs.begin()->first : c.output;
         for (const auto& t : task.tensors) {
-            if (t.name != c.output) continue;
+            if (t.name != flat) continue;
             for (const auto& d : t.shape) {
                 if (!std::regex_match(d.text(), c_safe)) return {};
                 n_expr += (n_expr.empty() ? "" : " * ") + templates::size_expr(d.text());

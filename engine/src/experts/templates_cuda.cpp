@@ -12,10 +12,16 @@ namespace {
 /** Vector loads and stores of V elements (float4, float2, double2; scalar otherwise). */
 std::string vector_helpers(const std::string& T) {
     std::ostringstream os;
-    os << "template <int V> struct KfVec { " << T << " v[V]; };\n\n"
-       << "template <int V> __device__ __forceinline__ KfVec<V> kf_load(const " << T << "* p) {\n"
+    os << "template <int V> struct KfVec { " << T << " v[V]; };\n"
+       << "template <class A, class B> struct KfSame { static constexpr bool value = false; };\n"
+       << "template <class A> struct KfSame<A, A> { static constexpr bool value = true; };\n\n"
+       << "// V elements from p, converted to " << T << " (a tensor of another type is read element by element).\n"
+       << "template <int V, class E> __device__ __forceinline__ KfVec<V> kf_load(const E* p) {\n"
        << "    KfVec<V> r;\n"
-       << "    if constexpr (V == 4 && sizeof(" << T << ") == 4) {\n"
+       << "    if constexpr (!KfSame<E, " << T << ">::value) {\n"
+       << "#pragma unroll\n"
+       << "        for (int k = 0; k < V; ++k) r.v[k] = static_cast<" << T << ">(p[k]);\n"
+       << "    } else if constexpr (V == 4 && sizeof(" << T << ") == 4) {\n"
        << "        const float4 t = __ldg(reinterpret_cast<const float4*>(p));\n"
        << "        r.v[0] = t.x; r.v[1] = t.y; r.v[2] = t.z; r.v[3] = t.w;\n"
        << "    } else if constexpr (V == 2 && sizeof(" << T << ") == 4) {\n"
@@ -466,9 +472,207 @@ TemplateKernel cuda_gemm(const Task& task, const Computation& c) {
             "GEMM with its epilogue: shared-memory slices, a register tile per thread (tunables: BM, BN, BK, TM, TN)", os.str()};
 }
 
+/** Reads of a tensor through the read-only data cache where CUDA has one for its type. */
+std::string cached_read(const Task& task, const std::string& tensor, const std::string& index) {
+    for (const auto& t : task.tensors)
+        if (t.name == tensor && t.dtype == DType::Bool) return tensor + "[" + index + "]";
+    return "__ldg(" + tensor + " + " + index + ")";
+}
+
+/**
+ * Stencil: a thread per column and ITEMS consecutive rows, BX x BY threads per block; every
+ * neighbour is read straight from global memory through the read-only cache (a row's
+ * neighbours are the next threads' cells, the rows above and below are the block's own or
+ * still in L2). Cells within the radius of an edge take the border expression.
+ */
+TemplateKernel cuda_stencil(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    auto cell = element_resolver(task, c, T, "kf_i", "kf_c", "kf_r");
+    auto at = [&task, &c, T, cell](const std::string& n) -> std::string {
+        const auto sep = n.find('@');
+        if (sep == std::string::npos) return cell(n);
+        const std::string name = n.substr(0, sep);
+        const std::string di = n.substr(sep + 1, n.find(',') - sep - 1), dj = n.substr(n.find(',') + 1);
+        return "static_cast<" + T + ">(" + cached_read(task, name, "kf_i + (" + di + ") * kf_cols + (" + dj + ")") + ")";
+    };
+    const std::string R = std::to_string(c.radius);
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Stencil (CUDA): a thread per column and ITEMS rows, neighbours through the read-only cache.", c)
+       << "\n#define BX 32     // @kf tunable values(16, 32, 64, 128, 256)\n"
+       << "#define BY 8      // @kf tunable values(1, 2, 4, 8, 16)\n"
+       << "#define ITEMS 4   // @kf tunable values(1, 2, 4, 8)\n"
+       << "// @kf constraint BX * BY <= 1024\n"
+       << "// @kf constraint BX * BY >= 32\n\n"
+       << "__global__ void __launch_bounds__(BX * BY) kf_stencil_kernel(" << entry_params(task, Backend::Cuda)
+       << ", long long kf_rows, long long kf_cols, long long kf_groups) {\n"
+       << "    const long long kf_c = static_cast<long long>(blockIdx.x) * BX + threadIdx.x;\n"
+       << "    if (kf_c >= kf_cols) return;\n"
+       << "    // gridDim.y is at most 65535: groups of BY * ITEMS rows beyond it are taken in further rounds.\n"
+       << "    for (long long kf_g = blockIdx.y; kf_g < kf_groups; kf_g += gridDim.y) {\n"
+       << "        const long long kf_r0 = kf_g * (BY * ITEMS) + static_cast<long long>(threadIdx.y) * ITEMS;\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_it = 0; kf_it < ITEMS; ++kf_it) {\n"
+       << "            const long long kf_r = kf_r0 + kf_it;\n"
+       << "            if (kf_r >= kf_rows) break;\n"
+       << "            const long long kf_i = kf_r * kf_cols + kf_c;\n"
+       << "            const bool kf_inside = kf_r >= " << R << " && kf_r < kf_rows - " << R << " && kf_c >= " << R
+       << " && kf_c < kf_cols - " << R << ";\n"
+       << "            " << c.output << "[kf_i] = kf_inside ? static_cast<" << T << ">(" << c.map.to_c(at, f32, true)
+       << ")\n"
+       << "                                  : static_cast<" << T << ">(" << c.border.to_c(cell, f32, true) << ");\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << layout_consts(c)
+       << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
+       << "    const long long kf_groups = (kf_rows + BY * ITEMS - 1) / (BY * ITEMS);\n"
+       << "    const dim3 kf_grid(static_cast<unsigned>((kf_cols + BX - 1) / BX),\n"
+       << "                       static_cast<unsigned>(kf_groups < 65535 ? kf_groups : 65535));\n"
+       << "    kf_stencil_kernel<<<kf_grid, dim3(BX, BY), 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols, kf_groups);\n"
+       << launch_check() << "}\n";
+    return {"stencil-direct", "template/stencil-direct",
+            "stencil, a thread per column and ITEMS rows, neighbours through the read-only cache (tunables: BX, BY, ITEMS)",
+            os.str()};
+}
+
+/**
+ * Histogram: a grid of BLOCKS_PER_SM blocks per multiprocessor strides over the input in
+ * VEC-element vector loads; each block counts into COPIES sub-histograms in shared memory
+ * (a thread uses copy threadIdx.x % COPIES, so that threads of a warp meeting on one bin
+ * spread over copies), then adds its counts to the output with one global atomic per bin.
+ * Bins that do not fit in shared memory are counted with global atomics.
+ */
+TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std::string& n_expr) {
+    std::string out_type = "int32_t";
+    bool wide = false;
+    for (const auto& t : task.tensors)
+        if (t.name == c.output) wide = t.dtype == DType::I64;
+    if (wide) out_type = "int64_t";
+    auto bin = resolver(task, c, "double", [](const std::string& n) { return "kf_p_" + n + "[kf_k]"; });
+    auto bin_scalar = resolver(task, c, "double", [](const std::string& n) { return n + "[kf_i]"; });
+    const std::string bin_c = c.map.to_c(bin, false, true), bin_scalar_c = c.map.to_c(bin_scalar, false, true);
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Histogram (CUDA): vector loads, COPIES sub-histograms per block in shared memory, one global atomic per bin and block.", c)
+       << "\n#define BLOCK 256         // @kf tunable values(128, 256, 512, 1024)\n"
+       << "#define VEC 16            // @kf tunable values(1, 2, 4, 8, 16)\n"
+       << "#define COPIES 4          // @kf tunable values(1, 2, 4, 8, 16)\n"
+       << "#define BLOCKS_PER_SM 4   // @kf tunable values(1, 2, 4, 8, 16)\n\n"
+       << "// V elements from p: one 16-, 8- or 4-byte load when they make one, element by element otherwise.\n"
+       << "template <int V, class E> __device__ __forceinline__ void kf_load_pack(const E* p, E (&out)[V]) {\n"
+       << "    if constexpr (sizeof(E) * V == 16) {\n"
+       << "        union { uint4 u; E e[V]; } t;\n"
+       << "        t.u = __ldg(reinterpret_cast<const uint4*>(p));\n"
+       << "#pragma unroll\n"
+       << "        for (int k = 0; k < V; ++k) out[k] = t.e[k];\n"
+       << "    } else if constexpr (sizeof(E) * V == 8) {\n"
+       << "        union { uint2 u; E e[V]; } t;\n"
+       << "        t.u = __ldg(reinterpret_cast<const uint2*>(p));\n"
+       << "#pragma unroll\n"
+       << "        for (int k = 0; k < V; ++k) out[k] = t.e[k];\n"
+       << "    } else if constexpr (sizeof(E) * V == 4) {\n"
+       << "        union { unsigned int u; E e[V]; } t;\n"
+       << "        t.u = __ldg(reinterpret_cast<const unsigned int*>(p));\n"
+       << "#pragma unroll\n"
+       << "        for (int k = 0; k < V; ++k) out[k] = t.e[k];\n"
+       << "    } else {\n"
+       << "#pragma unroll\n"
+       << "        for (int k = 0; k < V; ++k) out[k] = p[k];\n"
+       << "    }\n"
+       << "}\n\n"
+       << "__device__ __forceinline__ void kf_global_add(" << out_type << "* p, unsigned int v) {\n"
+       << (wide ? "    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));\n"
+                : "    atomicAdd(reinterpret_cast<unsigned int*>(p), v);\n")
+       << "}\n\n"
+       << "template <int V, bool SHARED>\n__global__ void __launch_bounds__(BLOCK) kf_histogram_kernel("
+       << entry_params(task, Backend::Cuda) << ", long long kf_n, long long kf_bins) {\n"
+       << "    extern __shared__ unsigned int kf_h[];  // COPIES copies of bins + 1 words (padded: one bin's copies in different banks) when SHARED\n"
+       << "    if constexpr (SHARED) {\n"
+       << "        for (long long kf_b = threadIdx.x; kf_b < COPIES * (kf_bins + 1); kf_b += BLOCK) kf_h[kf_b] = 0;\n"
+       << "        __syncthreads();\n"
+       << "    }\n"
+       << "    unsigned int* kf_mine = kf_h + (threadIdx.x % COPIES) * (kf_bins + 1);\n"
+       << "    (void)kf_mine;\n"
+       << "    auto kf_count = [&](long long kf_bin) {\n"
+       << "        if (kf_bin < 0 || kf_bin >= kf_bins) return;\n"
+       << "        if constexpr (SHARED) atomicAdd(kf_mine + kf_bin, 1u);\n"
+       << "        else kf_global_add(" << c.output << " + kf_bin, 1u);\n"
+       << "    };\n"
+       << "    const long long kf_stride = static_cast<long long>(gridDim.x) * BLOCK;\n"
+       << "    const long long kf_nv = kf_n / V;\n"
+       << "    for (long long kf_j = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x; kf_j < kf_nv; kf_j += kf_stride) {\n";
+    for (const auto& [n, ix] : c.inputs) {
+        (void)ix;
+        std::string type;
+        for (const auto& t : task.tensors)
+            if (t.name == n) type = std::string(cuda_type_name(t.dtype));
+        os << "        " << type << " kf_p_" << n << "[V];\n"
+           << "        kf_load_pack<V>(" << n << " + kf_j * V, kf_p_" << n << ");\n";
+    }
+    os << "#pragma unroll\n"
+       << "        for (int kf_k = 0; kf_k < V; ++kf_k) kf_count(static_cast<long long>(" << bin_c << "));\n"
+       << "    }\n"
+       << "    for (long long kf_i = kf_nv * V + static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x; kf_i < kf_n; kf_i += kf_stride)\n"
+       << "        kf_count(static_cast<long long>(" << bin_scalar_c << "));\n"
+       << "    if constexpr (SHARED) {\n"
+       << "        __syncthreads();\n"
+       << "        for (long long kf_b = threadIdx.x; kf_b < kf_bins; kf_b += BLOCK) {\n"
+       << "            unsigned int kf_t = 0;\n"
+       << "            for (int kf_copy = 0; kf_copy < COPIES; ++kf_copy) kf_t += kf_h[kf_copy * (kf_bins + 1) + kf_b];\n"
+       << "            if (kf_t != 0) kf_global_add(" << c.output << " + kf_b, kf_t);\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n\n"
+       << "static bool kf_aligned(const void* p, int bytes) {\n"
+       << "    return reinterpret_cast<unsigned long long>(p) % static_cast<unsigned long long>(bytes) == 0;\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << "    const long long kf_n = " << n_expr << ";\n"
+       << "    const long long kf_bins = " << size_expr(c.bins) << ";\n"
+       << "    if (kf_bins <= 0) return;\n"
+       << "    cudaMemsetAsync(" << c.output << ", 0, static_cast<size_t>(kf_bins) * sizeof(" << out_type << "), stream);\n"
+       << "    if (kf_n <= 0) return;\n"
+       << "    static int kf_sms = 0;\n"
+       << "    if (kf_sms == 0) {\n"
+       << "        int kf_dev = 0;\n"
+       << "        cudaGetDevice(&kf_dev);\n"
+       << "        cudaDeviceGetAttribute(&kf_sms, cudaDevAttrMultiProcessorCount, kf_dev);\n"
+       << "        if (kf_sms <= 0) kf_sms = 1;\n"
+       << "    }\n"
+       << "    bool kf_vec = true;\n";
+    for (const auto& [n, ix] : c.inputs) {
+        (void)ix;
+        os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(*" << n << "));\n";
+    }
+    os << "    const long long kf_v = kf_vec ? VEC : 1;\n"
+       << "    long long kf_grid = (kf_n / kf_v + BLOCK - 1) / BLOCK;\n"
+       << "    if (kf_grid > static_cast<long long>(kf_sms) * BLOCKS_PER_SM) kf_grid = static_cast<long long>(kf_sms) * BLOCKS_PER_SM;\n"
+       << "    if (kf_grid < 1) kf_grid = 1;\n"
+       << "    const size_t kf_smem = static_cast<size_t>(COPIES) * static_cast<size_t>(kf_bins + 1) * sizeof(unsigned int);\n"
+       << "    const unsigned kf_g = static_cast<unsigned>(kf_grid);\n"
+       << "    if (kf_smem <= 48 * 1024) {\n"
+       << "        if (kf_vec) kf_histogram_kernel<VEC, true><<<kf_g, BLOCK, kf_smem, stream>>>(" << entry_args(task)
+       << ", kf_n, kf_bins);\n"
+       << "        else kf_histogram_kernel<1, true><<<kf_g, BLOCK, kf_smem, stream>>>(" << entry_args(task) << ", kf_n, kf_bins);\n"
+       << "    } else {\n"
+       << "        if (kf_vec) kf_histogram_kernel<VEC, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task)
+       << ", kf_n, kf_bins);\n"
+       << "        else kf_histogram_kernel<1, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_n, kf_bins);\n"
+       << "    }\n"
+       << launch_check() << "}\n";
+    return {"histogram-shared", "template/histogram-shared",
+            "histogram, vector loads into per-block shared-memory sub-histograms (tunables: BLOCK, VEC, COPIES, BLOCKS_PER_SM)",
+            os.str()};
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& c, const std::string& n_expr) {
+    if (c.op == "histogram") return {cuda_histogram(task, c, n_expr)};
+    if (c.op == "stencil") return {cuda_stencil(task, c)};
     if (c.rows.empty()) return {cuda_map(task, c, n_expr)};
     if (c.op == "transpose") return {cuda_transpose(task, c)};
     if (c.op == "gemm") return {cuda_gemm(task, c)};

@@ -202,9 +202,98 @@ TemplateKernel host_gemm(const Task& task, const Computation& c) {
             "GEMM with its epilogue: row blocks over OpenMP, inner slices, SIMD over columns (tunables: BLOCK_M, BLOCK_K)", os.str()};
 }
 
+/**
+ * Stencil: OpenMP over rows in chunks of CHUNK; the interior of each row in a SIMD loop over
+ * its columns, the cells within the radius of an edge from the border expression.
+ */
+TemplateKernel host_stencil(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    auto cell = element_resolver(task, c, T, "kf_base + kf_c", "kf_c", "kf_r");
+    auto at = [T, cell](const std::string& n) -> std::string {
+        const auto sep = n.find('@');
+        if (sep == std::string::npos) return cell(n);
+        const std::string di = n.substr(sep + 1, n.find(',') - sep - 1), dj = n.substr(n.find(',') + 1);
+        return "static_cast<" + T + ">(" + n.substr(0, sep) + "[kf_base + kf_c + (" + di + ") * kf_cols + (" + dj + ")])";
+    };
+    const std::string R = std::to_string(c.radius);
+    const std::string border = c.output + "[kf_base + kf_c] = static_cast<" + T + ">(" + c.border.to_c(cell, f32, false) + ");";
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
+       << header_comment("Stencil (host): OpenMP over rows in chunks of CHUNK, a SIMD loop over each row's interior.", c)
+       << "\n#define CHUNK 8  // @kf tunable values(1, 2, 8, 32, 128)\n\n"
+       << entry_definition(task, Backend::Host) << " {\n"
+       << layout_consts(c)
+       << "    const long long kf_lo = " << R << " < kf_cols ? " << R << " : kf_cols;  // the interior columns: [kf_lo, kf_hi)\n"
+       << "    const long long kf_hi = kf_cols - " << R << " > kf_lo ? kf_cols - " << R << " : kf_lo;\n"
+       << "#pragma omp parallel for schedule(static, CHUNK)\n"
+       << "    for (long long kf_r = 0; kf_r < kf_rows; ++kf_r) {\n"
+       << "        const long long kf_base = kf_r * kf_cols;\n"
+       << "        if (kf_r < " << R << " || kf_r >= kf_rows - " << R << ") {\n"
+       << "            for (long long kf_c = 0; kf_c < kf_cols; ++kf_c) " << border << "\n"
+       << "            continue;\n"
+       << "        }\n"
+       << "        for (long long kf_c = 0; kf_c < kf_lo; ++kf_c) " << border << "\n"
+       << "#pragma omp simd\n"
+       << "        for (long long kf_c = kf_lo; kf_c < kf_hi; ++kf_c)\n"
+       << "            " << c.output << "[kf_base + kf_c] = static_cast<" << T << ">(" << c.map.to_c(at, f32, false) << ");\n"
+       << "        for (long long kf_c = kf_hi; kf_c < kf_cols; ++kf_c) " << border << "\n"
+       << "    }\n"
+       << "}\n";
+    return {"stencil-omp", "template/stencil-omp",
+            "stencil, OpenMP over rows in chunks of CHUNK, SIMD over each row's interior (tunable: CHUNK)", os.str()};
+}
+
+/**
+ * Histogram: each OpenMP thread counts its share of the input into COPIES private
+ * histograms (consecutive elements go to different copies, so that a run of one value does
+ * not wait on its own count), then adds them to the output in a critical section.
+ */
+TemplateKernel host_histogram(const Task& task, const Computation& c, const std::string& n_expr) {
+    std::string out_type = "int32_t";
+    for (const auto& t : task.tensors)
+        if (t.name == c.output && t.dtype == DType::I64) out_type = "int64_t";
+    auto bin = resolver(task, c, "double", [](const std::string& n) { return n + "[kf_i + kf_k]"; });
+    auto bin_scalar = resolver(task, c, "double", [](const std::string& n) { return n + "[kf_i]"; });
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n#include <vector>\n\n"
+       << header_comment("Histogram (host): COPIES private histograms per OpenMP thread, added to the output at the end.", c)
+       << "\n#define COPIES 4  // @kf tunable values(1, 2, 4, 8)\n\n"
+       << entry_definition(task, Backend::Host) << " {\n"
+       << "    const long long kf_n = " << n_expr << ";\n"
+       << "    const long long kf_bins = " << size_expr(c.bins) << ";\n"
+       << "    for (long long kf_b = 0; kf_b < kf_bins; ++kf_b) " << c.output << "[kf_b] = 0;\n"
+       << "#pragma omp parallel\n"
+       << "    {\n"
+       << "        std::vector<long long> kf_h(static_cast<size_t>(COPIES * kf_bins), 0);\n"
+       << "        auto kf_count = [&](int kf_copy, long long kf_bin) {\n"
+       << "            if (kf_bin >= 0 && kf_bin < kf_bins) ++kf_h[static_cast<size_t>(kf_copy * kf_bins + kf_bin)];\n"
+       << "        };\n"
+       << "        const long long kf_whole = kf_n / COPIES * COPIES;\n"
+       << "#pragma omp for schedule(static)\n"
+       << "        for (long long kf_i = 0; kf_i < kf_whole; kf_i += COPIES)\n"
+       << "            for (int kf_k = 0; kf_k < COPIES; ++kf_k) kf_count(kf_k, static_cast<long long>(" << c.map.to_c(bin, false, false)
+       << "));\n"
+       << "#pragma omp single\n"
+       << "        for (long long kf_i = kf_whole; kf_i < kf_n; ++kf_i) kf_count(0, static_cast<long long>("
+       << c.map.to_c(bin_scalar, false, false) << "));\n"
+       << "#pragma omp critical\n"
+       << "        for (long long kf_b = 0; kf_b < kf_bins; ++kf_b) {\n"
+       << "            long long kf_t = 0;\n"
+       << "            for (int kf_k = 0; kf_k < COPIES; ++kf_k) kf_t += kf_h[static_cast<size_t>(kf_k * kf_bins + kf_b)];\n"
+       << "            " << c.output << "[kf_b] = static_cast<" << out_type << ">(" << c.output << "[kf_b] + kf_t);\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n";
+    return {"histogram-private", "template/histogram-private",
+            "histogram, COPIES private histograms per OpenMP thread (tunable: COPIES)", os.str()};
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> host_templates(const Task& task, const Computation& c, const std::string& n_expr) {
+    if (c.op == "histogram") return {host_histogram(task, c, n_expr)};
+    if (c.op == "stencil") return {host_stencil(task, c)};
     if (c.rows.empty()) return {host_map(task, c, n_expr)};
     if (c.op == "transpose") return {host_transpose(task, c)};
     if (c.op == "gemm") return {host_gemm(task, c)};

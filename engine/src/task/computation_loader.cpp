@@ -1,6 +1,7 @@
 // The manifest's `computation` object (docs/task-format.md): read, checked against the task's
 // tensors, sizes and cases, every rejection naming its field.
 #include <algorithm>
+#include <cstdlib>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -66,15 +67,23 @@ public:
         const std::string P = "computation";
         if (!j.is_object()) fail(P, "expected an object");
         for (auto it = j.begin(); it != j.end(); ++it) {
-            static const std::vector<std::string> keys = {"op", "layout", "stats", "map", "epilogue", "output", "description"};
+            static const std::vector<std::string> keys = {"op",     "layout", "stats", "map", "epilogue",
+                                                          "border", "bins",   "output", "description"};
             if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) fail(P + "." + it.key(), "unknown field");
         }
         Computation c;
         c.op = text(j, "op", P, true);
         const auto& ops = computation_ops();
         if (std::find(ops.begin(), ops.end(), c.op) == ops.end())
-            fail(P + ".op", "unknown op '" + c.op + "' (elementwise, row_reduce, row_normalize, softmax, matvec, transpose, gemm, row_scan)");
-        const bool rows_op = c.op != "elementwise";
+            fail(P + ".op", "unknown op '" + c.op +
+                               "' (elementwise, row_reduce, row_normalize, softmax, matvec, transpose, gemm, row_scan, stencil, "
+                               "histogram)");
+        const bool histogram = c.op == "histogram";
+        const bool stencil = c.op == "stencil";
+        const bool rows_op = c.op != "elementwise" && !histogram;
+        for (const char* key : {"border", "bins"})
+            if (j.contains(key) && (std::string(key) == "border" ? !stencil : !histogram))
+                fail(P + "." + key, std::string("only a ") + (std::string(key) == "border" ? "stencil" : "histogram") + " has a " + key);
         const bool transpose = c.op == "transpose";
         const bool gemm = c.op == "gemm";
 
@@ -91,12 +100,20 @@ public:
         if (!out || out->role != TensorRole::Output) fail(P + ".output", "'" + c.output + "' is not an output tensor");
         if (outputs.size() != 1)
             fail(P + ".output", "a computation describes the task's only output; this task has " + std::to_string(outputs.size()));
-        if (out->dtype != DType::F32 && out->dtype != DType::F64)
+        if (histogram) {
+            if (out->dtype != DType::I32 && out->dtype != DType::I64)
+                fail(P + ".output", "a histogram writes i32 or i64 counts, '" + c.output + "' is " + std::string(to_string(out->dtype)));
+        } else if (out->dtype != DType::F32 && out->dtype != DType::F64) {
             fail(P + ".output", "the templates write f32 or f64 outputs, '" + c.output + "' is " + std::string(to_string(out->dtype)));
+        }
 
         // The layout.
-        Expr rows, cols, inner;
-        if (j.contains("layout")) {
+        Expr rows, cols, inner, bins;
+        if (histogram) {
+            if (j.contains("layout")) fail(P + ".layout", "a histogram has no layout: its inputs are read as flat arrays");
+            c.bins = text(j, "bins", P, true);
+            bins = layout(c.bins, P + ".bins");
+        } else if (j.contains("layout")) {
             const json& l = j.at("layout");
             if (!l.is_object()) fail(P + ".layout", "expected {\"rows\": ..., \"cols\": ...}");
             for (auto it = l.begin(); it != l.end(); ++it)
@@ -125,9 +142,9 @@ public:
                 const TensorSpec* ts = tensor(n);
                 if (!ts) fail(field, "unknown name '" + n + "' (tensors, sizes, params" + (rows_op ? ", earlier stats" : "") + ")");
                 if (ts->role != TensorRole::Input) fail(field, "'" + n + "' is an output; expressions read inputs");
-                if (ts->dtype != out->dtype)
-                    fail(field, "'" + n + "' is " + std::string(to_string(ts->dtype)) + ", the output " +
-                                    std::string(to_string(out->dtype)) + " (the templates use one element type)");
+                if (ts->dtype == DType::F16 || ts->dtype == DType::BF16)
+                    fail(field, "'" + n + "' is " + std::string(to_string(ts->dtype)) +
+                                    ": the templates read f32, f64, i32, i64, u8 and bool tensors");
                 used_tensors.insert(n);
                 if (per_row) per_row_names_.insert(n);
             }
@@ -136,8 +153,9 @@ public:
         const json& stats = j.contains("stats") ? j.at("stats") : json::array();
         if (!stats.is_array()) fail(P + ".stats", "expected an array");
         if (!rows_op && !stats.empty()) fail(P + ".stats", "an elementwise map has no reductions");
+        if ((stencil || histogram) && !stats.empty()) fail(P + ".stats", "a " + c.op + " has no reductions");
         if (transpose && !stats.empty()) fail(P + ".stats", "a transpose has no reductions");
-        if (rows_op && !transpose && stats.empty()) fail(P + ".stats", c.op + " needs at least one reduction over the row");
+        if (rows_op && !transpose && !stencil && stats.empty()) fail(P + ".stats", c.op + " needs at least one reduction over the row");
         if (gemm && stats.size() != 1) fail(P + ".stats", "gemm has one stat: the sum over inner of a product");
         if (c.op == "row_scan" && stats.size() != 1)
             fail(P + ".stats", "row_scan has one stat: the running combine along the row");
@@ -175,6 +193,19 @@ public:
             if (j.contains("epilogue")) fail(P + ".epilogue", c.op + " writes every element: use \"map\"");
             c.map = expr(text(j, "map", P, true), P + ".map");
             check_names(c.map, P + ".map", locals, false);
+            if (stencil) {
+                c.border = expr(text(j, "border", P, true), P + ".border");
+                check_names(c.border, P + ".border", locals, false);
+                if (!c.border.neighbours().empty())
+                    fail(P + ".border", "the border cells read their own element only (no at())");
+                for (const auto& nb : c.map.neighbours()) {
+                    const TensorSpec* ts = tensor(nb.tensor);
+                    if (!ts || ts->role != TensorRole::Input) fail(P + ".map", "at(" + nb.tensor + ", ...): not an input tensor");
+                    c.radius = std::max({c.radius, std::abs(nb.di), std::abs(nb.dj)});
+                    neighbour_names_.insert(nb.tensor);
+                }
+                if (c.radius == 0) fail(P + ".map", "a stencil reads neighbours: at(x, di, dj) with an offset other than 0");
+            }
             if (gemm)
                 for (const auto& n : c.map.names())
                     if (product_names_.count(n))
@@ -182,10 +213,41 @@ public:
                                              (c.stats.empty() ? std::string("the stat") : c.stats[0].name) + ")");
         }
 
+        for (const ComputeExpr* e : {&c.map, &c.epilogue})
+            if (!stencil && !e->neighbours().empty())
+                fail(P + (e == &c.map ? ".map" : ".epilogue"), "at() reads neighbours in a stencil's map only");
+        for (const auto& st : c.stats)
+            if (!st.map.neighbours().empty()) fail(P + ".stats", "at() reads neighbours in a stencil's map only");
+
+        if (histogram) {
+            // Every input is read at the same flat index: all have one element count per case.
+            const TensorSpec* first = nullptr;
+            for (const auto& name : used_tensors) {
+                const TensorSpec& ts = *tensor(name);
+                if (!first) first = &ts;
+                for (const auto& tc : t_.cases)
+                    if (t_.elements_of(ts, tc) != t_.elements_of(*first, tc))
+                        fail(P + " (tensor '" + name + "')", "a histogram reads inputs of one length ('" + first->name + "')");
+                c.inputs[name] = Indexing::Full;
+            }
+            if (!first) fail(P + ".map", "the bin must depend on an input tensor");
+            for (const auto& tc : t_.cases) {
+                const double want = bins.eval(t_.variables(tc));
+                const double on = static_cast<double>(t_.elements_of(*out, tc));
+                if (want < 1 || on != want)
+                    fail(P + ".bins", "'" + c.output + "' has " + std::to_string(static_cast<long long>(on)) + " elements in case '" +
+                                          tc.name + "', bins gives " + std::to_string(static_cast<long long>(want)));
+            }
+            return c;
+        }
+
         // Indexing of each tensor used, from its element count at every case.
         for (const auto& name : used_tensors) {
             const TensorSpec& ts = *tensor(name);
             if (gemm) {
+                if (product_names_.count(name) && ts.dtype != out->dtype)
+                    fail(P + " (tensor '" + name + "')", "a gemm's factors are of the output's type (" +
+                                                             std::string(to_string(out->dtype)) + ")");
                 index_gemm_tensor(c, name, ts, rows, cols, inner);
                 continue;
             }
@@ -220,6 +282,8 @@ public:
             }
             if (transpose && c.inputs[name] != Indexing::Full)
                 fail(field, "a transpose reads inputs of rows x cols elements");
+            if (neighbour_names_.count(name) && c.inputs[name] != Indexing::Full)
+                fail(P + ".map", "at(" + name + ", ...): a stencil's neighbours are read from rows x cols tensors");
             if (per_row_names_.count(name) && c.inputs[name] != Indexing::PerRow)
                 fail(P + ".epilogue", "'" + name + "' has an element per column: the epilogue sees one row at a time");
         }
@@ -284,6 +348,7 @@ private:
     const Task& t_;
     mutable std::set<std::string> per_row_names_;
     mutable std::set<std::string> product_names_;
+    mutable std::set<std::string> neighbour_names_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The computation expressions of a task manifest: parsed into a small tree, emitted as C for
 // the op-class templates (float or double, host or CUDA math functions).
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -10,7 +11,7 @@
 namespace kf {
 
 struct ComputeExpr::Node {
-    enum Kind { Number, Name, Neg, Binary, Call } kind = Number;
+    enum Kind { Number, Name, Neg, Not, Binary, Call } kind = Number;
     double value = 0;
     std::string text;  ///< name, function name or operator
     std::vector<std::shared_ptr<const Node>> args;
@@ -25,8 +26,18 @@ using Node = ComputeExpr::Node;
 const std::map<std::string, int>& functions() {
     static const std::map<std::string, int> f = {
         {"exp", 1}, {"log", 1}, {"sqrt", 1}, {"rsqrt", 1}, {"tanh", 1}, {"erf", 1}, {"abs", 1}, {"sin", 1},
-        {"cos", 1}, {"sigmoid", 1}, {"relu", 1}, {"pow", 2}, {"min", 2}, {"max", 2}};
+        {"cos", 1}, {"sigmoid", 1}, {"relu", 1}, {"pow", 2}, {"min", 2}, {"max", 2}, {"select", 3}, {"at", 3}};
     return f;
+}
+
+/** The integer value of a constant offset (a number or a negated one), if it is one. */
+std::optional<int> integer_constant(const ComputeExpr::Node& n) {
+    if (n.kind == ComputeExpr::Node::Neg) {
+        auto v = integer_constant(*n.args[0]);
+        return v ? std::optional<int>(-*v) : std::nullopt;
+    }
+    if (n.kind != ComputeExpr::Node::Number || n.value != std::floor(n.value) || std::fabs(n.value) > 1024) return std::nullopt;
+    return static_cast<int>(n.value);
 }
 
 class Parser {
@@ -34,7 +45,7 @@ public:
     explicit Parser(std::string_view t) : t_(t) {}
 
     NodeP parse() {
-        NodeP n = sum();
+        NodeP n = logic_or();
         skip();
         if (pos_ != t_.size()) fail("unexpected '" + std::string(1, t_[pos_]) + "'");
         return n;
@@ -55,26 +66,55 @@ private:
         }
         return false;
     }
-    static NodeP binary(char op, NodeP a, NodeP b) {
+    bool eat(std::string_view token) {
+        skip();
+        if (t_.substr(pos_, token.size()) != token) return false;
+        pos_ += token.size();
+        return true;
+    }
+    static NodeP binary(std::string op, NodeP a, NodeP b) {
         auto n = std::make_shared<Node>();
         n->kind = Node::Binary;
-        n->text = std::string(1, op);
+        n->text = std::move(op);
         n->args = {std::move(a), std::move(b)};
+        return n;
+    }
+    NodeP logic_or() {
+        NodeP n = logic_and();
+        while (eat(std::string_view("||"))) n = binary("||", n, logic_and());
+        return n;
+    }
+    NodeP logic_and() {
+        NodeP n = comparison();
+        while (eat(std::string_view("&&"))) n = binary("&&", n, comparison());
+        return n;
+    }
+    /** One comparison at most: a < b < c is refused rather than read as C would. */
+    NodeP comparison() {
+        NodeP n = sum();
+        for (std::string_view op : {"<=", ">=", "==", "!=", "<", ">"})
+            if (eat(op)) {
+                n = binary(std::string(op), n, sum());
+                skip();
+                for (std::string_view next : {"<", ">", "==", "!="})
+                    if (t_.substr(pos_, next.size()) == next) fail("chained comparison: use && (a < b && b < c)");
+                return n;
+            }
         return n;
     }
     NodeP sum() {
         NodeP n = product();
         while (true) {
-            if (eat('+')) n = binary('+', n, product());
-            else if (eat('-')) n = binary('-', n, product());
+            if (eat('+')) n = binary("+", n, product());
+            else if (eat('-')) n = binary("-", n, product());
             else return n;
         }
     }
     NodeP product() {
         NodeP n = unary();
         while (true) {
-            if (eat('*')) n = binary('*', n, unary());
-            else if (eat('/')) n = binary('/', n, unary());
+            if (eat('*')) n = binary("*", n, unary());
+            else if (eat('/')) n = binary("/", n, unary());
             else return n;
         }
     }
@@ -82,6 +122,13 @@ private:
         if (eat('-')) {
             auto n = std::make_shared<Node>();
             n->kind = Node::Neg;
+            n->args = {unary()};
+            return n;
+        }
+        skip();
+        if (t_.substr(pos_, 2) != "!=" && eat('!')) {
+            auto n = std::make_shared<Node>();
+            n->kind = Node::Not;
             n->args = {unary()};
             return n;
         }
@@ -93,7 +140,7 @@ private:
         if (pos_ >= t_.size()) fail("expected a number, a name or '('");
         char c = t_[pos_];
         if (eat('(')) {
-            NodeP n = sum();
+            NodeP n = logic_or();
             if (!eat(')')) fail("expected ')'");
             return n;
         }
@@ -119,16 +166,26 @@ private:
                 if (f == functions().end()) {
                     pos_ = start;
                     fail("unknown function '" + name +
-                         "' (exp, log, sqrt, rsqrt, tanh, erf, abs, sin, cos, sigmoid, relu, pow, min, max)");
+                         "' (exp, log, sqrt, rsqrt, tanh, erf, abs, sin, cos, sigmoid, relu, pow, min, max, select, at)");
                 }
                 n->kind = Node::Call;
                 if (!eat(')')) {
-                    do n->args.push_back(sum());
+                    do n->args.push_back(logic_or());
                     while (eat(','));
                     if (!eat(')')) fail("expected ')' or ','");
                 }
                 if (static_cast<int>(n->args.size()) != f->second)
                     fail(name + "() takes " + std::to_string(f->second) + " argument(s)");
+                if (name == "at") {
+                    if (n->args[0]->kind != Node::Name) fail("at(x, di, dj): the first argument is a tensor's name");
+                    if (!integer_constant(*n->args[1]) || !integer_constant(*n->args[2]))
+                        fail("at(x, di, dj): the offsets are integer constants (e.g. at(x, -1, 0))");
+                }
+                return n;
+            }
+            if (name == "inf") {
+                n->kind = Node::Number;
+                n->value = INFINITY;
                 return n;
             }
             n->kind = Node::Name;
@@ -146,6 +203,14 @@ void collect(const Node& n, std::set<std::string>& out) {
     for (const auto& a : n.args) collect(*a, out);
 }
 
+void collect_neighbours(const Node& n, std::set<ComputeExpr::Neighbour>& out) {
+    if (n.kind == Node::Call && n.text == "at") {
+        out.insert({n.args[0]->text, *integer_constant(*n.args[1]), *integer_constant(*n.args[2])});
+        return;
+    }
+    for (const auto& a : n.args) collect_neighbours(*a, out);
+}
+
 std::string literal(double v, bool fp32) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9g", v);
@@ -158,13 +223,20 @@ std::string emit(const Node& n, const std::function<std::string(const std::strin
     auto arg = [&](std::size_t k) { return emit(*n.args[k], resolve, fp32, cuda); };
     const std::string f = fp32 ? "f" : "";
     switch (n.kind) {
-        case Node::Number: return literal(n.value, fp32);
+        case Node::Number:
+            if (std::isinf(n.value)) return fp32 ? "INFINITY" : "((double)INFINITY)";
+            return literal(n.value, fp32);
         case Node::Name: return "(" + resolve(n.text) + ")";
         case Node::Neg: return "(-" + arg(0) + ")";
+        case Node::Not: return "(!" + arg(0) + ")";
         case Node::Binary: return "(" + arg(0) + " " + n.text + " " + arg(1) + ")";
         case Node::Call: {
             const std::string& fn = n.text;
             const std::string one = literal(1, fp32), zero = literal(0, fp32);
+            if (fn == "select") return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
+            if (fn == "at")
+                return "(" + resolve(n.args[0]->text + "@" + std::to_string(*integer_constant(*n.args[1])) + "," +
+                                 std::to_string(*integer_constant(*n.args[2]))) + ")";
             if (fn == "sigmoid") return "(" + one + " / (" + one + " + exp" + f + "(-" + arg(0) + ")))";
             if (fn == "relu") return "fmax" + f + "(" + arg(0) + ", " + zero + ")";
             if (fn == "rsqrt") return cuda ? "rsqrt" + f + "(" + arg(0) + ")" : "(" + one + " / sqrt" + f + "(" + arg(0) + "))";
@@ -193,13 +265,21 @@ std::set<std::string> ComputeExpr::names() const {
     return out;
 }
 
+std::set<ComputeExpr::Neighbour> ComputeExpr::neighbours() const {
+    std::set<Neighbour> out;
+    if (root_) collect_neighbours(*root_, out);
+    return out;
+}
+
+bool ComputeExpr::is_name() const { return root_ && root_->kind == Node::Name; }
+
 std::string ComputeExpr::to_c(const std::function<std::string(const std::string&)>& resolve, bool fp32, bool cuda) const {
     return root_ ? kf::emit(*root_, resolve, fp32, cuda) : std::string();
 }
 
 const std::vector<std::string>& computation_ops() {
     static const std::vector<std::string> ops = {"elementwise", "row_reduce", "row_normalize", "softmax", "matvec", "transpose", "gemm",
-                                                "row_scan"};
+                                                "row_scan", "stencil", "histogram"};
     return ops;
 }
 
@@ -213,6 +293,10 @@ std::string Computation::summary() const {
     if (op == "row_scan" && !stats.empty())
         return "row_scan over " + rows + " x " + cols + ": " + stats[0].name + " = inclusive " + stats[0].combine + " of (" +
                stats[0].map.text() + ") along the row; " + output + " = " + map.text();
+    if (op == "stencil")
+        return "stencil over " + rows + " x " + cols + " (radius " + std::to_string(radius) + "): " + output + " = " + map.text() +
+               "; within " + std::to_string(radius) + " of an edge " + output + " = " + border.text();
+    if (op == "histogram") return "histogram of " + bins + " bins: " + output + "[" + map.text() + "] += 1";
     if (op == "gemm" && !stats.empty())
         return "gemm " + rows + " x " + cols + " over " + inner + ": " + stats[0].name + " = sum(" + stats[0].map.text() + "); " +
                output + " = " + map.text();
