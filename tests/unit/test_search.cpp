@@ -302,8 +302,17 @@ private slots:
         QCOMPARE(joined, straight.keys);
     }
 
+    void failed_parents_are_repaired_or_abandoned_data() {
+        QTest::addColumn<int>("islands");
+        QTest::newRow("one island") << 1;
+        // Four islands keep four children in flight: the parent's repairs proposed before the
+        // first results came back count too.
+        QTest::newRow("four islands") << 4;
+    }
+
     /** Children of a failed parent are repairs: rewarded for becoming correct, the parent abandoned after 3 failures (its failed ancestors' included). */
     void failed_parents_are_repaired_or_abandoned() {
+        QFETCH(int, islands);
         // Nothing can repair this kernel: its children fail, and it is given up.
         Recorder r;
         std::vector<SearchEvent> events;
@@ -312,7 +321,7 @@ private slots:
         h.on_event = [&](const SearchEvent& e) { events.push_back(e); };
         h.on_result = [&](const Child& c, const Diagnosis&) { parents_of[c.id] = c.proposal.parents; };
         SearchConfig cfg = config(60);
-        cfg.islands.islands = 1;
+        cfg.islands.islands = islands;
         Search s(cfg, {}, h);
         Proposal wrong;
         wrong.source = std::string("// ALWAYS_WRONG\n") + kTemplate;

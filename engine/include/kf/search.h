@@ -163,6 +163,8 @@ private:
     enum class ProposeOutcome { Proposed, Started, Nothing };
     Member evaluate_into_member(const Child& c, const Diagnosis& d);
     ProposeOutcome propose_one(std::deque<Child>& ready);
+    /** Counts a child of a failed parent as one of its repairs until its result comes. */
+    void note_repair_in_flight(const Child& c);
     ProposeOutcome propose_for_island(int island, std::deque<Child>& ready);
     void collect_async(std::deque<Child>& ready, bool wait);
     void process_result(const Child& c, const Diagnosis& d);
@@ -191,6 +193,7 @@ private:
     std::map<std::string, int> outcomes_;
     std::map<std::int64_t, int> failed_repairs_;  ///< failed parent -> its children that failed too
     std::set<std::int64_t> abandoned_;            ///< failed parents no longer chosen
+    std::map<std::int64_t, int> repairs_in_flight_;  ///< failed parent -> its children proposed, not yet evaluated
     std::chrono::steady_clock::time_point started_;
     /** What the loop sleeps on: results, finished proposals, stop / pause / injections. */
     std::shared_ptr<Wakeup> wake_ = std::make_shared<Wakeup>();

@@ -171,11 +171,19 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
     // The tournament's winner first; when no expert can do anything more with it, the
     // island's other members, fittest first, so that the space is only called exhausted
     // when it really is.
-    // A failed parent whose repairs keep failing is abandoned, not tuned for ever.
+    // A failed parent whose repairs keep failing is abandoned, not tuned for ever; one whose
+    // repairs in flight could already use up its tries waits for their results.
+    auto open = [this](const Member& m) {
+        if (abandoned_.count(m.id)) return false;
+        if (!is_failure(diagnosis_class(m))) return true;
+        auto f = failed_repairs_.find(m.id);
+        auto p = repairs_in_flight_.find(m.id);
+        return (f == failed_repairs_.end() ? 0 : f->second) + (p == repairs_in_flight_.end() ? 0 : p->second) < kMaxFailedRepairs;
+    };
     std::vector<const Member*> parents;
-    if (!abandoned_.count(chosen->id)) parents.push_back(chosen);
+    if (open(*chosen)) parents.push_back(chosen);
     for (const auto& m : islands_.members(i))
-        if (&m != chosen && !abandoned_.count(m.id)) parents.push_back(&m);
+        if (&m != chosen && open(m)) parents.push_back(&m);
     if (parents.empty()) return ProposeOutcome::Nothing;
     std::stable_sort(parents.begin() + (parents.front() == chosen ? 1 : 0), parents.end(),
                      [](const Member* a, const Member* b) { return a->fitness > b->fitness; });
@@ -278,6 +286,7 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
                     c.generation = islands_.generation(i) + 1;
                     c.route = route;
                     c.parent_fitness = parent->fitness;
+                    note_repair_in_flight(c);
                     ready.push_back(std::move(c));
                     return ProposeOutcome::Proposed;
                 }
@@ -287,6 +296,11 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
         }
     }
     return ProposeOutcome::Nothing;
+}
+
+void Search::note_repair_in_flight(const Child& c) {
+    if (!c.proposal.parents.empty() && c.route.diagnosis_class && is_failure(*c.route.diagnosis_class))
+        ++repairs_in_flight_[c.proposal.parents.front()];
 }
 
 Search::ProposeOutcome Search::propose_one(std::deque<Child>& ready) {
@@ -324,6 +338,7 @@ void Search::collect_async(std::deque<Child>& ready, bool wait) {
                 c.generation = a.generation;
                 c.route = a.route;
                 c.parent_fitness = a.parent_fitness;
+                note_repair_in_flight(c);
                 ready.push_back(std::move(c));
             }
         } else {
@@ -357,6 +372,10 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
         // A child of a failed parent is rewarded for becoming correct, not for a speedup.
         if (repair) router_.reward_repair(*c.route.diagnosis_class, c.proposal.expert, m.status == Status::Ok);
         else router_.reward(*c.route.diagnosis_class, c.proposal.expert, gain);
+    }
+    if (has_parent && repair) {
+        auto f = repairs_in_flight_.find(c.proposal.parents.front());
+        if (f != repairs_in_flight_.end() && --f->second <= 0) repairs_in_flight_.erase(f);
     }
     if (has_parent && repair && m.status != Status::Ok) {
         std::int64_t parent = c.proposal.parents.front();
