@@ -19,8 +19,26 @@ std::string vector_helpers(const std::string& T) {
        << "template <int V, class E> __device__ __forceinline__ KfVec<V> kf_load(const E* p) {\n"
        << "    KfVec<V> r;\n"
        << "    if constexpr (!KfSame<E, " << T << ">::value) {\n"
+       << "        // One 16-, 8- or 4-byte load where the V elements make one (p is aligned to V elements).\n"
+       << "        if constexpr (sizeof(E) * V == 16) {\n"
+       << "            union { uint4 u; E e[V]; } t;\n"
+       << "            t.u = __ldg(reinterpret_cast<const uint4*>(p));\n"
        << "#pragma unroll\n"
-       << "        for (int k = 0; k < V; ++k) r.v[k] = static_cast<" << T << ">(p[k]);\n"
+       << "            for (int k = 0; k < V; ++k) r.v[k] = static_cast<" << T << ">(t.e[k]);\n"
+       << "        } else if constexpr (sizeof(E) * V == 8) {\n"
+       << "            union { uint2 u; E e[V]; } t;\n"
+       << "            t.u = __ldg(reinterpret_cast<const uint2*>(p));\n"
+       << "#pragma unroll\n"
+       << "            for (int k = 0; k < V; ++k) r.v[k] = static_cast<" << T << ">(t.e[k]);\n"
+       << "        } else if constexpr (sizeof(E) * V == 4) {\n"
+       << "            union { unsigned int u; E e[V]; } t;\n"
+       << "            t.u = __ldg(reinterpret_cast<const unsigned int*>(p));\n"
+       << "#pragma unroll\n"
+       << "            for (int k = 0; k < V; ++k) r.v[k] = static_cast<" << T << ">(t.e[k]);\n"
+       << "        } else {\n"
+       << "#pragma unroll\n"
+       << "            for (int k = 0; k < V; ++k) r.v[k] = static_cast<" << T << ">(p[k]);\n"
+       << "        }\n"
        << "    } else if constexpr (V == 4 && sizeof(" << T << ") == 4) {\n"
        << "        const float4 t = __ldg(reinterpret_cast<const float4*>(p));\n"
        << "        r.v[0] = t.x; r.v[1] = t.y; r.v[2] = t.z; r.v[3] = t.w;\n"
@@ -92,7 +110,7 @@ TemplateKernel cuda_map(const Task& task, const Computation& c, const std::strin
        << "    const long long kf_n = " << n_expr << ";\n"
        << "    if (kf_n <= 0) return;\n"
        << "    bool kf_vec = true;\n";
-    for (const auto& n : used) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(" << T << "));\n";
+    for (const auto& n : used) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(*" << n << "));\n";
     os << "    kf_vec = kf_vec && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n"
        << "    const long long kf_v = kf_vec ? VEC : 1;\n"
        << "    long long kf_grid = (kf_n / kf_v + static_cast<long long>(BLOCK) * ITEMS - 1) / (static_cast<long long>(BLOCK) * ITEMS);\n"
@@ -204,7 +222,7 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "    // Vector loads need every row (and per-column tensor) to start on a VEC boundary.\n"
        << "    bool kf_vec = kf_cols % VEC == 0;\n";
     for (const auto& [n, ix] : c.inputs)
-        if (ix != Indexing::PerRow) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(" << T << "));\n";
+        if (ix != Indexing::PerRow) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(*" << n << "));\n";
     if (!c.per_row_output()) os << "    kf_vec = kf_vec && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
     os << "    long long kf_grid = (kf_rows + BLOCK / TPR - 1) / (BLOCK / TPR);\n"
        << "    if (kf_grid > 1048576) kf_grid = 1048576;\n"
@@ -348,7 +366,7 @@ TemplateKernel cuda_scan(const Task& task, const Computation& c) {
        << layout_consts(c)
        << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
        << "    bool kf_vec = kf_cols % VEC == 0;\n";
-    for (const auto& n : loaded) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(" << T << "));\n";
+    for (const auto& n : loaded) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(*" << n << "));\n";
     os << "    long long kf_grid = (kf_rows + BLOCK / 32 - 1) / (BLOCK / 32);\n"
        << "    if (kf_grid > 1048576) kf_grid = 1048576;\n"
        << "    if (kf_vec)\n"
@@ -472,55 +490,68 @@ TemplateKernel cuda_gemm(const Task& task, const Computation& c) {
             "GEMM with its epilogue: shared-memory slices, a register tile per thread (tunables: BM, BN, BK, TM, TN)", os.str()};
 }
 
-/** Reads of a tensor through the read-only data cache where CUDA has one for its type. */
-std::string cached_read(const Task& task, const std::string& tensor, const std::string& index) {
-    for (const auto& t : task.tensors)
-        if (t.name == tensor && t.dtype == DType::Bool) return tensor + "[" + index + "]";
-    return "__ldg(" + tensor + " + " + index + ")";
+/** The kernel's parameter list with every pointer __restrict__ (the task's tensors never alias). */
+std::string restrict_params(const std::string& params) {
+    std::string out;
+    for (char ch : params) {
+        out += ch;
+        if (ch == '*') out += " __restrict__";
+    }
+    return out;
 }
 
 /**
- * Stencil: a thread per column and ITEMS consecutive rows, BX x BY threads per block; every
- * neighbour is read straight from global memory through the read-only cache (a row's
- * neighbours are the next threads' cells, the rows above and below are the block's own or
- * still in L2). Cells within the radius of an edge take the border expression.
+ * Stencil: a thread per column and ITEMS consecutive rows, BX x BY threads per block; the
+ * neighbours are read from global memory (pointers __restrict__, so loads go through the
+ * read-only cache). Where a thread's column and all its rows are inside, the rows are one
+ * unrolled block without branches, so that a cell read for one row is reused from a
+ * register for the next; elsewhere each cell checks whether it is within the radius of an
+ * edge and takes the border expression there.
  */
 TemplateKernel cuda_stencil(const Task& task, const Computation& c) {
     const std::string T = element_type(task, c);
     const bool f32 = is_fp32(task, c);
     auto cell = element_resolver(task, c, T, "kf_i", "kf_c", "kf_r");
-    auto at = [&task, &c, T, cell](const std::string& n) -> std::string {
+    auto at = [T, cell](const std::string& n) -> std::string {
         const auto sep = n.find('@');
         if (sep == std::string::npos) return cell(n);
-        const std::string name = n.substr(0, sep);
         const std::string di = n.substr(sep + 1, n.find(',') - sep - 1), dj = n.substr(n.find(',') + 1);
-        return "static_cast<" + T + ">(" + cached_read(task, name, "kf_i + (" + di + ") * kf_cols + (" + dj + ")") + ")";
+        return "static_cast<" + T + ">(" + n.substr(0, sep) + "[kf_i + (" + di + ") * kf_cols + (" + dj + ")])";
     };
     const std::string R = std::to_string(c.radius);
+    const std::string map = c.map.to_c(at, f32, true);
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
-       << header_comment("Stencil (CUDA): a thread per column and ITEMS rows, neighbours through the read-only cache.", c)
+       << header_comment("Stencil (CUDA): a thread per column and ITEMS rows, neighbours reused across the rows in registers.", c)
        << "\n#define BX 32     // @kf tunable values(16, 32, 64, 128, 256)\n"
        << "#define BY 8      // @kf tunable values(1, 2, 4, 8, 16)\n"
-       << "#define ITEMS 4   // @kf tunable values(1, 2, 4, 8)\n"
+       << "#define ITEMS 4   // @kf tunable values(1, 2, 4, 8, 16)\n"
        << "// @kf constraint BX * BY <= 1024\n"
        << "// @kf constraint BX * BY >= 32\n\n"
-       << "__global__ void __launch_bounds__(BX * BY) kf_stencil_kernel(" << entry_params(task, Backend::Cuda)
+       << "__global__ void __launch_bounds__(BX * BY) kf_stencil_kernel(" << restrict_params(entry_params(task, Backend::Cuda))
        << ", long long kf_rows, long long kf_cols, long long kf_groups) {\n"
        << "    const long long kf_c = static_cast<long long>(blockIdx.x) * BX + threadIdx.x;\n"
        << "    if (kf_c >= kf_cols) return;\n"
+       << "    const bool kf_col_inside = kf_c >= " << R << " && kf_c < kf_cols - " << R << ";\n"
        << "    // gridDim.y is at most 65535: groups of BY * ITEMS rows beyond it are taken in further rounds.\n"
        << "    for (long long kf_g = blockIdx.y; kf_g < kf_groups; kf_g += gridDim.y) {\n"
        << "        const long long kf_r0 = kf_g * (BY * ITEMS) + static_cast<long long>(threadIdx.y) * ITEMS;\n"
+       << "        if (kf_col_inside && kf_r0 >= " << R << " && kf_r0 + ITEMS <= kf_rows - " << R << ") {\n"
        << "#pragma unroll\n"
+       << "            for (int kf_it = 0; kf_it < ITEMS; ++kf_it) {\n"
+       << "                const long long kf_r = kf_r0 + kf_it;\n"
+       << "                const long long kf_i = kf_r * kf_cols + kf_c;\n"
+       << "                (void)kf_r;\n"
+       << "                " << c.output << "[kf_i] = static_cast<" << T << ">(" << map << ");\n"
+       << "            }\n"
+       << "            continue;\n"
+       << "        }\n"
        << "        for (int kf_it = 0; kf_it < ITEMS; ++kf_it) {\n"
        << "            const long long kf_r = kf_r0 + kf_it;\n"
        << "            if (kf_r >= kf_rows) break;\n"
        << "            const long long kf_i = kf_r * kf_cols + kf_c;\n"
-       << "            const bool kf_inside = kf_r >= " << R << " && kf_r < kf_rows - " << R << " && kf_c >= " << R
-       << " && kf_c < kf_cols - " << R << ";\n"
-       << "            " << c.output << "[kf_i] = kf_inside ? static_cast<" << T << ">(" << c.map.to_c(at, f32, true)
-       << ")\n"
+       << "            const bool kf_inside = kf_col_inside && kf_r >= " << R << " && kf_r < kf_rows - " << R << ";\n"
+       << "            " << c.output << "[kf_i] = kf_inside ? static_cast<" << T << ">(" << map << ")\n"
        << "                                  : static_cast<" << T << ">(" << c.border.to_c(cell, f32, true) << ");\n"
        << "        }\n"
        << "    }\n"
@@ -534,7 +565,7 @@ TemplateKernel cuda_stencil(const Task& task, const Computation& c) {
        << "    kf_stencil_kernel<<<kf_grid, dim3(BX, BY), 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols, kf_groups);\n"
        << launch_check() << "}\n";
     return {"stencil-direct", "template/stencil-direct",
-            "stencil, a thread per column and ITEMS rows, neighbours through the read-only cache (tunables: BX, BY, ITEMS)",
+            "stencil, a thread per column and ITEMS rows, neighbours reused across rows in registers (tunables: BX, BY, ITEMS)",
             os.str()};
 }
 
