@@ -146,6 +146,8 @@ private slots:
         QTest::newRow("blur3x3") << "blur3x3" << 1.3;
         // Integer keys counted into buckets: the naive reference is one thread.
         QTest::newRow("bucket_count") << "bucket_count" << 1.2;
+        // Columns: the naive reference walks down each column (a cache line per element).
+        QTest::newRow("col_std") << "col_std" << 1.5;
     }
 
     void writes_kernels_from_scratch() {

@@ -187,6 +187,13 @@ private slots:
         json chained = kNorm;
         chained["map"] = "select(0 < x < 1, x, 0)";
         row("chained comparison", chained, rc, "computation.map | column 14: chained comparison");
+        json col = {{"op", "col_reduce"},
+                    {"layout", {{"rows", "rows"}, {"cols", "cols"}}},
+                    {"stats", {{{"name", "s"}, {"combine", "sum"}, {"map", "x * w"}}}},
+                    {"epilogue", "s + x"}};
+        row("col epilogue reads a full tensor", col, json{"cols"}, "computation.epilogue | 'x' is not a per-column tensor");
+        col["epilogue"] = "s * w";
+        row("col output of rows", col, json{"rows"}, "computation.layout | 'y' has 8 elements in case 'p', the layout gives 16 (one per column)");
     }
 
     void computation_errors_name_the_field() {
@@ -248,7 +255,7 @@ private slots:
     void host_instances_are_correct_on_tasks_they_never_saw_data() {
         QTest::addColumn<QString>("task");
         for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax", "blur3x3",
-                              "bucket_count", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"})
+                              "bucket_count", "col_std", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"})
             QTest::newRow(t) << t;
     }
 
@@ -284,7 +291,7 @@ private slots:
         Evaluator ev(cfg);
         int compiled = 0;
         for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax", "blur3x3",
-                                 "bucket_count", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"}) {
+                                 "bucket_count", "col_std", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"}) {
             Task t = load_task(task_dir(name));
             std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
             QVERIFY2(!ks.empty(), name);

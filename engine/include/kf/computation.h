@@ -88,7 +88,8 @@ struct Computation {
      * their neighbours at(x, di, dj) for the cells at least `radius` from every edge,
      * `border` of the inputs at the cell for the others), histogram (no layout: `map` is the
      * bin of each element of the inputs, `bins` the output's length; counts of the elements
-     * per bin, those outside [0, bins) not counted).
+     * per bin, those outside [0, bins) not counted), col_reduce (stats over each column's rows,
+     * then `epilogue` per column).
      */
     std::string op;
     /** The layout as C expressions of the sizes; empty for a flat elementwise map. */
@@ -97,7 +98,7 @@ struct Computation {
     std::string inner;
     std::vector<ComputationStat> stats;
     ComputeExpr map;       ///< per-element output (elementwise, row_normalize, softmax)
-    ComputeExpr epilogue;  ///< per-row output (row_reduce, matvec)
+    ComputeExpr epilogue;  ///< per-row output (row_reduce, matvec), per-column output (col_reduce)
     ComputeExpr border;    ///< stencil: the value of the cells within `radius` of an edge
     int radius = 0;        ///< stencil: the largest |di| or |dj| of its neighbour reads
     std::string bins;      ///< histogram: the number of bins, a C expression of the sizes
@@ -109,6 +110,8 @@ struct Computation {
 
     /** True for the classes whose output has one value per row. */
     bool per_row_output() const { return op == "row_reduce" || op == "matvec"; }
+    /** True for col_reduce: one value per column. */
+    bool per_col_output() const { return op == "col_reduce"; }
     /** One line, e.g. "row_reduce over rows x cols: m = max(x); y = m". */
     std::string summary() const;
 };

@@ -699,11 +699,107 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
             os.str()};
 }
 
+/**
+ * Column reduction: each stat in two steps. A BX x BY block takes BX columns of one of SPLIT
+ * slices of the rows (BY threads per column, stepping over the slice's rows, so a warp reads
+ * consecutive columns of a row), combines its BY partials in shared memory and writes one
+ * partial per column and slice; a second kernel combines the SPLIT partials of each column.
+ * The stats and partials live in scratch memory from the stream's pool; then the epilogue
+ * per column.
+ */
+TemplateKernel cuda_cols(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    auto at = element_resolver(task, c, T, "kf_r * kf_cols + kf_c", "kf_c", "kf_r");
+    const std::size_t nstats = c.stats.size();
+    auto load_stats = [&](std::size_t upto, const std::string& indent) {
+        std::string out;
+        for (std::size_t k = 0; k < upto; ++k)
+            out += indent + "const " + T + " kf_s_" + c.stats[k].name + " = kf_stats[" + std::to_string(k) + " * kf_cols + kf_c];\n" +
+                   indent + "(void)kf_s_" + c.stats[k].name + ";\n";
+        return out;
+    };
+    const std::string params = entry_params(task, Backend::Cuda);
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Column reduction (CUDA): BX columns x BY threads per block over SPLIT slices of the rows, then the slices combined.", c)
+       << "\n#define BX 32     // @kf tunable values(32, 64, 128, 256)\n"
+       << "#define BY 8      // @kf tunable values(1, 2, 4, 8, 16, 32)\n"
+       << "#define SPLIT 16  // @kf tunable values(1, 4, 16, 64, 256)\n"
+       << "// @kf constraint BX * BY <= 1024\n\n";
+    for (std::size_t k = 0; k < nstats; ++k) {
+        const ComputationStat& st = c.stats[k];
+        const std::string id = identity(st.combine, f32);
+        os << "// " << st.name << " = " << st.combine << " over the column of " << st.map.text() << ": one slice of rows.\n"
+           << "__global__ void __launch_bounds__(BX * BY) kf_col_partial_" << k << "(" << params << ", const " << T
+           << "* kf_stats, " << T << "* kf_part, long long kf_rows, long long kf_cols, long long kf_chunk) {\n"
+           << "    __shared__ " << T << " kf_sm[BY][BX];\n"
+           << "    const long long kf_c = static_cast<long long>(blockIdx.x) * BX + threadIdx.x;\n"
+           << "    const bool kf_active = kf_c < kf_cols;\n"
+           << "    const long long kf_r0 = static_cast<long long>(blockIdx.y) * kf_chunk;\n"
+           << "    const long long kf_r1 = kf_r0 + kf_chunk < kf_rows ? kf_r0 + kf_chunk : kf_rows;\n"
+           << "    " << T << " kf_acc = " << id << ";\n"
+           << "    if (kf_active) {\n"
+           << load_stats(k, "        ")
+           << "        for (long long kf_r = kf_r0 + threadIdx.y; kf_r < kf_r1; kf_r += BY) {\n"
+           << "            const " << T << " kf_x = " << st.map.to_c(at, f32, true) << ";\n"
+           << "            kf_acc = " << combine_expr(st.combine, "kf_acc", "kf_x") << ";\n"
+           << "        }\n"
+           << "    }\n"
+           << "    kf_sm[threadIdx.y][threadIdx.x] = kf_acc;\n"
+           << "    __syncthreads();\n"
+           << "    if (threadIdx.y == 0 && kf_active) {\n"
+           << "        for (int kf_k = 1; kf_k < BY; ++kf_k) kf_acc = " << combine_expr(st.combine, "kf_acc", "kf_sm[kf_k][threadIdx.x]")
+           << ";\n"
+           << "        kf_part[static_cast<long long>(blockIdx.y) * kf_cols + kf_c] = kf_acc;\n"
+           << "    }\n"
+           << "}\n\n"
+           << "__global__ void kf_col_combine_" << k << "(" << T << "* kf_stats, const " << T
+           << "* kf_part, long long kf_cols, int kf_split) {\n"
+           << "    const long long kf_c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+           << "    if (kf_c >= kf_cols) return;\n"
+           << "    " << T << " kf_acc = " << id << ";\n"
+           << "    for (int kf_s = 0; kf_s < kf_split; ++kf_s) kf_acc = "
+           << combine_expr(st.combine, "kf_acc", "kf_part[static_cast<long long>(kf_s) * kf_cols + kf_c]") << ";\n"
+           << "    kf_stats[" << k << " * kf_cols + kf_c] = kf_acc;\n"
+           << "}\n\n";
+    }
+    os << "__global__ void kf_col_epilogue(" << params << ", const " << T << "* kf_stats, long long kf_cols) {\n"
+       << "    const long long kf_c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+       << "    if (kf_c >= kf_cols) return;\n"
+       << load_stats(nstats, "    ")
+       << "    " << c.output << "[kf_c] = static_cast<" << T << ">(" << c.epilogue.to_c(at, f32, true) << ");\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << layout_consts(c)
+       << "    if (kf_cols <= 0) return;\n"
+       << "    long long kf_split = SPLIT < kf_rows ? SPLIT : kf_rows;\n"
+       << "    if (kf_split < 1) kf_split = 1;\n"
+       << "    const long long kf_chunk = (kf_rows + kf_split - 1) / kf_split > 0 ? (kf_rows + kf_split - 1) / kf_split : 1;\n"
+       << "    " << T << "* kf_scratch = nullptr;\n"
+       << "    if (cudaMallocAsync(reinterpret_cast<void**>(&kf_scratch), static_cast<size_t>(" << nstats
+       << " + kf_split) * static_cast<size_t>(kf_cols) * sizeof(" << T << "), stream) != cudaSuccess) return;\n"
+       << "    " << T << "* kf_stats = kf_scratch;\n"
+       << "    " << T << "* kf_part = kf_scratch + " << nstats << " * kf_cols;\n"
+       << "    const dim3 kf_grid(static_cast<unsigned>((kf_cols + BX - 1) / BX), static_cast<unsigned>(kf_split));\n"
+       << "    const unsigned kf_flat = static_cast<unsigned>((kf_cols + 255) / 256);\n";
+    for (std::size_t k = 0; k < nstats; ++k)
+        os << "    kf_col_partial_" << k << "<<<kf_grid, dim3(BX, BY), 0, stream>>>(" << entry_args(task)
+           << ", kf_stats, kf_part, kf_rows, kf_cols, kf_chunk);\n"
+           << "    kf_col_combine_" << k << "<<<kf_flat, 256, 0, stream>>>(kf_stats, kf_part, kf_cols, static_cast<int>(kf_split));\n";
+    os << "    kf_col_epilogue<<<kf_flat, 256, 0, stream>>>(" << entry_args(task) << ", kf_stats, kf_cols);\n"
+       << "    cudaFreeAsync(kf_scratch, stream);\n"
+       << launch_check() << "}\n";
+    return {"cols-split", "template/cols-split",
+            "column reduction over SPLIT slices of the rows, BX columns x BY threads per block (tunables: BX, BY, SPLIT)", os.str()};
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& c, const std::string& n_expr) {
     if (c.op == "histogram") return {cuda_histogram(task, c, n_expr)};
     if (c.op == "stencil") return {cuda_stencil(task, c)};
+    if (c.op == "col_reduce") return {cuda_cols(task, c)};
     if (c.rows.empty()) return {cuda_map(task, c, n_expr)};
     if (c.op == "transpose") return {cuda_transpose(task, c)};
     if (c.op == "gemm") return {cuda_gemm(task, c)};

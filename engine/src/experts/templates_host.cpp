@@ -289,11 +289,68 @@ TemplateKernel host_histogram(const Task& task, const Computation& c, const std:
             "histogram, COPIES private histograms per OpenMP thread (tunable: COPIES)", os.str()};
 }
 
+/**
+ * Column reduction: OpenMP over blocks of CB columns; each stat accumulates the block's
+ * columns row by row (a SIMD loop over the row's contiguous segment, each column's sum in
+ * row order), then the epilogue per column.
+ */
+TemplateKernel host_cols(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    auto at = element_resolver(task, c, T, "kf_r * kf_cols + kf_c", "kf_c", "kf_r");
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n#include <vector>\n\n"
+       << header_comment("Column reduction (host): OpenMP over blocks of CB columns, each stat row by row in a SIMD loop.", c)
+       << "\n#define CB 256  // @kf tunable values(16, 64, 256, 1024, 4096)\n\n"
+       << entry_definition(task, Backend::Host) << " {\n"
+       << layout_consts(c)
+       << "#pragma omp parallel\n"
+       << "    {\n"
+       << "        std::vector<" << T << "> kf_st(" << c.stats.size() << " * CB);\n"
+       << "#pragma omp for schedule(static)\n"
+       << "        for (long long kf_cb = 0; kf_cb < kf_cols; kf_cb += CB) {\n"
+       << "            const long long kf_n = kf_cb + CB < kf_cols ? CB : kf_cols - kf_cb;\n";
+    auto earlier = [&](std::size_t upto, const std::string& indent) {
+        std::string out;
+        for (std::size_t k = 0; k < upto; ++k)
+            out += indent + "const " + T + " kf_s_" + c.stats[k].name + " = kf_st[" + std::to_string(k) + " * CB + kf_j];\n" +
+                   indent + "(void)kf_s_" + c.stats[k].name + ";\n";
+        return out;
+    };
+    for (std::size_t k = 0; k < c.stats.size(); ++k) {
+        const ComputationStat& st = c.stats[k];
+        os << "            {  // " << st.name << " = " << st.combine << " over the column of " << st.map.text() << "\n"
+           << "                " << T << "* kf_acc = kf_st.data() + " << k << " * CB;\n"
+           << "                for (long long kf_j = 0; kf_j < kf_n; ++kf_j) kf_acc[kf_j] = " << identity(st.combine, f32) << ";\n"
+           << "                for (long long kf_r = 0; kf_r < kf_rows; ++kf_r) {\n"
+           << "#pragma omp simd\n"
+           << "                    for (long long kf_j = 0; kf_j < kf_n; ++kf_j) {\n"
+           << "                        const long long kf_c = kf_cb + kf_j;\n"
+           << earlier(k, "                        ")
+           << "                        const " << T << " kf_x = " << st.map.to_c(at, f32, false) << ";\n"
+           << "                        kf_acc[kf_j] = " << combine_expr(st.combine, "kf_acc[kf_j]", "kf_x") << ";\n"
+           << "                    }\n"
+           << "                }\n"
+           << "            }\n";
+    }
+    os << "            for (long long kf_j = 0; kf_j < kf_n; ++kf_j) {\n"
+       << "                const long long kf_c = kf_cb + kf_j;\n"
+       << earlier(c.stats.size(), "                ")
+       << "                " << c.output << "[kf_c] = static_cast<" << T << ">(" << c.epilogue.to_c(at, f32, false) << ");\n"
+       << "            }\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n";
+    return {"cols-omp", "template/cols-omp",
+            "column reduction, OpenMP over blocks of CB columns, SIMD over each row's segment (tunable: CB)", os.str()};
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> host_templates(const Task& task, const Computation& c, const std::string& n_expr) {
     if (c.op == "histogram") return {host_histogram(task, c, n_expr)};
     if (c.op == "stencil") return {host_stencil(task, c)};
+    if (c.op == "col_reduce") return {host_cols(task, c)};
     if (c.rows.empty()) return {host_map(task, c, n_expr)};
     if (c.op == "transpose") return {host_transpose(task, c)};
     if (c.op == "gemm") return {host_gemm(task, c)};

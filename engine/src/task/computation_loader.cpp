@@ -77,7 +77,7 @@ public:
         if (std::find(ops.begin(), ops.end(), c.op) == ops.end())
             fail(P + ".op", "unknown op '" + c.op +
                                "' (elementwise, row_reduce, row_normalize, softmax, matvec, transpose, gemm, row_scan, stencil, "
-                               "histogram)");
+                               "histogram, col_reduce)");
         const bool histogram = c.op == "histogram";
         const bool stencil = c.op == "stencil";
         const bool rows_op = c.op != "elementwise" && !histogram;
@@ -136,7 +136,7 @@ public:
         for (const auto& p : t_.params) scalars.insert(p.name);
         std::set<std::string> used_tensors;
         auto check_names = [&](const ComputeExpr& e, const std::string& field, const std::set<std::string>& locals,
-                               bool per_row) {
+                               bool per_vector) {
             for (const auto& n : e.names()) {
                 if (scalars.count(n) || locals.count(n)) continue;
                 const TensorSpec* ts = tensor(n);
@@ -146,7 +146,7 @@ public:
                     fail(field, "'" + n + "' is " + std::string(to_string(ts->dtype)) +
                                     ": the templates read f32, f64, i32, i64, u8 and bool tensors");
                 used_tensors.insert(n);
-                if (per_row) per_row_names_.insert(n);
+                if (per_vector) (c.per_col_output() ? per_col_names_ : per_row_names_).insert(n);
             }
         };
         std::set<std::string> locals;
@@ -185,8 +185,9 @@ public:
             locals.insert(st.name);
             c.stats.push_back(std::move(st));
         }
-        if (c.per_row_output()) {
-            if (j.contains("map")) fail(P + ".map", c.op + " writes one value per row: use \"epilogue\"");
+        if (c.per_row_output() || c.per_col_output()) {
+            if (j.contains("map"))
+                fail(P + ".map", c.op + " writes one value per " + (c.per_col_output() ? "column" : "row") + ": use \"epilogue\"");
             c.epilogue = expr(text(j, "epilogue", P, true), P + ".epilogue");
             check_names(c.epilogue, P + ".epilogue", locals, true);
         } else {
@@ -286,6 +287,8 @@ public:
                 fail(P + ".map", "at(" + name + ", ...): a stencil's neighbours are read from rows x cols tensors");
             if (per_row_names_.count(name) && c.inputs[name] != Indexing::PerRow)
                 fail(P + ".epilogue", "'" + name + "' has an element per column: the epilogue sees one row at a time");
+            if (per_col_names_.count(name) && c.inputs[name] != Indexing::PerColumn)
+                fail(P + ".epilogue", "'" + name + "' is not a per-column tensor: the epilogue sees one column at a time");
         }
         if (gemm) {
             int lefts = 0, rights = 0;
@@ -301,12 +304,17 @@ public:
             for (const auto& tc : t_.cases) {
                 std::map<std::string, double> vars = t_.variables(tc);
                 double on = static_cast<double>(t_.elements_of(*out, tc));
-                double want = c.per_row_output() ? rows.eval(vars) : rows.eval(vars) * cols.eval(vars);
+                double want = c.per_row_output()   ? rows.eval(vars)
+                              : c.per_col_output() ? cols.eval(vars)
+                                                   : rows.eval(vars) * cols.eval(vars);
                 if (on != want)
                     fail(P + ".layout", "'" + c.output + "' has " + std::to_string(static_cast<long long>(on)) +
                                             " elements in case '" + tc.name + "', the layout gives " +
                                             std::to_string(static_cast<long long>(want)) +
-                                            (c.per_row_output() ? " (one per row)" : transpose ? " (cols x rows)" : " (rows x cols)"));
+                                            (c.per_row_output()   ? " (one per row)"
+                                             : c.per_col_output() ? " (one per column)"
+                                             : transpose          ? " (cols x rows)"
+                                                                  : " (rows x cols)"));
             }
         return c;
     }
@@ -349,6 +357,7 @@ private:
     mutable std::set<std::string> per_row_names_;
     mutable std::set<std::string> product_names_;
     mutable std::set<std::string> neighbour_names_;
+    mutable std::set<std::string> per_col_names_;
 };
 
 }  // namespace

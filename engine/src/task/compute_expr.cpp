@@ -279,7 +279,7 @@ std::string ComputeExpr::to_c(const std::function<std::string(const std::string&
 
 const std::vector<std::string>& computation_ops() {
     static const std::vector<std::string> ops = {"elementwise", "row_reduce", "row_normalize", "softmax", "matvec", "transpose", "gemm",
-                                                "row_scan", "stencil", "histogram"};
+                                                "row_scan", "stencil", "histogram", "col_reduce"};
     return ops;
 }
 
@@ -302,7 +302,7 @@ std::string Computation::summary() const {
                output + " = " + map.text();
     std::string s = op + (rows.empty() ? std::string(" over the output's elements") : " over " + rows + " x " + cols) + ":";
     for (const auto& st : stats) s += " " + st.name + " = " + st.combine + "(" + st.map.text() + ");";
-    s += " " + output + " = " + (per_row_output() ? epilogue.text() : map.text());
+    s += " " + output + " = " + (per_row_output() || per_col_output() ? epilogue.text() : map.text());
     return s;
 }
 
