@@ -424,7 +424,7 @@ void MainWindow::showSettings() {
 void MainWindow::updateTaskForRun() {
     const TaskEntry* entry = browser_->currentEntry();
     if (!entry) runPanel_->setTask({});
-    else if (entry->unsupported()) runPanel_->setTask(entry->relativePath, tr("not supported: %1").arg(entry->kernelBench->unsupported));
+    else if (entry->unsupported()) runPanel_->setTask(entry->relativePath, tr("not supported by the KernelBench bridge"));
     else if (entry->failed()) runPanel_->setTask(entry->relativePath, tr("does not load"));
     else runPanel_->setTask(entry->relativePath);
 }
@@ -600,6 +600,10 @@ void MainWindow::updateStatus(int count, int failed) {
         statusBar()->showMessage(browser_->model()->rootError());
     } else if (!browser_->model()->kernelBenchError().isEmpty()) {
         statusBar()->showMessage(browser_->model()->kernelBenchError());
+    } else if (const int kb = browser_->model()->kernelBenchCount(); kb > 0) {
+        statusBar()->showMessage(tr("%n task(s) in %1", nullptr, count - kb).arg(root) +
+                                 tr(", %n KernelBench problem(s) in the project", nullptr, kb) +
+                                 (failed > 0 ? tr(", %n failed to load", nullptr, failed) : QString()));
     } else if (failed == 0) {
         statusBar()->showMessage(tr("%n task(s) in %1", nullptr, count).arg(root));
     } else {

@@ -150,7 +150,7 @@ void TaskDetailsView::showKernelBenchProblem(const KernelBenchProblem& kp, const
                               .arg(fromUtf8(opClass), joinNames(ops)));
     if (!kp.unsupported.isEmpty()) {
         description_->setStyleSheet(QStringLiteral("color: #c62828;"));
-        description_->setText(tr("Not supported: %1").arg(kp.unsupported));
+        description_->setText(kp.unsupported);
     } else {
         description_->setStyleSheet(QString());
         description_->setText(latestRun.isEmpty() ? tr("Not run in this project yet.") : latestRun);

@@ -119,7 +119,8 @@ QVariant TaskListModel::data(const QModelIndex& index, int role) const {
     if (!e) return {};
     switch (role) {
     case Qt::DisplayRole:
-        if (e->unsupported()) return tr("%1 (KernelBench)\nNot supported: %2").arg(e->relativePath, e->kernelBench->unsupported);
+        // The whole reason is in the tooltip and the details pane.
+        if (e->unsupported()) return tr("%1 (KernelBench)\nNot supported").arg(e->relativePath);
         if (e->isKernelBench()) return tr("%1 (KernelBench)").arg(e->relativePath);
         if (e->failed()) return tr("%1\nFailed to load: %2").arg(e->relativePath, e->shortError);
         if (e->inProject) return tr("%1 (project)").arg(e->relativePath);

@@ -53,7 +53,9 @@ std::vector<KernelBenchProblem> kernelBenchProblems(const KernelBenchSet& set) {
         KernelBenchProblem kp;
         kp.problem = p;
         kp.root = set.root;
+        // The engine's reason reads "not supported: …"; shown as a sentence.
         kp.unsupported = fromUtf8(kf::kb::unsupported_reason(p));
+        if (!kp.unsupported.isEmpty()) kp.unsupported[0] = kp.unsupported[0].toUpper();
         out.push_back(std::move(kp));
     }
     return out;

@@ -25,7 +25,7 @@ struct KernelBenchSet {
 struct KernelBenchProblem {
     kf::kb::Problem problem;
     QString root;         ///< the set's KernelBench folder
-    QString unsupported;  ///< kf::kb::unsupported_reason; empty when the bridge runs it
+    QString unsupported;  ///< kf::kb::unsupported_reason ("Not supported: …"); empty when the bridge runs it
 };
 
 /** <project>/kernelbench.json */

@@ -98,6 +98,8 @@ private slots:
         QCOMPARE(rowText(*again, QStringLiteral("level1/1_Scale")), QStringLiteral("level1/1_Scale (KernelBench)"));
         QVERIFY(again->taskBrowser()->model()->rowOf(QStringLiteral("level1/3_Relu")) >= 0);
         QCOMPARE(again->taskBrowser()->model()->kernelBenchCount(), 2);
+        QVERIFY2(again->statusBar()->currentMessage().contains(QStringLiteral("2 KernelBench problem(s) in the project")),
+                 qPrintable(again->statusBar()->currentMessage()));
     }
 
     /** A Level 4 problem is listed in red with the reason, and Start Search refuses it. */
@@ -112,7 +114,9 @@ private slots:
         QVERIFY2(index.data().toString().contains(QStringLiteral("Not supported")), qPrintable(index.data().toString()));
         QCOMPARE(index.data(Qt::ForegroundRole).value<QBrush>().color(), QColor(0xc6, 0x28, 0x28));
         QVERIFY(w->taskBrowser()->selectTask(key));
-        QVERIFY(labelText(*w, "taskDescription").startsWith(QStringLiteral("Not supported")));
+        QVERIFY2(labelText(*w, "taskDescription").startsWith(QStringLiteral("Not supported: Level 4 problems are whole Hugging Face models")),
+                 qPrintable(labelText(*w, "taskDescription")));
+        QVERIFY(index.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Hugging Face")));
         QVERIFY(!w->startSearch());
         QVERIFY(!w->runController()->isActive());
         auto* start = w->findChild<QPushButton*>(QStringLiteral("startButton"));
