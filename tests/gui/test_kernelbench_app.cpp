@@ -180,6 +180,36 @@ private slots:
         QVERIFY2(labelText(*w, "taskDescription").contains(QStringLiteral("Latest run: %1").arg(run->id)),
                  qPrintable(labelText(*w, "taskDescription")));
     }
+
+    /** Stop ends a KernelBench search cleanly: the run is stopped, not failed, and kept for a resume. */
+    void stopEndsTheSearch() {
+        kfgui::prefs::kbWorker.set(qs(kftest::data("kernelbench-fake") / "fake_kb_worker.py"));
+        // A problem whose ModelNew (the reference, renamed) takes seconds to build.
+        const std::filesystem::path kb = kftest::temp_dir("gui-kb-slow") / "kb";
+        kftest::write_file(kb / "KernelBench" / "level1" / "1_Slow.py",
+                           "import torch\n# fake-eager-ms: 2.0\n# fake-compile-seconds: 4\n"
+                           "class Model(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n");
+        const QString project = qs(kftest::temp_dir("gui-kb-stop") / "project");
+        auto w = makeWindow(project);
+        w->findChild<QSpinBox*>(QStringLiteral("runIslands"))->setValue(1);
+        w->findChild<QSpinBox*>(QStringLiteral("runBudget"))->setValue(20);
+        QVERIFY(w->addKernelBenchSet({qs(kb), 1, QString()}));
+        QVERIFY(w->taskBrowser()->selectTask(QStringLiteral("level1/1_Slow")));
+        QVERIFY(w->startSearch());
+        kfgui::RunController* runs = w->runController();
+        QTRY_VERIFY_WITH_TIMEOUT(runs->runId() > 0, 30000);
+        QVERIFY(runs->isActive());
+        QTRY_COMPARE_WITH_TIMEOUT(runs->state(), QStringLiteral("running"), 5000);
+        runs->pause();  // no pause for a KernelBench search: the state stays
+        QCOMPARE(runs->state(), QStringLiteral("running"));
+        runs->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 60000);
+        QCOMPARE(runs->state(), QStringLiteral("stopped"));
+        kf::ProjectView store = kf::ProjectView::open(project.toStdString());
+        auto run = store.run(runs->runId());
+        QVERIFY(run);
+        QVERIFY(run->state != kf::RunState::Done && run->state != kf::RunState::Failed);
+    }
 };
 
 QTEST_MAIN(TestKernelBenchApp)
