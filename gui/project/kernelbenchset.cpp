@@ -1,12 +1,10 @@
 #include "project/kernelbenchset.h"
 
 #include <algorithm>
-#include <fstream>
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
-#include <QFileInfo>
 #include <QSaveFile>
 
 #include <nlohmann/json.hpp>
@@ -17,22 +15,16 @@
 
 namespace kfgui {
 
-namespace {
-
-QString tr(const char* text) { return QCoreApplication::translate("KernelBenchSet", text); }
-
-}  // namespace
-
 QString kernelBenchFile(const QString& projectDir) { return projectDir + QStringLiteral("/kernelbench.json"); }
 
 std::vector<KernelBenchProblem> kernelBenchProblems(const KernelBenchSet& set) {
     const std::filesystem::path root = toPath(set.root);
     if (set.root.isEmpty() || !std::filesystem::is_directory(root))
-        throw kf::Error(tr("The KernelBench folder %1 does not exist.").arg(QDir::toNativeSeparators(set.root)).toStdString());
+        throw kf::Error(QCoreApplication::translate("kfgui::KernelBenchSet", "The KernelBench folder %1 does not exist.").arg(QDir::toNativeSeparators(set.root)).toStdString());
     // kf::kb::level_dir throws naming the folders it looked for.
     const auto all = kf::kb::list_problems(root, set.level);
     if (all.empty())
-        throw kf::Error(tr("%1 holds no KernelBench problems (files named <id>_<Name>.py).")
+        throw kf::Error(QCoreApplication::translate("kfgui::KernelBenchSet", "%1 holds no KernelBench problems (files named <id>_<Name>.py).")
                             .arg(QDir::toNativeSeparators(fromPath(kf::kb::level_dir(root, set.level))))
                             .toStdString());
     std::vector<kf::kb::Problem> chosen;
@@ -46,7 +38,7 @@ std::vector<KernelBenchProblem> kernelBenchProblems(const KernelBenchSet& set) {
             else chosen.push_back(*it);
         }
         if (!missing.isEmpty())
-            throw kf::Error(tr("Level %1 has no problem %2.").arg(set.level).arg(missing.join(QStringLiteral(", "))).toStdString());
+            throw kf::Error(QCoreApplication::translate("kfgui::KernelBenchSet", "Level %1 has no problem %2.").arg(set.level).arg(missing.join(QStringLiteral(", "))).toStdString());
     }
     std::vector<KernelBenchProblem> out;
     for (const auto& p : chosen) {
@@ -66,12 +58,12 @@ std::vector<KernelBenchSet> loadKernelBenchSets(const QString& projectDir, QStri
     QFile file(kernelBenchFile(projectDir));
     if (!file.exists()) return sets;
     if (!file.open(QIODevice::ReadOnly)) {
-        if (error) *error = tr("Cannot read %1: %2").arg(file.fileName(), file.errorString());
+        if (error) *error = QCoreApplication::translate("kfgui::KernelBenchSet", "Cannot read %1: %2").arg(file.fileName(), file.errorString());
         return sets;
     }
     const nlohmann::json j = nlohmann::json::parse(file.readAll().toStdString(), nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("sets") || !j["sets"].is_array()) {
-        if (error) *error = tr("%1 is not a KernelBench problem set file (a JSON object with \"sets\").").arg(file.fileName());
+        if (error) *error = QCoreApplication::translate("kfgui::KernelBenchSet", "%1 is not a KernelBench problem set file (a JSON object with \"sets\").").arg(file.fileName());
         return sets;
     }
     for (const auto& s : j["sets"]) {
@@ -93,7 +85,7 @@ bool saveKernelBenchSets(const QString& projectDir, const std::vector<KernelBenc
     const nlohmann::json j = {{"format", 1}, {"sets", list}};
     QSaveFile file(kernelBenchFile(projectDir));
     if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(j.dump(2) + "\n")) < 0 || !file.commit()) {
-        if (error) *error = tr("Cannot write %1: %2").arg(file.fileName(), file.errorString());
+        if (error) *error = QCoreApplication::translate("kfgui::KernelBenchSet", "Cannot write %1: %2").arg(file.fileName(), file.errorString());
         return false;
     }
     return true;
