@@ -2,6 +2,7 @@
 #include "runs/searchworker.h"
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "enginewords.h"
@@ -17,11 +18,14 @@ namespace kfgui {
 void SearchWorker::runKernelBench(const RunRequest& request) {
     RunOutcome outcome;
     runId_ = 0;
+    std::string key;
+    std::optional<kf::ProjectStore> opened;
     try {
         const kf::kb::Problem problem = kf::kb::find_problem(toPath(request.kbRoot), request.kbLevel, request.kbId);
         if (const std::string why = kf::kb::unsupported_reason(problem); !why.empty()) throw kf::Error(why);
         const std::filesystem::path project = toPath(request.projectDir);
-        kf::ProjectStore store = kf::ProjectStore::open_or_create(project, project.filename().string());
+        opened.emplace(kf::ProjectStore::open_or_create(project, project.filename().string()));
+        kf::ProjectStore& store = *opened;
 
         kf::kb::WorkerOptions wo;
         if (!request.python.isEmpty()) wo.python = request.python.toStdString();
@@ -45,8 +49,8 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
             if (j.is_discarded()) throw kf::Error(tr("the LLM configuration is not valid JSON").toStdString());
             auto cfg = std::make_shared<kf::llm::LlmConfig>(kf::llm::parse_llm_config(j));
             for (kf::llm::ProviderConfig& p : cfg->providers) {
-                const QString key = request.llmKeys.value(fromUtf8(p.name));
-                if (!key.isEmpty()) p.api_key = key.toStdString();
+                const QString apiKey = request.llmKeys.value(fromUtf8(p.name));
+                if (!apiKey.isEmpty()) p.api_key = apiKey.toStdString();
             }
             if (!cfg->prompts_dir.empty()) o.prompts_dir = cfg->prompts_dir;
             o.llm = cfg;
@@ -72,7 +76,7 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
                         {"origin", "app"}};
         // Also asked from the LLM threads: the thread-safe flag alone, no flushing here.
         o.should_stop = [this] { return control().stop_requested(); };
-        const std::string key = problem.key();
+        key = problem.key();
         o.on_event = [this, &store, &key](const kf::SearchEvent& e) {
             // search_problem creates (or resumes) the run before its first event.
             if (runId_ == 0)
@@ -101,6 +105,18 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
         outcome.runId = runId_;
         outcome.state = QStringLiteral("failed");
         outcome.reason = kf::StopReason{kf::StopKind::Other, 0, 0, tr("unknown error in the engine thread").toStdString()};
+    }
+    if (outcome.state == QLatin1String("failed") && opened && !key.empty()) {
+        // A run the search opened and left running is marked failed, as the engine does for
+        // native runs (the next start on the problem resumes it all the same).
+        try {
+            if (auto r = opened->latest_run(key); r && r->state == kf::RunState::Running) {
+                opened->set_run_state(r->id, kf::RunState::Failed, outcome.reason.text);
+                outcome.runId = r->id;
+            }
+        } catch (const std::exception&) {
+            // The store itself failed: the outcome says why the run did.
+        }
     }
     finish(outcome);
 }

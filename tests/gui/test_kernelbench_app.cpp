@@ -181,6 +181,24 @@ private slots:
                  qPrintable(labelText(*w, "taskDescription")));
     }
 
+    /** A Python that cannot start fails the run with the reason, leaving no run behind as running. */
+    void aMissingPythonFailsTheRunWithTheReason() {
+        kfgui::prefs::kbWorker.set(qs(kftest::data("kernelbench-fake") / "fake_kb_worker.py"));
+        kfgui::prefs::kbPython.set(QStringLiteral("/nonexistent/python3"));
+        const QString project = qs(kftest::temp_dir("gui-kb-nopython") / "project");
+        auto w = makeWindow(project);
+        QVERIFY(w->addKernelBenchSet({fakeRoot(), 1, QStringLiteral("1")}));
+        QVERIFY(w->taskBrowser()->selectTask(QStringLiteral("level1/1_Scale")));
+        QVERIFY(w->startSearch());
+        kfgui::RunController* runs = w->runController();
+        QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 60000);
+        kfgui::prefs::kbPython.set(QString());
+        QCOMPARE(runs->state(), QStringLiteral("failed"));
+        QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("cannot start /nonexistent/python3")),
+                 qPrintable(w->statusBar()->currentMessage()));
+        for (const auto& r : kf::ProjectView::open(project.toStdString()).runs()) QVERIFY(r.state != kf::RunState::Running);
+    }
+
     /** Stop ends a KernelBench search cleanly: the run is stopped, not failed, and kept for a resume. */
     void stopEndsTheSearch() {
         kfgui::prefs::kbWorker.set(qs(kftest::data("kernelbench-fake") / "fake_kb_worker.py"));
