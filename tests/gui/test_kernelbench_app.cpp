@@ -102,6 +102,33 @@ private slots:
                  qPrintable(again->statusBar()->currentMessage()));
     }
 
+    /** File › Add KernelBench Problems… asks for the folder, level and selection, and lists the problems. */
+    void theMenuActionAddsASet() {
+        auto closed = makeWindow(QString());
+        auto* action = closed->findChild<QAction*>(QStringLiteral("addKernelBenchAction"));
+        QVERIFY(action && !action->isEnabled());  // no project: nowhere to keep the set
+
+        const QString project = qs(kftest::temp_dir("gui-kb-menu") / "project");
+        auto w = makeWindow(project);
+        action = w->findChild<QAction*>(QStringLiteral("addKernelBenchAction"));
+        QVERIFY(action && action->isEnabled());
+        bool filled = false;
+        QTimer::singleShot(0, w.get(), [&] {
+            auto* dialog = w->findChild<QDialog*>(QStringLiteral("kernelBenchDialog"));
+            if (!dialog) return;
+            dialog->findChild<QLineEdit*>(QStringLiteral("kbFolder"))->setText(fakeRoot());
+            dialog->findChild<QSpinBox*>(QStringLiteral("kbLevel"))->setValue(1);
+            dialog->findChild<QLineEdit*>(QStringLiteral("kbProblems"))->setText(QStringLiteral("2"));
+            dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+            filled = true;
+        });
+        action->trigger();
+        QVERIFY(filled);
+        QCOMPARE(rowText(*w, QStringLiteral("level1/2_Row_Sum")), QStringLiteral("level1/2_Row_Sum (KernelBench)"));
+        QCOMPARE(w->taskBrowser()->model()->kernelBenchCount(), 1);
+        QCOMPARE(w->taskBrowser()->currentEntry()->relativePath, QStringLiteral("level1/2_Row_Sum"));
+    }
+
     /** A Level 4 problem is listed in red with the reason, and Start Search refuses it. */
     void levelFourSaysWhyItDoesNotRun() {
         const QString project = qs(kftest::temp_dir("gui-kb-l4") / "project");
