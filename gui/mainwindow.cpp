@@ -3,9 +3,17 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
@@ -67,6 +75,7 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     connectViews();
     runPanel_->configWidget()->setConfig(loadDefaultRunConfig());
     updateLlmAvailable();
+    browser_->setRunSummary([this](const QString& key) { return kernelBenchRunSummary(key); });
     libraryView_->setLibraryPath(fromPath(kf::ExperienceLibrary::user_library_path()));
 
     resize(1400, 900);
@@ -102,6 +111,8 @@ void MainWindow::createMenus() {
     recentMenu_->setObjectName(QStringLiteral("recentMenu"));
     file->addSeparator();
     addTaskAction_ = file->addAction(tr("&Add Task from Folder…"), this, &MainWindow::addTaskFromFolder);
+    addKernelBenchAction_ = file->addAction(tr("Add &KernelBench Problems…"), this, &MainWindow::addKernelBenchDialog);
+    addKernelBenchAction_->setObjectName(QStringLiteral("addKernelBenchAction"));
     file->addAction(tr("Show &Tasks Folder…"), this, &MainWindow::openTasksFolder);
     file->addSeparator();
     QAction* settings = file->addAction(tr("&Settings…"), this, &MainWindow::showSettings);
@@ -184,8 +195,100 @@ void MainWindow::connectViews() {
 
 void MainWindow::setTasksFolder(const QString& folder) {
     tasksRoot_ = folder;
-    browser_->setFolders(folder, session_->tasksDir());
+    browser_->setFolders(folder, session_->tasksDir(), session_->kernelBenchSets());
     browser_->selectTask(prefs::lastTask.get());
+}
+
+bool MainWindow::addKernelBenchSet(const KernelBenchSet& set) {
+    if (!session_->isOpen()) {
+        inform(tr("No project"), tr("Create or open a project first (File › New Project…): the problem set is kept in it."));
+        return false;
+    }
+    QString error;
+    if (!session_->addKernelBenchSet(set, &error)) {
+        inform(tr("Cannot add the KernelBench problems"), error);
+        return false;
+    }
+    setTasksFolder(tasksRoot_);
+    // Show the set's first problem.
+    for (const KernelBenchSet& s : session_->kernelBenchSets())
+        if (s.level == set.level && QFileInfo(s.root) == QFileInfo(set.root)) {
+            const auto listed = kernelBenchProblems(s);
+            if (!listed.empty()) browser_->selectTask(fromUtf8(listed.front().problem.key()));
+            statusBar()->showMessage(tr("%n KernelBench problem(s) of level %1 added to the project", nullptr,
+                                        static_cast<int>(listed.size())).arg(s.level),
+                                     8000);
+        }
+    tabs_->setCurrentWidget(browser_);
+    return true;
+}
+
+void MainWindow::addKernelBenchDialog() {
+    if (!session_->isOpen()) return;
+    QDialog dialog(this);
+    dialog.setObjectName(QStringLiteral("kernelBenchDialog"));
+    dialog.setWindowTitle(tr("Add KernelBench Problems"));
+    auto* folder = new QLineEdit(&dialog);
+    folder->setObjectName(QStringLiteral("kbFolder"));
+    folder->setPlaceholderText(tr("the folder holding KernelBench/level1, …"));
+    folder->setMinimumWidth(360);
+    auto* browse = new QPushButton(tr("Browse…"), &dialog);
+    connect(browse, &QPushButton::clicked, &dialog, [&dialog, folder] {
+        const QString dir = QFileDialog::getExistingDirectory(&dialog, tr("KernelBench folder"), folder->text());
+        if (!dir.isEmpty()) folder->setText(dir);
+    });
+    auto* folderRow = new QHBoxLayout;
+    folderRow->addWidget(folder, 1);
+    folderRow->addWidget(browse);
+    auto* level = new QSpinBox(&dialog);
+    level->setObjectName(QStringLiteral("kbLevel"));
+    level->setRange(1, 9);
+    auto* problems = new QLineEdit(&dialog);
+    problems->setObjectName(QStringLiteral("kbProblems"));
+    problems->setPlaceholderText(tr("e.g. 1-20,25; empty: the whole level"));
+    auto* note = new QLabel(tr("The problems are listed in the Tasks tab; the set is kept in the project's kernelbench.json."), &dialog);
+    note->setWordWrap(true);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    auto* form = new QFormLayout(&dialog);
+    form->addRow(tr("KernelBench folder:"), folderRow);
+    form->addRow(tr("Level:"), level);
+    form->addRow(tr("Problems:"), problems);
+    form->addRow(note);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
+        // A wrong folder, level or selection keeps the dialog open with the reason.
+        KernelBenchSet set{folder->text().trimmed(), level->value(), problems->text().trimmed()};
+        try {
+            kernelBenchProblems(set);
+        } catch (const std::exception& e) {
+            QMessageBox::warning(&dialog, tr("Cannot add the KernelBench problems"), fromUtf8(e.what()));
+            return;
+        }
+        dialog.accept();
+    });
+    if (dialog.exec() != QDialog::Accepted) return;
+    addKernelBenchSet({folder->text().trimmed(), level->value(), problems->text().trimmed()});
+}
+
+QString MainWindow::kernelBenchRunSummary(const QString& key) const {
+    const kf::ProjectView* store = session_->view();
+    if (!store) return {};
+    try {
+        const auto run = store->latest_run(key.toStdString());
+        if (!run) return {};
+        const QString state = runStateText(runStateWord(run->state));
+        const auto best = store->best(run->id);
+        if (!best || best->second.fitness <= 0)
+            return tr("Latest run: %1 (%2), no correct ModelNew yet.").arg(run->id).arg(state);
+        return tr("Latest run: %1 (%2), best speedup %3× eager PyTorch (candidate %4).")
+            .arg(run->id)
+            .arg(state)
+            .arg(best->second.fitness, 0, 'f', 2)
+            .arg(best->first.id);
+    } catch (const std::exception& e) {
+        return tr("Cannot read the project's runs: %1").arg(fromUtf8(e.what()));
+    }
 }
 
 void MainWindow::setWorkerPath(const QString& path) { workerPath_ = path; }
@@ -204,6 +307,7 @@ bool MainWindow::openProject(const QString& dir, bool create) {
     setTasksFolder(tasksRoot_);
     updateTitle();
     showLatestRun();
+    if (!session_->kernelBenchSetsError().isEmpty()) statusBar()->showMessage(session_->kernelBenchSetsError(), 8000);
     return true;
 }
 
@@ -260,6 +364,7 @@ void MainWindow::updateTitle() {
     if (!session_->isOpen()) setWindowTitle(tr("Kernel Foundry"));
     else setWindowTitle(tr("%1 — Kernel Foundry").arg(QDir::toNativeSeparators(session_->dir())));
     addTaskAction_->setEnabled(session_->isOpen());
+    addKernelBenchAction_->setEnabled(session_->isOpen());
 }
 
 void MainWindow::updateRecentMenu() {
@@ -319,6 +424,7 @@ void MainWindow::showSettings() {
 void MainWindow::updateTaskForRun() {
     const TaskEntry* entry = browser_->currentEntry();
     if (!entry) runPanel_->setTask({});
+    else if (entry->unsupported()) runPanel_->setTask(entry->relativePath, tr("not supported by the KernelBench bridge"));
     else if (entry->failed()) runPanel_->setTask(entry->relativePath, tr("does not load"));
     else runPanel_->setTask(entry->relativePath);
 }
@@ -334,15 +440,28 @@ bool MainWindow::startSearch() {
         inform(tr("No task"), tr("Select a task that loads in the Tasks tab."));
         return false;
     }
+    if (entry->unsupported()) {
+        inform(tr("Not supported"), tr("%1: %2").arg(entry->relativePath, entry->kernelBench->unsupported));
+        return false;
+    }
     RunRequest request;
     request.projectDir = session_->dir();
-    request.taskDir = entry->folder;
     request.config = runPanel_->configWidget()->config();
     request.workerPath = workerPath_;
     request.libraryPath = fromPath(kf::ExperienceLibrary::user_library_path());
     request.executor = ExecutorPage::fromPreferences(request.projectDir);
+    if (entry->isKernelBench()) {
+        // The Python worker evaluates ModelNew files (Settings › Executor: Python and worker).
+        request.kbRoot = entry->kernelBench->root;
+        request.kbLevel = entry->kernelBench->problem.level;
+        request.kbId = entry->kernelBench->problem.id;
+        request.python = prefs::kbPython.get();
+        request.kbWorker = prefs::kbWorker.get();
+    } else {
+        request.taskDir = entry->folder;
+    }
     const auto backend = kf::backend_from_string(request.config.backend.toStdString());
-    if (!backend || !entry->task->supports(*backend)) {
+    if (!entry->isKernelBench() && (!backend || !entry->task->supports(*backend))) {
         inform(tr("Backend not supported"),
                tr("Task %1 has no reference for the %2 backend.").arg(entry->relativePath, request.config.backend));
         return false;
@@ -394,7 +513,12 @@ void MainWindow::launch(const RunRequest& request) {
 void MainWindow::onRunStarted(qint64 runId) {
     refreshRunPicker();
     searchView_->runPicker()->selectRun(runId);
-    const QString text = tr("Run %1 on %2: %3").arg(runId).arg(runTask_, runStateText(runs_->state()));
+    QString text = tr("Run %1 on %2: %3").arg(runId).arg(runTask_, runStateText(runs_->state()));
+    const TaskEntry* entry = browser_->currentEntry();
+    if (entry && entry->isKernelBench() && entry->relativePath == runTask_)
+        text = tr("Run %1 on KernelBench %2: %3 (the Python worker evaluates ModelNew files; Pause does not apply)")
+                   .arg(runId)
+                   .arg(runTask_, runStateText(runs_->state()));
     searchView_->setSummary(text);
     statusBar()->showMessage(text);  // replaces the previous run's outcome
 }
@@ -417,6 +541,7 @@ void MainWindow::onRunFinished(const RunOutcome& outcome) {
     searchView_->setSummary(text);
     statusBar()->showMessage(text);
     if (outcome.runId > 0 && session_->isOpen()) compareView_->showRun(session_->dir(), outcome.runId);
+    browser_->refreshCurrent();  // a KernelBench problem's details show the latest run
 }
 
 void MainWindow::onCandidateSelected(qint64 id) {
@@ -473,6 +598,12 @@ void MainWindow::updateStatus(int count, int failed) {
         statusBar()->showMessage(tr("No tasks folder found. Use File › Show Tasks Folder… or start with --tasks DIR."));
     } else if (!browser_->model()->rootError().isEmpty()) {
         statusBar()->showMessage(browser_->model()->rootError());
+    } else if (!browser_->model()->kernelBenchError().isEmpty()) {
+        statusBar()->showMessage(browser_->model()->kernelBenchError());
+    } else if (const int kb = browser_->model()->kernelBenchCount(); kb > 0) {
+        statusBar()->showMessage(tr("%n task(s) in %1", nullptr, count - kb).arg(root) +
+                                 tr(", %n KernelBench problem(s) in the project", nullptr, kb) +
+                                 (failed > 0 ? tr(", %n failed to load", nullptr, failed) : QString()));
     } else if (failed == 0) {
         statusBar()->showMessage(tr("%n task(s) in %1", nullptr, count).arg(root));
     } else {

@@ -4,6 +4,7 @@
 #include "runs/runconfig.h"
 
 #include "launchoptions.h"
+#include "project/kernelbenchset.h"
 #include "runs/engineevent.h"
 
 class QDockWidget;
@@ -41,6 +42,12 @@ public:
     bool openProject(const QString& dir, bool create);
     /** Starts a search on the selected task with the run panel's configuration. */
     bool startSearch();
+    /**
+     * Opens a KernelBench problem set in the project (kept in <project>/kernelbench.json) and
+     * lists its problems in the Tasks tab; false with a message when the folder, level or
+     * selection is wrong or no project is open.
+     */
+    bool addKernelBenchSet(const KernelBenchSet& set);
     /** The kfoundry-worker the searches use (empty: next to the executable). */
     void setWorkerPath(const QString& path);
 
@@ -65,6 +72,9 @@ private:
     void newProject();
     void openProjectDialog();
     void addTaskFromFolder();
+    void addKernelBenchDialog();
+    /** What the project's latest run of KernelBench problem `key` reached; empty: none. */
+    QString kernelBenchRunSummary(const QString& key) const;
     void openTasksFolder();
     void showSettings();
     void showAbout();
@@ -106,6 +116,7 @@ private:
     QDockWidget* runDock_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QAction* addTaskAction_ = nullptr;
+    QAction* addKernelBenchAction_ = nullptr;
 };
 
 }  // namespace kfgui

@@ -49,6 +49,9 @@ inline const Preference<int> slurmGpus{"slurm/gpus", -1};
 inline const Preference<QString> slurmTime{"slurm/time", {}};
 inline const Preference<QString> slurmAccount{"slurm/account", {}};
 inline const Preference<QString> slurmSpool{"slurm/spool", {}};
+// KernelBench problems (the Python worker): empty means $KF_PYTHON or python3, and the bundled worker.
+inline const Preference<QString> kbPython{"kernelbench/python", {}};
+inline const Preference<QString> kbWorker{"kernelbench/worker", {}};
 // Interface: "" follows the system locale, else "en" or "zh_CN" (applied on restart).
 inline const Preference<QString> language{"ui/language", {}};
 // Window layout beyond geometry and dock state.

@@ -41,7 +41,13 @@ TaskBrowser::TaskBrowser(QWidget* parent)
 void TaskBrowser::setTasksFolder(const QString& folder) { setFolders(folder, model_->projectTasks()); }
 
 void TaskBrowser::setFolders(const QString& folder, const QString& projectTasks) {
-    model_->load(folder, projectTasks);
+    setFolders(folder, projectTasks, model_->kernelBenchSets());
+}
+
+void TaskBrowser::setRunSummary(std::function<QString(const QString&)> summary) { runSummary_ = std::move(summary); }
+
+void TaskBrowser::setFolders(const QString& folder, const QString& projectTasks, const std::vector<KernelBenchSet>& sets) {
+    model_->load(folder, projectTasks, sets);
     details_->clear();
     // Start on the first task that loaded, so the window never opens on an empty pane.
     for (int row = 0; row < model_->rowCount(); ++row) {
@@ -66,6 +72,8 @@ bool TaskBrowser::selectTask(const QString& relativePath) {
 
 const TaskEntry* TaskBrowser::currentEntry() const { return model_->entry(list_->currentIndex()); }
 
+void TaskBrowser::refreshCurrent() { showCurrent(list_->currentIndex()); }
+
 QByteArray TaskBrowser::saveSplitterState() const { return splitter_->saveState(); }
 
 void TaskBrowser::restoreSplitterState(const QByteArray& state) {
@@ -75,6 +83,8 @@ void TaskBrowser::restoreSplitterState(const QByteArray& state) {
 void TaskBrowser::showCurrent(const QModelIndex& index) {
     const TaskEntry* entry = model_->entry(index);
     if (!entry) details_->clear();
+    else if (entry->isKernelBench())
+        details_->showKernelBenchProblem(*entry->kernelBench, runSummary_ ? runSummary_(entry->relativePath) : QString());
     else if (entry->failed()) details_->showLoadError(entry->relativePath, entry->error);
     else details_->showTask(*entry->task);
     emit currentTaskChanged();

@@ -11,7 +11,10 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "kf/kernelbench_search.h"
+#include "kf/paths.h"
 #include "kf/task.h"
+#include "project/kernelbenchset.h"
 #include "paths.h"
 
 namespace kfgui {
@@ -49,7 +52,8 @@ TaskDetailsView::TaskDetailsView(QWidget* parent)
       tabs_(new QTabWidget(this)),
       header_(makeSourceView(QStringLiteral("entryHeader"))),
       cudaReference_(makeSourceView(QStringLiteral("cudaReference"))),
-      hostReference_(makeSourceView(QStringLiteral("hostReference"))) {
+      hostReference_(makeSourceView(QStringLiteral("hostReference"))),
+      pytorchSource_(makeSourceView(QStringLiteral("pytorchSource"))) {
     title_->setObjectName(QStringLiteral("taskTitle"));
     QFont titleFont = title_->font();
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.4);
@@ -74,6 +78,7 @@ TaskDetailsView::TaskDetailsView(QWidget* parent)
     tabs_->addTab(header_, tr("Entry point (CUDA)"));
     tabs_->addTab(cudaReference_, tr("CUDA reference"));
     tabs_->addTab(hostReference_, tr("Host reference"));
+    tabs_->addTab(pytorchSource_, tr("PyTorch problem"));
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(title_);
@@ -114,7 +119,52 @@ void TaskDetailsView::showTask(const kf::Task& task) {
     }
     cudaReference_->setPlainText(readSource(task, kf::Backend::Cuda));
     hostReference_->setPlainText(readSource(task, kf::Backend::Host));
+    pytorchSource_->clear();
     setSourcesVisible(true);
+    showTabsFor(false);
+}
+
+void TaskDetailsView::showTabsFor(bool kernelBench) {
+    for (int i = 0; i < tabs_->count(); ++i) tabs_->setTabVisible(i, (tabs_->widget(i) == pytorchSource_) == kernelBench);
+    if (kernelBench) tabs_->setCurrentWidget(pytorchSource_);
+    else if (tabs_->currentWidget() == pytorchSource_) tabs_->setCurrentIndex(0);
+}
+
+void TaskDetailsView::showKernelBenchProblem(const KernelBenchProblem& kp, const QString& latestRun) {
+    const kf::kb::Problem& p = kp.problem;
+    title_->setText(tr("%1 (KernelBench)").arg(fromUtf8(p.key())));
+    QString source;
+    try {
+        source = fromUtf8(kf::read_text_file(p.file));
+    } catch (const std::exception& e) {
+        source = tr("# Cannot read %1: %2").arg(fromPath(p.file), fromUtf8(e.what()));
+    }
+    std::vector<std::string> ops;
+    const std::string opClass = kf::kb::op_class_of(source.toStdString(), &ops);
+    if (ops.empty())
+        summary_->setText(tr("KernelBench level %1, problem %2 · op class %3").arg(p.level).arg(p.id).arg(fromUtf8(opClass)));
+    else
+        summary_->setText(tr("KernelBench level %1, problem %2 · op class %3 · %4")
+                              .arg(p.level)
+                              .arg(p.id)
+                              .arg(fromUtf8(opClass), joinNames(ops)));
+    if (!kp.unsupported.isEmpty()) {
+        description_->setStyleSheet(QStringLiteral("color: #c62828;"));
+        description_->setText(kp.unsupported);
+    } else {
+        description_->setStyleSheet(QString());
+        description_->setText(latestRun.isEmpty() ? tr("Not run in this project yet.") : latestRun);
+    }
+    const QString shapes = fromUtf8(kf::kb::shapes_from_source(source.toStdString())).trimmed();
+    sizes_->setText(shapes.isEmpty() ? tr("Inputs: not found in the source.") : tr("Inputs:\n%1").arg(shapes));
+    cases_->clear();
+    header_->clear();
+    cudaReference_->clear();
+    hostReference_->clear();
+    pytorchSource_->setPlainText(source);
+    setSourcesVisible(true);
+    cases_->setVisible(false);
+    showTabsFor(true);
 }
 
 void TaskDetailsView::fillCases(const kf::Task& task) {
@@ -155,6 +205,7 @@ void TaskDetailsView::showLoadError(const QString& relativePath, const QString& 
     header_->clear();
     cudaReference_->clear();
     hostReference_->clear();
+    pytorchSource_->clear();
     setSourcesVisible(false);
 }
 
@@ -168,6 +219,7 @@ void TaskDetailsView::clear() {
     header_->clear();
     cudaReference_->clear();
     hostReference_->clear();
+    pytorchSource_->clear();
     setSourcesVisible(false);
 }
 

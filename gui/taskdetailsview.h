@@ -12,6 +12,8 @@ struct Task;
 
 namespace kfgui {
 
+struct KernelBenchProblem;
+
 /**
  * The right-hand side of the task browser: what a task asks for (title, description, op
  * class, sizes and cases), the typed entry point a candidate implements and the reference
@@ -25,6 +27,11 @@ public:
 
     void showTask(const kf::Task& task);
     /** A task folder that failed to load: its path and the loader's message. */
+    /**
+     * A KernelBench problem: its PyTorch source, op class, operations and input shapes, why the
+     * bridge does not run it (Level 4), and `latestRun` (what the project's latest run of it reached).
+     */
+    void showKernelBenchProblem(const KernelBenchProblem& problem, const QString& latestRun);
     void showLoadError(const QString& relativePath, const QString& error);
     void clear();
 
@@ -32,6 +39,8 @@ private:
     static QPlainTextEdit* makeSourceView(const QString& objectName);
     void fillCases(const kf::Task& task);
     void setSourcesVisible(bool visible);
+    /** Shows the PyTorch tab alone (a KernelBench problem) or the native tabs alone. */
+    void showTabsFor(bool kernelBench);
 
     QLabel* title_;
     QLabel* summary_;
@@ -42,6 +51,7 @@ private:
     QPlainTextEdit* header_;
     QPlainTextEdit* cudaReference_;
     QPlainTextEdit* hostReference_;
+    QPlainTextEdit* pytorchSource_;
 };
 
 }  // namespace kfgui

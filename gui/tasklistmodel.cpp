@@ -32,13 +32,17 @@ TaskEntry loadEntry(const std::filesystem::path& dir, const QDir& root) {
 
 TaskListModel::TaskListModel(QObject* parent) : QAbstractListModel(parent) {}
 
-void TaskListModel::load(const QString& root) { load(root, projectTasks_); }
+void TaskListModel::load(const QString& root) { load(root, projectTasks_, sets_); }
 
-void TaskListModel::load(const QString& root, const QString& projectTasks) {
+void TaskListModel::load(const QString& root, const QString& projectTasks) { load(root, projectTasks, sets_); }
+
+void TaskListModel::load(const QString& root, const QString& projectTasks, const std::vector<KernelBenchSet>& sets) {
     beginResetModel();
     root_ = root;
     projectTasks_ = projectTasks;
+    sets_ = sets;
     rootError_.clear();
+    kernelBenchError_.clear();
     entries_.clear();
     if (root.isEmpty()) {
         rootError_ = tr("No tasks folder");
@@ -64,6 +68,22 @@ void TaskListModel::load(const QString& root, const QString& projectTasks) {
             // An unreadable project tasks folder shows no project tasks.
         }
     }
+    // The problems of the project's KernelBench sets, named as `kfoundry kernelbench` names them.
+    QStringList setErrors;
+    for (const KernelBenchSet& set : sets) {
+        try {
+            for (KernelBenchProblem& p : kernelBenchProblems(set)) {
+                TaskEntry e;
+                e.folder = fromPath(p.problem.file);
+                e.relativePath = fromUtf8(p.problem.key());
+                e.kernelBench = std::move(p);
+                entries_.push_back(std::move(e));
+            }
+        } catch (const std::exception& err) {
+            setErrors << tr("KernelBench level %1 in %2: %3").arg(set.level).arg(QDir::toNativeSeparators(set.root), fromUtf8(err.what()));
+        }
+    }
+    kernelBenchError_ = setErrors.join(QLatin1Char('\n'));
     endResetModel();
 }
 
@@ -71,6 +91,12 @@ int TaskListModel::rowOf(const QString& relativePath) const {
     for (std::size_t i = 0; i < entries_.size(); ++i)
         if (entries_[i].relativePath == relativePath) return static_cast<int>(i);
     return -1;
+}
+
+int TaskListModel::kernelBenchCount() const {
+    int n = 0;
+    for (const TaskEntry& e : entries_) n += e.isKernelBench() ? 1 : 0;
+    return n;
 }
 
 int TaskListModel::failedCount() const {
@@ -93,20 +119,26 @@ QVariant TaskListModel::data(const QModelIndex& index, int role) const {
     if (!e) return {};
     switch (role) {
     case Qt::DisplayRole:
+        // The whole reason is in the tooltip and the details pane.
+        if (e->unsupported()) return tr("%1 (KernelBench)\nNot supported").arg(e->relativePath);
+        if (e->isKernelBench()) return tr("%1 (KernelBench)").arg(e->relativePath);
         if (e->failed()) return tr("%1\nFailed to load: %2").arg(e->relativePath, e->shortError);
         if (e->inProject) return tr("%1 (project)").arg(e->relativePath);
         return e->relativePath;
     case Qt::ToolTipRole:
+        if (e->unsupported()) return e->kernelBench->unsupported;
+        if (e->isKernelBench())
+            return tr("KernelBench level %1, problem %2: %3").arg(e->kernelBench->problem.level).arg(e->kernelBench->problem.id).arg(QDir::toNativeSeparators(e->folder));
         if (e->failed()) return e->error;
         return e->task->title.empty() ? e->relativePath : fromUtf8(e->task->title);
     case Qt::ForegroundRole:
-        if (e->failed()) return QBrush(QColor(0xc6, 0x28, 0x28));
+        if (e->failed() || e->unsupported()) return QBrush(QColor(0xc6, 0x28, 0x28));
         return {};
     case Qt::DecorationRole:
-        if (e->failed()) return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+        if (e->failed() || e->unsupported()) return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
         return {};
     case ErrorRole:
-        return e->error;
+        return e->unsupported() ? e->kernelBench->unsupported : e->error;
     case FolderRole:
         return e->folder;
     default:

@@ -701,7 +701,7 @@
 <context>
     <name>kfgui::ExecutorPage</name>
     <message>
-        <location filename="../gui/settings/executorpage.cpp" line="+23"/>
+        <location filename="../gui/settings/executorpage.cpp" line="+25"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
@@ -734,6 +734,16 @@
         <location line="+2"/>
         <source>the project&apos;s slurm folder (must be visible to the nodes)</source>
         <translation>项目的 slurm 文件夹（计算节点必须能访问）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>$KF_PYTHON or python3</source>
+        <translation>$KF_PYTHON 或 python3</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the bundled resources/kernelbench/kb_worker.py</source>
+        <translation>自带的 resources/kernelbench/kb_worker.py</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -769,6 +779,54 @@
         <location line="+1"/>
         <source>Spool folder:</source>
         <translation>Spool 文件夹：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KernelBench problems are evaluated by a Python worker: the Python with PyTorch and the worker script it runs.</source>
+        <translation>KernelBench 问题由 Python worker 评估：装有 PyTorch 的 Python 及其运行的 worker 脚本。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Python (KernelBench):</source>
+        <translation>Python（KernelBench）：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KernelBench worker:</source>
+        <translation>KernelBench worker：</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::KernelBenchSet</name>
+    <message>
+        <location filename="../gui/project/kernelbenchset.cpp" line="+23"/>
+        <source>The KernelBench folder %1 does not exist.</source>
+        <translation>KernelBench 文件夹 %1 不存在。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 holds no KernelBench problems (files named &lt;id&gt;_&lt;Name&gt;.py).</source>
+        <translation>%1 中没有 KernelBench 问题（名为 &lt;id&gt;_&lt;Name&gt;.py 的文件）。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Level %1 has no problem %2.</source>
+        <translation>级别 %1 没有问题 %2。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 is not a KernelBench problem set file (a JSON object with &quot;sets&quot;).</source>
+        <translation>%1 不是 KernelBench 问题集文件（含 &quot;sets&quot; 的 JSON 对象）。</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
     </message>
 </context>
 <context>
@@ -1528,7 +1586,7 @@
 <context>
     <name>kfgui::MainWindow</name>
     <message>
-        <location filename="../gui/mainwindow.cpp" line="+260"/>
+        <location filename="../gui/mainwindow.cpp" line="+364"/>
         <source>Kernel Foundry</source>
         <translation>Kernel Foundry</translation>
     </message>
@@ -1538,12 +1596,12 @@
         <translation>%1 — Kernel Foundry</translation>
     </message>
     <message>
-        <location line="-165"/>
+        <location line="-260"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location line="-37"/>
+        <location line="-38"/>
         <source>Tasks</source>
         <translation>任务</translation>
     </message>
@@ -1568,7 +1626,7 @@
         <translation>经验库</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+25"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
@@ -1594,6 +1652,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Add &amp;KernelBench Problems…</source>
+        <translation>添加 &amp;KernelBench 问题…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Show &amp;Tasks Folder…</source>
         <translation>显示任务文件夹(&amp;T)…</translation>
     </message>
@@ -1653,7 +1716,80 @@
         <translation>没有可用的钥匙串服务（%1）：LLM 密钥取自各提供方的环境变量。</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+36"/>
+        <source>Create or open a project first (File › New Project…): the problem set is kept in it.</source>
+        <translation>请先创建或打开一个项目（文件 › 新建项目…）：问题集保存在项目中。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+56"/>
+        <source>Cannot add the KernelBench problems</source>
+        <translation>无法添加 KernelBench 问题</translation>
+    </message>
+    <message numerus="yes">
+        <location line="-47"/>
+        <source>%n KernelBench problem(s) of level %1 added to the project</source>
+        <translation>
+            <numerusform>已将级别 %1 的 %n 个 KernelBench 问题添加到项目</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Add KernelBench Problems</source>
+        <translation>添加 KernelBench 问题</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the folder holding KernelBench/level1, …</source>
+        <translation>包含 KernelBench/level1 等的文件夹</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>KernelBench folder</source>
+        <translation>KernelBench 文件夹</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>e.g. 1-20,25; empty: the whole level</source>
+        <translation>例如 1-20,25；留空：整个级别</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The problems are listed in the Tasks tab; the set is kept in the project&apos;s kernelbench.json.</source>
+        <translation>问题列在“任务”标签页中；问题集保存在项目的 kernelbench.json 中。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>KernelBench folder:</source>
+        <translation>KernelBench 文件夹：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Level:</source>
+        <translation>级别：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Problems:</source>
+        <translation>问题：</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Latest run: %1 (%2), no correct ModelNew yet.</source>
+        <translation>最近一次运行：%1（%2），尚无正确的 ModelNew。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Latest run: %1 (%2), best speedup %3× eager PyTorch (candidate %4).</source>
+        <translation>最近一次运行：%1（%2），最佳加速比为 eager PyTorch 的 %3×（候选 %4）。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>A search is running</source>
         <translation>搜索正在运行</translation>
     </message>
@@ -1668,7 +1804,7 @@
         <translation>无法打开项目</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>No search in this project yet. Pick a task and press Start search.</source>
         <translation>此项目中尚无搜索。请选择一个任务，然后点击“开始搜索”。</translation>
     </message>
@@ -1678,7 +1814,8 @@
         <translation>运行 %1（%2）：%3 — %4</translation>
     </message>
     <message>
-        <location line="-24"/>
+        <location line="-63"/>
+        <location line="+39"/>
         <source>Cannot read the project&apos;s runs: %1</source>
         <translation>无法读取项目的运行记录：%1</translation>
     </message>
@@ -1688,7 +1825,7 @@
         <translation>无法读取运行 %1：%2</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>No recent projects</source>
         <translation>没有最近的项目</translation>
     </message>
@@ -1744,11 +1881,17 @@
     </message>
     <message>
         <location line="+16"/>
+        <source>not supported by the KernelBench bridge</source>
+        <translation>KernelBench 桥接不支持</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>does not load</source>
         <translation>无法加载</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-224"/>
+        <location line="+231"/>
         <source>No project</source>
         <translation>没有项目</translation>
     </message>
@@ -1768,7 +1911,17 @@
         <translation>请在“任务”标签页中选择一个可以加载的任务。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+4"/>
+        <source>Not supported</source>
+        <translation>不支持</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <location line="+21"/>
         <source>Backend not supported</source>
         <translation>不支持该后端</translation>
     </message>
@@ -1803,15 +1956,20 @@
         <translation>正在对 %1 启动搜索…</translation>
     </message>
     <message>
-        <location line="-141"/>
+        <location line="-156"/>
         <location line="+2"/>
-        <location line="+150"/>
-        <location line="+8"/>
+        <location line="+165"/>
+        <location line="+13"/>
         <source>Run %1 on %2: %3</source>
         <translation>运行 %1（%2）：%3</translation>
     </message>
+    <message>
+        <location line="-10"/>
+        <source>Run %1 on KernelBench %2: %3 (the Python worker evaluates ModelNew files; Pause does not apply)</source>
+        <translation>在 KernelBench %2 上的运行 %1：%3（Python worker 评估 ModelNew 文件；暂停不适用）</translation>
+    </message>
     <message numerus="yes">
-        <location line="+7"/>
+        <location line="+17"/>
         <source>Run %1: %2 — %3; %n evaluation(s)</source>
         <translation>
             <numerusform>运行 %1：%2 — %3；%n 次评估</numerusform>
@@ -1823,7 +1981,7 @@
         <translation>；最佳：候选 %1，达到参考实现的 %2×</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>Cannot read the lineage: %1</source>
         <translation>无法读取谱系：%1</translation>
     </message>
@@ -1847,13 +2005,27 @@
         <source>No tasks folder found. Use File › Show Tasks Folder… or start with --tasks DIR.</source>
         <translation>未找到任务文件夹。请使用“文件 › 显示任务文件夹…”，或以 --tasks DIR 启动。</translation>
     </message>
+    <message numerus="yes">
+        <location line="+7"/>
+        <source>, %n KernelBench problem(s) in the project</source>
+        <translation>
+            <numerusform>，项目中有 %n 个 KernelBench 问题</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>, %n failed to load</source>
+        <translation>
+            <numerusform>，%n 个加载失败</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+34"/>
+        <location line="+32"/>
         <source>Stopping the search…</source>
         <translation>正在停止搜索…</translation>
     </message>
     <message>
-        <location line="-44"/>
+        <location line="-50"/>
         <source>About Kernel Foundry</source>
         <translation>关于 Kernel Foundry</translation>
     </message>
@@ -1863,7 +2035,8 @@
         <translation>&lt;h3&gt;Kernel Foundry %1&lt;/h3&gt;&lt;p&gt;演化快速的 GPU 内核，并将每个候选内核与任务的参考实现进行对照验证。&lt;/p&gt;</translation>
     </message>
     <message numerus="yes">
-        <location line="+13"/>
+        <location line="+15"/>
+        <location line="+4"/>
         <source>%n task(s) in %1</source>
         <translation>
             <numerusform>%1 中有 %n 个任务</numerusform>
@@ -2000,9 +2173,14 @@
 <context>
     <name>kfgui::ProjectSession</name>
     <message>
-        <location filename="../gui/project/projectsession.cpp" line="+59"/>
+        <location filename="../gui/project/projectsession.cpp" line="+64"/>
         <source>The project already has a task folder %1.</source>
         <translation>项目中已有任务文件夹 %1。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>No project is open.</source>
+        <translation>没有打开的项目。</translation>
     </message>
 </context>
 <context>
@@ -2335,12 +2513,13 @@
 <context>
     <name>kfgui::SearchWorker</name>
     <message>
+        <location filename="../gui/runs/kernelbenchjob.cpp" line="+45"/>
         <location filename="../gui/runs/searchworker.cpp" line="+31"/>
         <source>the LLM configuration is not valid JSON</source>
         <translation>LLM 配置不是有效的 JSON</translation>
     </message>
     <message>
-        <location line="+71"/>
+        <location filename="../gui/runs/searchworker.cpp" line="+75"/>
         <source>unknown backend %1</source>
         <translation>未知的后端 %1</translation>
     </message>
@@ -2349,7 +2528,8 @@
         <translation type="vanished">任务 %1 没有 %2 参考实现</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location filename="../gui/runs/kernelbenchjob.cpp" line="+58"/>
+        <location filename="../gui/runs/searchworker.cpp" line="+43"/>
         <source>unknown error in the engine thread</source>
         <translation>引擎线程中发生未知错误</translation>
     </message>
@@ -2428,7 +2608,7 @@
 <context>
     <name>kfgui::TaskDetailsView</name>
     <message>
-        <location filename="../gui/taskdetailsview.cpp" line="+22"/>
+        <location filename="../gui/taskdetailsview.cpp" line="+25"/>
         <source>CUDA</source>
         <translation>CUDA</translation>
     </message>
@@ -2448,7 +2628,7 @@
         <translation>// 无法读取 %1：%2</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+38"/>
         <source>Case</source>
         <translation>用例</translation>
     </message>
@@ -2488,6 +2668,11 @@
         <translation>主机参考实现</translation>
     </message>
     <message>
+        <location line="+1"/>
+        <source>PyTorch problem</source>
+        <translation>PyTorch 问题</translation>
+    </message>
+    <message>
         <location line="+24"/>
         <source>Task %1 · op class %2</source>
         <translation>任务 %1 · 算子类别 %2</translation>
@@ -2513,7 +2698,44 @@
         <translation>// 无法生成入口函数：%1</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+17"/>
+        <source>%1 (KernelBench)</source>
+        <translation>%1（KernelBench）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source># Cannot read %1: %2</source>
+        <translation># 无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>KernelBench level %1, problem %2 · op class %3</source>
+        <translation>KernelBench 级别 %1，问题 %2 · 算子类别 %3</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>KernelBench level %1, problem %2 · op class %3 · %4</source>
+        <translation>KernelBench 级别 %1，问题 %2 · 算子类别 %3 · %4</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Not run in this project yet.</source>
+        <translation>尚未在此项目中运行。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Inputs: not found in the source.</source>
+        <translation>输入：源代码中未找到。</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Inputs:
+%1</source>
+        <translation>输入：
+%1</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>primary</source>
         <translation>主用例</translation>
     </message>
@@ -2533,7 +2755,7 @@
         <translation>无法加载此任务。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>No task selected</source>
         <translation>未选择任务</translation>
     </message>
@@ -2546,7 +2768,7 @@
 <context>
     <name>kfgui::TaskListModel</name>
     <message>
-        <location filename="../gui/tasklistmodel.cpp" line="+44"/>
+        <location filename="../gui/tasklistmodel.cpp" line="+48"/>
         <source>No tasks folder</source>
         <translation>没有任务文件夹</translation>
     </message>
@@ -2556,7 +2778,24 @@
         <translation>文件夹 %1 不存在</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+33"/>
+        <source>KernelBench level %1 in %2: %3</source>
+        <translation>%2 中的 KernelBench 级别 %1：%3</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>%1 (KernelBench)
+Not supported</source>
+        <translation>%1（KernelBench）
+不支持</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 (KernelBench)</source>
+        <translation>%1（KernelBench）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>%1
 Failed to load: %2</source>
         <translation>%1
@@ -2566,6 +2805,11 @@ Failed to load: %2</source>
         <location line="+1"/>
         <source>%1 (project)</source>
         <translation>%1（项目）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>KernelBench level %1, problem %2: %3</source>
+        <translation>KernelBench 级别 %1，问题 %2：%3</translation>
     </message>
 </context>
 </TS>

@@ -1,5 +1,6 @@
 #include "project/projectsession.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <QDir>
@@ -31,6 +32,8 @@ bool ProjectSession::open(const QString& dir, bool create, QString* error) {
         close();
         view_ = std::move(view);
         dir_ = fromPath(view_->dir());
+        kbSetsError_.clear();
+        kbSets_ = loadKernelBenchSets(dir_, &kbSetsError_);
     } catch (const std::exception& e) {
         if (error) *error = fromUtf8(e.what());
         return false;
@@ -44,6 +47,8 @@ void ProjectSession::close() {
     if (!view_) return;
     view_.reset();
     dir_.clear();
+    kbSets_.clear();
+    kbSetsError_.clear();
     Q_EMIT closed();
 }
 
@@ -66,6 +71,29 @@ QString ProjectSession::addTask(const QString& source, QString* error) {
         if (error) *error = fromUtf8(e.what());
         return {};
     }
+}
+
+bool ProjectSession::addKernelBenchSet(const KernelBenchSet& given, QString* error) {
+    if (!isOpen()) {
+        if (error) *error = tr("No project is open.");
+        return false;
+    }
+    KernelBenchSet set = given;
+    set.root = QDir::cleanPath(QFileInfo(given.root).absoluteFilePath());
+    set.problems = given.problems.trimmed();
+    try {
+        kernelBenchProblems(set);  // throws saying what is wrong
+    } catch (const std::exception& e) {
+        if (error) *error = fromUtf8(e.what());
+        return false;
+    }
+    std::vector<KernelBenchSet> sets = kbSets_;
+    auto same = std::find_if(sets.begin(), sets.end(), [&](const KernelBenchSet& s) { return s.root == set.root && s.level == set.level; });
+    if (same != sets.end()) *same = set;
+    else sets.push_back(set);
+    if (!saveKernelBenchSets(dir_, sets, error)) return false;
+    kbSets_ = std::move(sets);
+    return true;
 }
 
 QStringList ProjectSession::recentProjects() { return prefs::recentProjects.get(); }

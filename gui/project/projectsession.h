@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "project/kernelbenchset.h"
+
 namespace kf {
 class ProjectView;
 }
@@ -38,6 +40,16 @@ public:
     /** Copies the task folder `source` into tasksDir(); returns the copy's folder. */
     QString addTask(const QString& source, QString* error = nullptr);
 
+    /** The KernelBench problem sets opened in the project (<project>/kernelbench.json). */
+    const std::vector<KernelBenchSet>& kernelBenchSets() const { return kbSets_; }
+    /** Why kernelbench.json did not read when the project opened; empty when it did or is absent. */
+    QString kernelBenchSetsError() const { return kbSetsError_; }
+    /**
+     * Checks `set` (kernelBenchProblems()) and keeps it in the project, replacing a set of the
+     * same folder and level; false with the reason when the folder, level or selection is wrong.
+     */
+    bool addKernelBenchSet(const KernelBenchSet& set, QString* error = nullptr);
+
     static QStringList recentProjects();
     static void addRecent(const QString& dir);
     static constexpr int kMaxRecent = 8;
@@ -49,6 +61,8 @@ Q_SIGNALS:
 private:
     QString dir_;
     std::unique_ptr<kf::ProjectView> view_;
+    std::vector<KernelBenchSet> kbSets_;
+    QString kbSetsError_;
 };
 
 /**

@@ -48,6 +48,14 @@ struct RunRequest {
     QMap<QString, QString> llmKeys;
     /** Where the evaluation worker runs (the settings' Executor page). */
     kf::ExecutorOptions executor;
+
+    /** A KernelBench problem to search instead of the task in taskDir (kbRoot empty: a native task). */
+    QString kbRoot;        ///< the KernelBench folder, as `kfoundry kernelbench run --kb` takes it
+    int kbLevel = 0;
+    int kbId = 0;
+    QString python;        ///< Python with PyTorch; empty: $KF_PYTHON or python3
+    QString kbWorker;      ///< the Python worker script; empty: resources/kernelbench/kb_worker.py
+    bool isKernelBench() const { return !kbRoot.isEmpty(); }
 };
 
 }  // namespace kfgui

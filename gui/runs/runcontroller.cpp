@@ -25,12 +25,15 @@ RunController::~RunController() {
 bool RunController::start(const RunRequest& request) {
     if (isActive()) return false;
     projectDir_ = request.projectDir;
-    return startJob([request](SearchWorker& worker) { worker.run(request); });
+    if (!startJob([request](SearchWorker& worker) { worker.run(request); })) return false;
+    pausable_ = !request.isKernelBench();
+    return true;
 }
 
 bool RunController::startJob(std::function<void(SearchWorker&)> job) {
     if (isActive()) return false;
     control_ = std::make_shared<kf::RunControl>();
+    pausable_ = true;
     thread_ = new QThread(this);
     thread_->setObjectName(QStringLiteral("kf-search"));
     worker_ = new SearchWorker(control_);
@@ -55,7 +58,7 @@ bool RunController::startJob(std::function<void(SearchWorker&)> job) {
 }
 
 void RunController::pause() {
-    if (!isActive() || !control_) return;
+    if (!isActive() || !control_ || !pausable_) return;
     control_->set_paused(true);
     if (state_ == QLatin1String("running") || state_ == QLatin1String("starting")) setState(QStringLiteral("pausing"));
 }

@@ -70,6 +70,7 @@ private:
     QString state_ = QStringLiteral("idle");
     QString projectDir_;
     qint64 runId_ = 0;
+    bool pausable_ = true;  ///< a KernelBench search has no pause
 };
 
 }  // namespace kfgui

@@ -95,6 +95,10 @@ bool SearchWorker::pollStop() {
 }
 
 void SearchWorker::run(const RunRequest& request) {
+    if (request.isKernelBench()) {
+        runKernelBench(request);
+        return;
+    }
     RunOutcome outcome;
     runId_ = 0;
     try {

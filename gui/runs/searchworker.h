@@ -31,8 +31,14 @@ public:
     explicit SearchWorker(std::shared_ptr<kf::RunControl> control, QObject* parent = nullptr);
     ~SearchWorker() override;
 
-    /** Runs the search to its end (call it on the worker's thread). */
+    /** Runs the search to its end (call it on the worker's thread); a KernelBench request goes to runKernelBench. */
     void run(const kfgui::RunRequest& request);
+    /**
+     * The search on one KernelBench problem (kf::kb::search_problem) with the Python worker,
+     * in a store connection of its own: LLM experts when the request carries a configuration,
+     * else the problem's reference and the tuner. Stop ends it; it resumes on the next start.
+     */
+    void runKernelBench(const kfgui::RunRequest& request);
 
     /**
      * Queues one event for the GUI. A batch goes out when it holds 256 events or 30 ms have

@@ -17,7 +17,9 @@ ExecutorPage::ExecutorPage(QWidget* parent)
       gpus_(new QSpinBox),
       time_(new QLineEdit),
       account_(new QLineEdit),
-      spool_(new QLineEdit) {
+      spool_(new QLineEdit),
+      python_(new QLineEdit),
+      kbWorker_(new QLineEdit) {
     setObjectName(QStringLiteral("executorPage"));
     kind_->setObjectName(QStringLiteral("executorCombo"));
     kind_->addItem(tr("This machine"), QStringLiteral("local"));
@@ -34,6 +36,12 @@ ExecutorPage::ExecutorPage(QWidget* parent)
     account_->setText(prefs::slurmAccount.get());
     spool_->setPlaceholderText(tr("the project's slurm folder (must be visible to the nodes)"));
     spool_->setText(prefs::slurmSpool.get());
+    python_->setObjectName(QStringLiteral("kbPython"));
+    python_->setPlaceholderText(tr("$KF_PYTHON or python3"));
+    python_->setText(prefs::kbPython.get());
+    kbWorker_->setObjectName(QStringLiteral("kbWorker"));
+    kbWorker_->setPlaceholderText(tr("the bundled resources/kernelbench/kb_worker.py"));
+    kbWorker_->setText(prefs::kbWorker.get());
 
     auto* form = new QFormLayout(this);
     auto* note = new QLabel(tr("Where searches run their evaluation workers. With Slurm, each worker is a job "
@@ -47,6 +55,12 @@ ExecutorPage::ExecutorPage(QWidget* parent)
     form->addRow(tr("Time limit:"), time_);
     form->addRow(tr("Account:"), account_);
     form->addRow(tr("Spool folder:"), spool_);
+    auto* kbNote = new QLabel(tr("KernelBench problems are evaluated by a Python worker: the Python with PyTorch "
+                                 "and the worker script it runs."));
+    kbNote->setWordWrap(true);
+    form->addRow(kbNote);
+    form->addRow(tr("Python (KernelBench):"), python_);
+    form->addRow(tr("KernelBench worker:"), kbWorker_);
     connect(kind_, &QComboBox::currentIndexChanged, this, [this] { updateEnabled(); });
     updateEnabled();
 }
@@ -65,6 +79,8 @@ void ExecutorPage::save() {
     prefs::slurmTime.set(time_->text().trimmed());
     prefs::slurmAccount.set(account_->text().trimmed());
     prefs::slurmSpool.set(spool_->text().trimmed());
+    prefs::kbPython.set(python_->text().trimmed());
+    prefs::kbWorker.set(kbWorker_->text().trimmed());
 }
 
 kf::ExecutorOptions ExecutorPage::fromPreferences(const QString& projectDir) {

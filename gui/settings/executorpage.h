@@ -26,6 +26,8 @@ public:
     QLineEdit* timeLimit() const { return time_; }
     QLineEdit* account() const { return account_; }
     QLineEdit* spool() const { return spool_; }
+    QLineEdit* python() const { return python_; }
+    QLineEdit* kbWorker() const { return kbWorker_; }
 
     /** Writes the page's values to the preferences. */
     void save();
@@ -41,6 +43,8 @@ private:
     QLineEdit* time_;
     QLineEdit* account_;
     QLineEdit* spool_;
+    QLineEdit* python_;
+    QLineEdit* kbWorker_;
 };
 
 }  // namespace kfgui

@@ -1,0 +1,261 @@
+// KernelBench problems in the app, offscreen: a problem set added to a project is listed in
+// the Tasks tab and kept with the project; a Level 4 problem says why it does not run; a wrong
+// folder, level or selection is refused with the reason; Start Search on a problem runs the
+// search with the stand-in Python worker (tests/data/kernelbench-fake) and stores the run.
+#include <QtTest>
+#include <QtWidgets>
+
+#include "kf/store.h"
+#include "mainwindow.h"
+#include "preferences.h"
+#include "project/kernelbenchset.h"
+#include "project/projectsession.h"
+#include "runs/populationmodel.h"
+#include "runs/populationview.h"
+#include "runs/runcontroller.h"
+#include "runs/searchview.h"
+#include "taskbrowser.h"
+#include "tasklistmodel.h"
+#include "testsupport.h"
+
+namespace {
+
+QString qs(const std::filesystem::path& p) { return QString::fromStdString(p.string()); }
+
+QString fakeRoot() { return qs(kftest::data("kernelbench-fake")); }
+
+std::unique_ptr<kfgui::MainWindow> makeWindow(const QString& project) {
+    return std::make_unique<kfgui::MainWindow>(kfgui::LaunchOptions{qs(kftest::task("")), project, {}, false});
+}
+
+QString rowText(const kfgui::MainWindow& w, const QString& key) {
+    const int row = w.taskBrowser()->model()->rowOf(key);
+    return row < 0 ? QString() : w.taskBrowser()->model()->index(row).data().toString();
+}
+
+QString labelText(const kfgui::MainWindow& w, const char* name) {
+    auto* label = w.findChild<QLabel*>(QLatin1String(name));
+    return label ? label->text() : QString();
+}
+
+bool finished(const kfgui::RunController* runs) {
+    const QString s = runs->state();
+    return !runs->isActive() && (s == QLatin1String("done") || s == QLatin1String("stopped") || s == QLatin1String("failed"));
+}
+
+}  // namespace
+
+class TestKernelBenchApp : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("KernelFoundryTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_kernelbench_app"));
+        QSettings().clear();
+        qputenv("XDG_DATA_HOME", QByteArray::fromStdString(kftest::temp_dir("gui-kb-data").string()));
+    }
+
+    /** The problems are listed beside the tasks, shown with their source and op class, and come back with the project. */
+    void problemsAreListedAndKeptWithTheProject() {
+        const QString project = qs(kftest::temp_dir("gui-kb-list") / "project");
+        {
+            auto w = makeWindow(project);
+            QVERIFY(w->session()->isOpen());
+            QCOMPARE(w->taskBrowser()->model()->rowOf(QStringLiteral("level1/1_Scale")), -1);
+            const int native = w->taskBrowser()->model()->rowCount();
+            QVERIFY(native > 0);
+            QVERIFY(w->addKernelBenchSet({fakeRoot(), 1, QStringLiteral("1,3")}));
+            QCOMPARE(w->taskBrowser()->model()->rowCount(), native + 2);
+            QCOMPARE(rowText(*w, QStringLiteral("level1/1_Scale")), QStringLiteral("level1/1_Scale (KernelBench)"));
+            QCOMPARE(rowText(*w, QStringLiteral("level1/3_Relu")), QStringLiteral("level1/3_Relu (KernelBench)"));
+            QCOMPARE(w->taskBrowser()->model()->rowOf(QStringLiteral("level1/2_Row_Sum")), -1);  // not selected
+            QVERIFY(QFileInfo::exists(project + QStringLiteral("/kernelbench.json")));
+
+            // The first problem of the set is shown: its PyTorch source, op class and inputs.
+            const kfgui::TaskEntry* entry = w->taskBrowser()->currentEntry();
+            QVERIFY(entry && entry->isKernelBench());
+            QCOMPARE(entry->relativePath, QStringLiteral("level1/1_Scale"));
+            QVERIFY(labelText(*w, "taskTitle").contains(QStringLiteral("level1/1_Scale")));
+            QVERIFY2(labelText(*w, "taskSummary").contains(QStringLiteral("op class elementwise")), qPrintable(labelText(*w, "taskSummary")));
+            QVERIFY(labelText(*w, "taskDescription").contains(QStringLiteral("Not run")));
+            auto* source = w->findChild<QPlainTextEdit*>(QStringLiteral("pytorchSource"));
+            QVERIFY(source && source->isReadOnly());
+            QVERIFY(source->toPlainText().contains(QStringLiteral("return x * 2")));
+            auto* tabs = w->findChild<QTabWidget*>(QStringLiteral("sourceTabs"));
+            QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(source));
+            QVERIFY(!tabs->isTabVisible(0));  // no CUDA entry point for a PyTorch problem
+
+            // A native task still shows its own tabs.
+            QVERIFY(w->taskBrowser()->selectTask(QStringLiteral("level1/softmax")));
+            QVERIFY(tabs->isTabVisible(0));
+            QVERIFY(!tabs->isTabVisible(tabs->indexOf(source)));
+        }
+        // Reopened, the project lists the same problems.
+        auto again = makeWindow(QString());
+        QVERIFY(again->openProject(project, false));
+        QCOMPARE(rowText(*again, QStringLiteral("level1/1_Scale")), QStringLiteral("level1/1_Scale (KernelBench)"));
+        QVERIFY(again->taskBrowser()->model()->rowOf(QStringLiteral("level1/3_Relu")) >= 0);
+        QCOMPARE(again->taskBrowser()->model()->kernelBenchCount(), 2);
+        QVERIFY2(again->statusBar()->currentMessage().contains(QStringLiteral("2 KernelBench problem(s) in the project")),
+                 qPrintable(again->statusBar()->currentMessage()));
+    }
+
+    /** File › Add KernelBench Problems… asks for the folder, level and selection, and lists the problems. */
+    void theMenuActionAddsASet() {
+        auto closed = makeWindow(QString());
+        auto* action = closed->findChild<QAction*>(QStringLiteral("addKernelBenchAction"));
+        QVERIFY(action && !action->isEnabled());  // no project: nowhere to keep the set
+
+        const QString project = qs(kftest::temp_dir("gui-kb-menu") / "project");
+        auto w = makeWindow(project);
+        action = w->findChild<QAction*>(QStringLiteral("addKernelBenchAction"));
+        QVERIFY(action && action->isEnabled());
+        bool filled = false;
+        QTimer::singleShot(0, w.get(), [&] {
+            auto* dialog = w->findChild<QDialog*>(QStringLiteral("kernelBenchDialog"));
+            if (!dialog) return;
+            dialog->findChild<QLineEdit*>(QStringLiteral("kbFolder"))->setText(fakeRoot());
+            dialog->findChild<QSpinBox*>(QStringLiteral("kbLevel"))->setValue(1);
+            dialog->findChild<QLineEdit*>(QStringLiteral("kbProblems"))->setText(QStringLiteral("2"));
+            dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+            filled = true;
+        });
+        action->trigger();
+        QVERIFY(filled);
+        QCOMPARE(rowText(*w, QStringLiteral("level1/2_Row_Sum")), QStringLiteral("level1/2_Row_Sum (KernelBench)"));
+        QCOMPARE(w->taskBrowser()->model()->kernelBenchCount(), 1);
+        QCOMPARE(w->taskBrowser()->currentEntry()->relativePath, QStringLiteral("level1/2_Row_Sum"));
+    }
+
+    /** A Level 4 problem is listed in red with the reason, and Start Search refuses it. */
+    void levelFourSaysWhyItDoesNotRun() {
+        const QString project = qs(kftest::temp_dir("gui-kb-l4") / "project");
+        auto w = makeWindow(project);
+        QVERIFY(w->addKernelBenchSet({fakeRoot(), 4, QString()}));
+        const QString key = QStringLiteral("level4/1_gpt2_bs1_seq1024");
+        const int row = w->taskBrowser()->model()->rowOf(key);
+        QVERIFY(row >= 0);
+        const QModelIndex index = w->taskBrowser()->model()->index(row);
+        QVERIFY2(index.data().toString().contains(QStringLiteral("Not supported")), qPrintable(index.data().toString()));
+        QCOMPARE(index.data(Qt::ForegroundRole).value<QBrush>().color(), QColor(0xc6, 0x28, 0x28));
+        QVERIFY(w->taskBrowser()->selectTask(key));
+        QVERIFY2(labelText(*w, "taskDescription").startsWith(QStringLiteral("Not supported: Level 4 problems are whole Hugging Face models")),
+                 qPrintable(labelText(*w, "taskDescription")));
+        QVERIFY(index.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Hugging Face")));
+        QVERIFY(!w->startSearch());
+        QVERIFY(!w->runController()->isActive());
+        auto* start = w->findChild<QPushButton*>(QStringLiteral("startButton"));
+        QVERIFY(start && !start->isEnabled());
+    }
+
+    /** A folder without KernelBench, a missing level or an unknown problem id is refused with the reason. */
+    void wrongFolderLevelOrSelectionIsRefused() {
+        const QString project = qs(kftest::temp_dir("gui-kb-bad") / "project");
+        auto w = makeWindow(project);
+        const int rows = w->taskBrowser()->model()->rowCount();
+        auto lastMessage = [&] {
+            const auto boxes = w->findChildren<QMessageBox*>(QStringLiteral("informationBox"));
+            return boxes.isEmpty() ? QString() : boxes.last()->text();
+        };
+        QVERIFY(!w->addKernelBenchSet({project + QStringLiteral("/nowhere"), 1, QString()}));
+        QVERIFY2(lastMessage().contains(QStringLiteral("does not exist")), qPrintable(lastMessage()));
+        QVERIFY(!w->addKernelBenchSet({qs(kftest::task("")), 1, QString()}));  // native tasks, no KernelBench
+        QVERIFY2(lastMessage().contains(QStringLiteral("holds no KernelBench problems")), qPrintable(lastMessage()));
+        QVERIFY(!w->addKernelBenchSet({fakeRoot(), 3, QString()}));
+        QVERIFY2(lastMessage().contains(QStringLiteral("no level3 folder")), qPrintable(lastMessage()));
+        QVERIFY(!w->addKernelBenchSet({fakeRoot(), 1, QStringLiteral("2,99")}));
+        QVERIFY2(lastMessage().contains(QStringLiteral("has no problem 99")), qPrintable(lastMessage()));
+        QVERIFY(!w->addKernelBenchSet({fakeRoot(), 1, QStringLiteral("one")}));
+        QCOMPARE(w->taskBrowser()->model()->rowCount(), rows);
+        QVERIFY(!QFileInfo::exists(project + QStringLiteral("/kernelbench.json")));
+    }
+
+    /** Start Search on a problem runs its search with the stand-in worker; the run is in the project. */
+    void startSearchRunsTheProblem() {
+        kfgui::prefs::kbWorker.set(qs(kftest::data("kernelbench-fake") / "fake_kb_worker.py"));
+        const QString project = qs(kftest::temp_dir("gui-kb-run") / "project");
+        auto w = makeWindow(project);
+        w->findChild<QSpinBox*>(QStringLiteral("runIslands"))->setValue(1);
+        w->findChild<QSpinBox*>(QStringLiteral("runBudget"))->setValue(3);
+        w->findChild<QSpinBox*>(QStringLiteral("runCompileThreads"))->setValue(1);
+        QVERIFY(w->addKernelBenchSet({fakeRoot(), 1, QStringLiteral("1")}));
+        QVERIFY(w->taskBrowser()->selectTask(QStringLiteral("level1/1_Scale")));
+        auto* start = w->findChild<QPushButton*>(QStringLiteral("startButton"));
+        QVERIFY(start && start->isEnabled());
+        QVERIFY(w->startSearch());
+        kfgui::RunController* runs = w->runController();
+        QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 120000);
+        QCOMPARE(runs->state(), QStringLiteral("done"));
+        QVERIFY(runs->runId() > 0);
+        QVERIFY(w->statusBar()->currentMessage().startsWith(QStringLiteral("Run %1:").arg(runs->runId())));
+
+        kf::ProjectView store = kf::ProjectView::open(project.toStdString());
+        auto run = store.latest_run("level1/1_Scale");
+        QVERIFY(run);
+        QCOMPARE(run->id, static_cast<std::int64_t>(runs->runId()));
+        QCOMPARE(run->state, kf::RunState::Done);
+        QCOMPARE(run->config.value("kind", std::string()), std::string("kernelbench"));
+        QVERIFY(!store.candidates(run->id).empty());
+        // Its evaluations reached the Search tab as events, as a native run's do.
+        QTRY_COMPARE_WITH_TIMEOUT(w->searchView()->pendingCount(), 0, 2000);
+        w->searchView()->applyPending();
+        QCOMPARE(w->searchView()->population()->model()->rowCount(), static_cast<int>(store.evaluations(run->id).size()));
+        QVERIFY(w->searchView()->population()->model()->rowCount() > 0);
+        // The details pane shows the run.
+        QVERIFY2(labelText(*w, "taskDescription").contains(QStringLiteral("Latest run: %1").arg(run->id)),
+                 qPrintable(labelText(*w, "taskDescription")));
+    }
+
+    /** A Python that cannot start fails the run with the reason, leaving no run behind as running. */
+    void aMissingPythonFailsTheRunWithTheReason() {
+        kfgui::prefs::kbWorker.set(qs(kftest::data("kernelbench-fake") / "fake_kb_worker.py"));
+        kfgui::prefs::kbPython.set(QStringLiteral("/nonexistent/python3"));
+        const QString project = qs(kftest::temp_dir("gui-kb-nopython") / "project");
+        auto w = makeWindow(project);
+        QVERIFY(w->addKernelBenchSet({fakeRoot(), 1, QStringLiteral("1")}));
+        QVERIFY(w->taskBrowser()->selectTask(QStringLiteral("level1/1_Scale")));
+        QVERIFY(w->startSearch());
+        kfgui::RunController* runs = w->runController();
+        QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 60000);
+        kfgui::prefs::kbPython.set(QString());
+        QCOMPARE(runs->state(), QStringLiteral("failed"));
+        QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("cannot start /nonexistent/python3")),
+                 qPrintable(w->statusBar()->currentMessage()));
+        for (const auto& r : kf::ProjectView::open(project.toStdString()).runs()) QVERIFY(r.state != kf::RunState::Running);
+    }
+
+    /** Stop ends a KernelBench search cleanly: the run is stopped, not failed, and kept for a resume. */
+    void stopEndsTheSearch() {
+        kfgui::prefs::kbWorker.set(qs(kftest::data("kernelbench-fake") / "fake_kb_worker.py"));
+        // A problem whose ModelNew (the reference, renamed) takes seconds to build.
+        const std::filesystem::path kb = kftest::temp_dir("gui-kb-slow") / "kb";
+        kftest::write_file(kb / "KernelBench" / "level1" / "1_Slow.py",
+                           "import torch\n# fake-eager-ms: 2.0\n# fake-compile-seconds: 4\n"
+                           "class Model(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n");
+        const QString project = qs(kftest::temp_dir("gui-kb-stop") / "project");
+        auto w = makeWindow(project);
+        w->findChild<QSpinBox*>(QStringLiteral("runIslands"))->setValue(1);
+        w->findChild<QSpinBox*>(QStringLiteral("runBudget"))->setValue(20);
+        QVERIFY(w->addKernelBenchSet({qs(kb), 1, QString()}));
+        QVERIFY(w->taskBrowser()->selectTask(QStringLiteral("level1/1_Slow")));
+        QVERIFY(w->startSearch());
+        kfgui::RunController* runs = w->runController();
+        QTRY_VERIFY_WITH_TIMEOUT(runs->runId() > 0, 30000);
+        QVERIFY(runs->isActive());
+        QTRY_COMPARE_WITH_TIMEOUT(runs->state(), QStringLiteral("running"), 5000);
+        runs->pause();  // no pause for a KernelBench search: the state stays
+        QCOMPARE(runs->state(), QStringLiteral("running"));
+        runs->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 60000);
+        QCOMPARE(runs->state(), QStringLiteral("stopped"));
+        kf::ProjectView store = kf::ProjectView::open(project.toStdString());
+        auto run = store.run(runs->runId());
+        QVERIFY(run);
+        QVERIFY(run->state != kf::RunState::Done && run->state != kf::RunState::Failed);
+    }
+};
+
+QTEST_MAIN(TestKernelBenchApp)
+#include "test_kernelbench_app.moc"
