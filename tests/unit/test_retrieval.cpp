@@ -160,6 +160,21 @@ private slots:
         wider.cols = layernorm.size_names.at(1) + " * 2";
         QVERIFY2(computation_meaning(layernorm, wider).find("cols=s1*2;") != std::string::npos,
                  computation_meaning(layernorm, wider).c_str());
+        // A stencil's neighbour reads keep their offsets, its border and radius count; a
+        // histogram's bins are canonical sizes.
+        Task stencil = load_task(kftest::task("level1/stencil2d"));
+        QVERIFY(stencil.computation);
+        const std::string st = computation_meaning(stencil, *stencil.computation);
+        QVERIFY2(st.rfind("stencil rows=s0 cols=s1 radius=1; t1 = ", 0) == 0, st.c_str());
+        QVERIFY2(st.find("(t0@-1,0)") != std::string::npos && st.find("(t0@0,1)") != std::string::npos, st.c_str());
+        QVERIFY2(st.find("; border = (t0); in t0:full") != std::string::npos, st.c_str());
+        Task blur = load_task(kftest::data("tasks/blur3x3"));
+        QVERIFY(blur.computation);
+        QVERIFY(computation_meaning(blur, *blur.computation) != st);
+        Task buckets = load_task(kftest::data("tasks/bucket_count"));
+        QVERIFY(buckets.computation);
+        const std::string hist = computation_meaning(buckets, *buckets.computation);
+        QVERIFY2(hist.rfind("histogram bins=s", 0) == 0, hist.c_str());
         // No op, no meaning; a task without a computation (none declared, none derivable) has none.
         QCOMPARE(computation_meaning(scan, Computation{}), std::string());
         Task copy = load_task(kftest::data("tasks/opaque_copy"));

@@ -26,7 +26,8 @@ std::string entry_signature(const Task& task, Backend backend);
 /**
  * What a computation computes, as one line independent of the task's names: its tensors
  * become t0, t1... in the manifest's order, its sizes s0, s1..., its params p0, p1..., its
- * stats a0, a1...; expressions are written as the host's fp32 C (ComputeExpr::to_c). E.g.
+ * stats a0, a1... (a stencil's neighbour read at(x, di, dj) becomes t0@di,dj); expressions
+ * are written as the host's fp32 C (ComputeExpr::to_c). E.g.
  * a running max of |x| over rows x cols:
  *   `row_scan rows=s0 cols=s1; a0 = max(fabsf((t0))); t1 = (a0); in t0:full`
  * Two tasks get the same meaning when they compute the same function of their arguments

@@ -45,8 +45,11 @@ std::string computation_meaning(const Task& task, const Computation& c) {
     for (std::size_t i = 0; i < task.params.size(); ++i) token.emplace(task.params[i].name, "p" + std::to_string(i));
     for (std::size_t i = 0; i < c.stats.size(); ++i) token[c.stats[i].name] = "a" + std::to_string(i);
     auto resolve = [&](const std::string& name) {
-        auto it = token.find(name);
-        return it == token.end() ? "?" + name : it->second;
+        // A stencil's neighbour read at(x, di, dj) comes as "x@di,dj": its tensor by position, its offsets as they are.
+        std::size_t at = name.find('@');
+        auto it = token.find(name.substr(0, at));
+        std::string t = it == token.end() ? "?" + name.substr(0, at) : it->second;
+        return at == std::string::npos ? t : t + name.substr(at);
     };
     auto expr = [&](const ComputeExpr& e) { return e.to_c(resolve, /*fp32=*/true, /*cuda=*/false); };
     // A layout is sizes, integers, + - * and parentheses: its names replaced, its spaces dropped.
@@ -65,9 +68,12 @@ std::string computation_meaning(const Task& task, const Computation& c) {
     std::string key = c.op;
     if (!c.rows.empty() || !c.cols.empty()) key += " rows=" + layout(c.rows) + " cols=" + layout(c.cols);
     if (!c.inner.empty()) key += " inner=" + layout(c.inner);
+    if (c.radius > 0) key += " radius=" + std::to_string(c.radius);
+    if (!c.bins.empty()) key += " bins=" + layout(c.bins);
     for (std::size_t i = 0; i < c.stats.size(); ++i)
         key += "; a" + std::to_string(i) + " = " + c.stats[i].combine + "(" + expr(c.stats[i].map) + ")";
     key += "; " + resolve(c.output) + " = " + expr(c.per_row_output() ? c.epilogue : c.map);
+    if (!c.border.empty()) key += "; border = " + expr(c.border);
     std::vector<std::string> inputs;
     for (const auto& [name, ix] : c.inputs) inputs.push_back(resolve(name) + ":" + indexing_name(ix));
     std::sort(inputs.begin(), inputs.end());
