@@ -175,6 +175,12 @@ private slots:
         QVERIFY(buckets.computation);
         const std::string hist = computation_meaning(buckets, *buckets.computation);
         QVERIFY2(hist.rfind("histogram bins=s", 0) == 0, hist.c_str());
+        // A column reduction's output is its epilogue.
+        Task col_std = load_task(kftest::data("tasks/col_std"));
+        QVERIFY(col_std.computation);
+        QCOMPARE(computation_meaning(col_std, *col_std.computation),
+                 std::string("col_reduce rows=s0 cols=s1; a0 = sum((t0)); a1 = sum((((t0) - ((a0) / (s0))) * ((t0) - ((a0) / (s0))))); "
+                             "t1 = sqrtf(((a1) / (s0))); in t0:full"));
         // No op, no meaning; a task without a computation (none declared, none derivable) has none.
         QCOMPARE(computation_meaning(scan, Computation{}), std::string());
         Task copy = load_task(kftest::data("tasks/opaque_copy"));

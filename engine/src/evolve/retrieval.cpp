@@ -72,7 +72,8 @@ std::string computation_meaning(const Task& task, const Computation& c) {
     if (!c.bins.empty()) key += " bins=" + layout(c.bins);
     for (std::size_t i = 0; i < c.stats.size(); ++i)
         key += "; a" + std::to_string(i) + " = " + c.stats[i].combine + "(" + expr(c.stats[i].map) + ")";
-    key += "; " + resolve(c.output) + " = " + expr(c.per_row_output() ? c.epilogue : c.map);
+    // Each class writes its output from either the per-element map or the per-row/column epilogue.
+    key += "; " + resolve(c.output) + " = " + expr(c.map.empty() ? c.epilogue : c.map);
     if (!c.border.empty()) key += "; border = " + expr(c.border);
     std::vector<std::string> inputs;
     for (const auto& [name, ix] : c.inputs) inputs.push_back(resolve(name) + ":" + indexing_name(ix));
