@@ -2,6 +2,8 @@
 // exchange, and refusal of foreign, corrupt or newer files without touching them.
 #include <QtTest>
 
+#include <sqlite3.h>
+
 #include <nlohmann/json.hpp>
 
 #include "kf/library.h"
@@ -45,6 +47,30 @@ std::vector<std::string> names(const std::vector<kf::Pattern>& ps) {
     std::vector<std::string> out;
     for (const auto& p : ps) out.push_back(p.name);
     return out;
+}
+
+// Runs SQL against a library file directly, bypassing the library.
+void raw_exec(const std::filesystem::path& db, const std::string& sql) {
+    sqlite3* h = nullptr;
+    QCOMPARE(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err);
+    const std::string msg = err ? err : "";
+    sqlite3_free(err);
+    sqlite3_close(h);
+    QVERIFY2(rc == SQLITE_OK, msg.c_str());
+}
+
+std::int64_t raw_int(const std::filesystem::path& db, const std::string& sql) {
+    sqlite3* h = nullptr;
+    sqlite3_open(db.c_str(), &h);
+    sqlite3_stmt* s = nullptr;
+    std::int64_t v = -1;
+    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+    return v;
 }
 
 /** Asserts that opening `file` raises LibraryError and leaves the bytes as they were. */
@@ -299,11 +325,15 @@ private slots:
         lib.add_pattern(make_pattern("gemm-tiled", "gemm", "host"));
         lib.record_pattern_use(a, true);
         lib.mark_pattern_broken(lib.add_pattern(make_pattern("old")), "does not compile");
+        auto meant = make_pattern("row-max");
+        meant.meaning = "row_reduce rows=s0 cols=s1; a0 = max((t0)); t1 = (a0); in t0:full";
+        lib.add_pattern(meant);
         for (int i = 0; i < 3; ++i) lib.record_improvement(improvement(1.5 + i * 0.1, true, "memory", "c"));
         lib.record_improvement(improvement(0.7, false, "fusion"));
         lib.set_insight_status(lib.insights()[0].id, "approved");
         const json exported = lib.export_json();
-        QCOMPARE(exported["patterns"].size(), std::size_t(3));
+        QCOMPARE(exported["patterns"].size(), std::size_t(4));
+        QCOMPARE(exported["patterns"][3]["meaning"].get<std::string>(), meant.meaning);
         QCOMPARE(exported["insights"].size(), std::size_t(1));
         QCOMPARE(exported["improvements"].size(), std::size_t(4));
 
@@ -311,7 +341,9 @@ private slots:
         // Through text, as a file would carry it.
         auto report = copy.import_json(json::parse(exported.dump(2)));
         QVERIFY(report.skipped.empty());
-        QCOMPARE(report.patterns_imported, 3);
+        QCOMPARE(report.patterns_imported, 4);
+        QCOMPARE(copy.pattern_by_name("row-max")->meaning, meant.meaning);
+        QCOMPARE(copy.pattern_by_name("softmax-warp")->meaning, std::string());
         QCOMPARE(report.insights_imported, 1);
         QCOMPARE(report.improvements_imported, 4);
         QCOMPARE(copy.export_json(), exported);
@@ -320,8 +352,14 @@ private slots:
         report = copy.import_json(exported);
         kf::PatternQuery any;
         any.status.clear();
-        QCOMPARE(copy.patterns(any).size(), std::size_t(3));
+        QCOMPARE(copy.patterns(any).size(), std::size_t(4));
         QCOMPARE(report.skipped.size(), std::size_t(1));
+        // An export from before meanings has no "meaning": its patterns' meaning is unknown.
+        json older = exported;
+        for (auto& p : older["patterns"]) p.erase("meaning");
+        auto third = fresh();
+        QCOMPARE(third.import_json(older).patterns_imported, 4);
+        QCOMPARE(third.pattern_by_name("row-max")->meaning, std::string());
     }
 
     void import_reports_malformed_entries() {
@@ -381,6 +419,39 @@ private slots:
         kftest::write_file(empty, "");
         auto e = kf::ExperienceLibrary::open(empty);
         QVERIFY(e.patterns().empty());
+    }
+
+    /** A library written by a version-1 build opens, migrates to the current schema and keeps its patterns. */
+    void version1_library_migrates_keeping_patterns() {
+        const auto file = dir_ / "v1" / "library.db";
+        {
+            auto lib = kf::ExperienceLibrary::open(file);
+            auto p = make_pattern("kept");
+            auto id = lib.add_pattern(p);
+            lib.record_pattern_use(id, true);
+            lib.add_pattern(make_pattern("also-kept", "gemm", "host"));
+        }
+        // Back to what a version-1 build wrote: no meaning column.
+        raw_exec(file, "ALTER TABLE patterns DROP COLUMN meaning; PRAGMA user_version = 1;");
+        QCOMPARE(raw_int(file, "SELECT count(*) FROM pragma_table_info('patterns') WHERE name = 'meaning'"), std::int64_t(0));
+        {
+            auto lib = kf::ExperienceLibrary::open(file);
+            QCOMPARE(raw_int(file, "PRAGMA user_version"), std::int64_t(kf::kLibrarySchemaVersion));
+            QCOMPARE(kf::kLibrarySchemaVersion, 2);
+            auto kept = lib.pattern_by_name("kept");
+            QVERIFY(kept);
+            QCOMPARE(kept->meaning, std::string());
+            QCOMPARE(kept->successes, std::int64_t(1));
+            QCOMPARE(kept->source, make_pattern("kept").source);
+            QVERIFY(lib.pattern_by_name("also-kept"));
+            kf::PatternQuery words;
+            words.text = "warp";
+            QCOMPARE(names(lib.patterns(words)), (std::vector<std::string>{"kept", "also-kept"}));
+            kept->meaning = "elementwise; t1 = (t0); in t0:full";
+            lib.add_pattern(*kept);
+        }
+        auto lib = kf::ExperienceLibrary::open(file);
+        QCOMPARE(lib.pattern_by_name("kept")->meaning, std::string("elementwise; t1 = (t0); in t0:full"));
     }
 
     void layered_library_reads_overlay_first() {

@@ -28,7 +28,7 @@ public:
 };
 
 /** The newest schema version this build reads and writes (PRAGMA user_version). */
-inline constexpr int kLibrarySchemaVersion = 1;
+inline constexpr int kLibrarySchemaVersion = 2;
 /** PRAGMA application_id of a Kernel Foundry library file ('KFLB'). */
 inline constexpr std::int32_t kLibraryApplicationId = 0x4B464C42;
 
@@ -41,6 +41,12 @@ struct Pattern {
     std::string family;                   ///< e.g. "softmax/warp-per-row"
     std::vector<std::string> bound_tags;  ///< memory, compute, latency, occupancy, ...
     std::string signature;                ///< the `extern "C" void kf_solve(...)` declaration it implements
+    /**
+     * What it computes, independent of names (computation_meaning, kf/retrieval.h); empty
+     * when unknown. Retrieval leaves a pattern out when its meaning is known and differs from
+     * the task's.
+     */
+    std::string meaning;
     std::string description;
     std::string source;
     std::string provenance = "user";  ///< "seed", "run:<id>" or "user"

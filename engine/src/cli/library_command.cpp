@@ -35,7 +35,7 @@ json pattern_json(const Pattern& p, bool with_source) {
     json j = {{"id", p.id},           {"name", p.name},         {"op_class", p.op_class},
               {"backend", p.backend}, {"family", p.family},     {"bound_tags", p.bound_tags},
               {"status", p.status},   {"applications", p.applications}, {"successes", p.successes},
-              {"description", p.description}};
+              {"description", p.description}, {"meaning", p.meaning}};
     if (with_source) j["source"] = p.source;
     return j;
 }
@@ -76,7 +76,8 @@ int run_library(const LibraryArgs& a) {
         if (a.what == "patterns") {
             auto p = lib.pattern(a.id);
             if (!p) throw Error("no pattern " + std::to_string(a.id) + " in " + path.string());
-            std::cout << (a.as_json ? pattern_json(*p, true).dump(2) + "\n" : p->name + " (" + p->family + ")\n" + p->description + "\n\n" + p->source);
+            std::cout << (a.as_json ? pattern_json(*p, true).dump(2) + "\n" : p->name + " (" + p->family + ")\n" + p->description + "\n" +
+                                          (p->meaning.empty() ? std::string() : "computes: " + p->meaning + "\n") + "\n" + p->source);
         } else {
             auto i = lib.insight(a.id);
             if (!i) throw Error("no insight " + std::to_string(a.id) + " in " + path.string());

@@ -73,6 +73,7 @@ Pattern pattern_from_json(const json& o) {
     p.family = get_string(o, "family");
     p.bound_tags = get_strings(o, "bound_tags");
     p.signature = get_string(o, "signature");
+    p.meaning = get_string(o, "meaning");  // absent from older exports: unknown
     p.description = get_string(o, "description");
     p.source = get_string(o, "source", true);
     p.provenance = get_string(o, "provenance");

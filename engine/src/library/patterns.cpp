@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char* kPatternColumns =
     "p.id, p.name, p.op_class, p.backend, p.family, p.bound_tags, p.signature, p.description, "
-    "p.source, p.provenance, p.status, p.broken_reason, p.applications, p.successes, p.created";
+    "p.source, p.provenance, p.status, p.broken_reason, p.applications, p.successes, p.created, p.meaning";
 
 Pattern read_pattern(const sql::Statement& s) {
     Pattern p;
@@ -30,6 +30,7 @@ Pattern read_pattern(const sql::Statement& s) {
     p.applications = s.column_int(12);
     p.successes = s.column_int(13);
     p.created = s.column_text(14);
+    p.meaning = s.column_text(15);
     return p;
 }
 
@@ -87,11 +88,11 @@ std::int64_t ExperienceLibrary::add_pattern(const Pattern& p) {
     sql::Transaction tx(db);
     db.prepare(
           "INSERT INTO patterns (name, op_class, backend, family, bound_tags, signature, signature_key, "
-          "description, source, provenance, status, broken_reason, applications, successes, created) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+          "description, source, provenance, status, broken_reason, applications, successes, created, meaning) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
           "ON CONFLICT (name) DO UPDATE SET op_class = ?2, backend = ?3, family = ?4, bound_tags = ?5, "
           "signature = ?6, signature_key = ?7, description = ?8, source = ?9, provenance = ?10, "
-          "status = ?11, broken_reason = ?12, applications = ?13, successes = ?14")
+          "status = ?11, broken_reason = ?12, applications = ?13, successes = ?14, meaning = ?16")
         .bind(1, p.name)
         .bind(2, p.op_class)
         .bind(3, p.backend)
@@ -107,6 +108,7 @@ std::int64_t ExperienceLibrary::add_pattern(const Pattern& p) {
         .bind(13, p.applications)
         .bind(14, p.successes)
         .bind(15, p.created.empty() ? now_iso() : p.created)
+        .bind(16, p.meaning)
         .run();
     auto s = db.prepare("SELECT id FROM patterns WHERE name = ?");
     s.bind(1, p.name);
@@ -194,6 +196,7 @@ nlohmann::json to_json(const Pattern& p) {
             {"family", p.family},
             {"bound_tags", p.bound_tags},
             {"signature", p.signature},
+            {"meaning", p.meaning},
             {"description", p.description},
             {"source", p.source},
             {"provenance", p.provenance},

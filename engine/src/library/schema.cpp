@@ -71,6 +71,10 @@ CREATE TABLE improvements (
 );
 CREATE INDEX improvements_by_group ON improvements (op_class, bound_before, status_before, expert);
 )sql",
+    // 1 -> 2: what each pattern computes, independent of names ('' where unknown).
+    R"sql(
+ALTER TABLE patterns ADD COLUMN meaning TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 /**
