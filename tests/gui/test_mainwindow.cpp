@@ -71,6 +71,8 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("KernelFoundryTest"));
         QCoreApplication::setApplicationName(QStringLiteral("test_mainwindow"));
+        // The app's experience library lives under XDG_DATA_HOME: the user's own is not read.
+        qputenv("XDG_DATA_HOME", QByteArray::fromStdString(kftest::temp_dir("gui-mainwindow-data").string()));
         root_ = QString::fromStdString(kftest::temp_dir("gui-tasks").string());
         const std::filesystem::path base = root_.toStdString();
         kftest::write_file(base / "a_valid" / "task.json", kValidManifest);
