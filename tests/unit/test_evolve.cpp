@@ -218,7 +218,9 @@ private slots:
         auto r = run_process({kftest::cli_path().string(), "evolve", task, "--project", project.string(), "--backend", "host",
                               "--resume", "--min-time", "5", "--trials", "1"},
                              std::chrono::minutes(5));
-        QVERIFY2(r.exit_code == 0, r.output.c_str());
+        // 0, or 6 when no candidate beat the reference by --min-gain: scale_add's reference
+        // is already near the copy bandwidth, so either may happen; the resume is what counts.
+        QVERIFY2(r.exit_code == 0 || r.exit_code == 6, r.output.c_str());
         ProjectStore s = ProjectStore::open(project);
         auto run = s.runs().front();
         QCOMPARE(s.runs().size(), std::size_t(1));
