@@ -37,34 +37,17 @@ std::string pack_loader() {
     return os.str();
 }
 
-/** Vector loads and stores of V elements (float4, float2, double2; scalar otherwise). */
+/** Vector loads (through kf_load_pack, converted to the element type) and stores (float4, float2, double2; scalar otherwise) of V elements. */
 std::string vector_helpers(const std::string& T) {
     std::ostringstream os;
-    os << pack_loader() << "template <int V> struct KfVec { " << T << " v[V]; };\n"
-       << "template <class A, class B> struct KfSame { static constexpr bool value = false; };\n"
-       << "template <class A> struct KfSame<A, A> { static constexpr bool value = true; };\n\n"
-       << "// V elements from p, converted to " << T << " (a tensor of another type is read element by element).\n"
+    os << pack_loader() << "template <int V> struct KfVec { " << T << " v[V]; };\n\n"
+       << "// V elements from p in one vector load where they make one (p is aligned to V elements), converted to " << T << ".\n"
        << "template <int V, class E> __device__ __forceinline__ KfVec<V> kf_load(const E* p) {\n"
+       << "    E e[V];\n"
+       << "    kf_load_pack<V>(p, e);\n"
        << "    KfVec<V> r;\n"
-       << "    if constexpr (!KfSame<E, " << T << ">::value) {\n"
-       << "        // One 16-, 8- or 4-byte load where the V elements make one (p is aligned to V elements).\n"
-       << "        E e[V];\n"
-       << "        kf_load_pack<V>(p, e);\n"
        << "#pragma unroll\n"
-       << "        for (int k = 0; k < V; ++k) r.v[k] = static_cast<" << T << ">(e[k]);\n"
-       << "    } else if constexpr (V == 4 && sizeof(" << T << ") == 4) {\n"
-       << "        const float4 t = __ldg(reinterpret_cast<const float4*>(p));\n"
-       << "        r.v[0] = t.x; r.v[1] = t.y; r.v[2] = t.z; r.v[3] = t.w;\n"
-       << "    } else if constexpr (V == 2 && sizeof(" << T << ") == 4) {\n"
-       << "        const float2 t = __ldg(reinterpret_cast<const float2*>(p));\n"
-       << "        r.v[0] = t.x; r.v[1] = t.y;\n"
-       << "    } else if constexpr (V == 2 && sizeof(" << T << ") == 8) {\n"
-       << "        const double2 t = __ldg(reinterpret_cast<const double2*>(p));\n"
-       << "        r.v[0] = t.x; r.v[1] = t.y;\n"
-       << "    } else {\n"
-       << "#pragma unroll\n"
-       << "        for (int k = 0; k < V; ++k) r.v[k] = __ldg(p + k);\n"
-       << "    }\n"
+       << "    for (int k = 0; k < V; ++k) r.v[k] = static_cast<" << T << ">(e[k]);\n"
        << "    return r;\n"
        << "}\n\n"
        << "template <int V> __device__ __forceinline__ void kf_store(" << T << "* p, const KfVec<V>& r) {\n"
