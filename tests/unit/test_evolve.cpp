@@ -142,14 +142,27 @@ private slots:
         QTest::newRow("linear_tanh") << "linear_tanh" << 1.5;
         // A running maximum: the naive reference is one thread; the template runs rows on every core.
         QTest::newRow("row_cummax") << "row_cummax" << 1.2;
-        // A 3 x 3 stencil: the naive reference is one thread with a double loop per cell, but
-        // it vectorises and reaches 43-60% of this machine's copy bandwidth on its own, so the
-        // two-thread template (55-70%) measured 1.12x to 1.67x: the margin sits under that.
-        QTest::newRow("blur3x3") << "blur3x3" << 1.08;
+        // A 3 x 3 stencil with its edges from a border expression. Its naive reference is one
+        // thread, but GCC vectorises it on AVX-512 hosts (-O3 -march=native), where it is at
+        // the memory bound on its own and only a second core is left to gain (measured 0.90x
+        // to 1.67x); on AVX2 hosts it stays scalar (3.6x to 5.4x). No margin, then: the search
+        // must write a correct stencil kernel. The padded stencils below, whose references no
+        // x86 target vectorises, carry the speed margins.
+        QTest::newRow("blur3x3") << "blur3x3" << 0.0;
         // Integer keys counted into buckets: the naive reference is one thread.
         QTest::newRow("bucket_count") << "bucket_count" << 1.2;
         // Columns: the naive reference walks down each column (a cache line per element).
         QTest::newRow("col_std") << "col_std" << 1.5;
+        // A depthwise convolution (weights per channel read at an index, zero padding): the
+        // naive reference checks the bounds of every tap.
+        // Measured 3.3x to 4.9x (on one core 3.27x).
+        QTest::newRow("dwconv1d") << "dwconv1d" << 2.0;
+        // Replicate padding: the naive reference clamps every neighbour's coordinates
+        // (measured 3.19x; on one core 2.08x).
+        QTest::newRow("smooth_clamp") << "smooth_clamp" << 1.5;
+        // Residual add and LayerNorm: the naive reference's float sums do not vectorise
+        // (measured 2.72x to 2.83x; on one core 1.57x).
+        QTest::newRow("add_layernorm") << "add_layernorm" << 1.2;
     }
 
     void writes_kernels_from_scratch() {
@@ -163,10 +176,19 @@ private slots:
         QVERIFY(out.result.best);
         RunSummary s = summarize_run(store, out.run_id);
         qInfo("%s: %s", t.name.c_str(), s.line().c_str());
+        // The template expert wrote a kernel the worker judged correct.
+        int correct_templates = 0;
+        for (const auto& c : store.candidates(out.run_id)) {
+            auto e = store.evaluation_of(c.id);
+            correct_templates += c.family.rfind("template/", 0) == 0 && e && e->status_value() == Status::Ok;
+        }
+        QVERIFY2(correct_templates > 0, s.line().c_str());
+        if (margin <= 0) return;  // correct is what this task asks here (above)
         QCOMPARE(s.outcome, RunOutcome::Improved);
         QVERIFY2(s.best_family.rfind("template/", 0) == 0, s.best_family.c_str());
         QVERIFY2(s.best_speedup >= margin, s.line().c_str());
         auto best = store.best(out.run_id);
+        QVERIFY(best);
         QCOMPARE(best->second.status, std::string("ok"));
     }
 

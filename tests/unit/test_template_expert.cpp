@@ -167,7 +167,40 @@ private slots:
         json sc = {{"op", "row_scan"}, {"layout", {{"rows", "rows"}, {"cols", "cols"}}}, {"map", "x"}};
         row("row_scan without its stat", sc, rc, "computation.stats | row_scan needs at least one reduction");
         json st = {{"op", "stencil"}, {"layout", {{"rows", "rows"}, {"cols", "cols"}}}, {"map", "x + at(x, 0, 1)"}};
-        row("stencil without a border", st, rc, "computation.border | required field is missing");
+        row("stencil without a border", st, rc, "computation.border | a stencil's edge cells need a \"border\" expression or a \"pad\"");
+        st["pad"] = "reflect";
+        row("unknown pad", st, rc, "computation.pad | unknown pad 'reflect' (zero, clamp)");
+        st["pad"] = "zero";
+        st["border"] = "x";
+        row("pad and border", st, rc, "computation.pad | a stencil has a border or a pad, not both");
+        st.erase("border");
+        st["map"] = "at(x, 0, 1) * w[x]";
+        row("index reads a tensor", st, rc, "computation.map | 'x' in an index: an index reads sizes, integers and row(), col()");
+        st["map"] = "at(x, 0, 1) * w[col() / 2.5]";
+        row("index not an integer", st, rc, "computation.map | w[...]: an index uses integer constants only");
+        st["map"] = "at(x, 0, 1) * w[(row() < 2)]";
+        row("index compares", st, rc, "computation.map | w[...]: an index uses + - * / % only, not '<'");
+        st["map"] = "at(x, 0, 1) * row()";
+        row("position outside an index", st, rc, "computation.map | row() is the cell's position, read in an index");
+        st["map"] = "at(x, 0, 1) + x % 2";
+        row("remainder outside an index", st, rc, "computation.map | '%' is an integer remainder, used in an index only");
+        st["map"] = "at(x, 0, 1) * q[col()]";
+        row("index of an unknown tensor", st, rc, "computation.map | q[...]: not an input tensor");
+        // With a pad, the map computes the edge cells too: its indices are checked at the layout's corners (8 x 16).
+        st["map"] = "at(x, 0, 1) * w[col() + 1]";
+        row("index past the end", st, rc, "computation.map | w[...] reads element 16 of 'w' (16 elements) at row 0, column 15 in case 'p'");
+        st["map"] = "at(x, 0, 1) * w[col() - 1]";
+        row("index before the start", st, rc, "computation.map | w[...] reads element -1 of 'w' (16 elements) at row 0, column 0 in case 'p'");
+        st.erase("pad");
+        st["border"] = "w[col() * 2]";
+        st["map"] = "at(x, 0, 1) * w[col()]";
+        row("border index past the end", st, rc, "computation.border | w[...] reads element 30 of 'w' (16 elements) at row 0, column 15");
+        json ew3 = {{"op", "elementwise"}, {"map", "x * w[0]"}};
+        row("index outside a stencil", ew3, rc, "computation.map | reads at an index (w[i]) and the position (row(), col()) are for a stencil");
+        json pad_elsewhere = kNorm;
+        pad_elsewhere["pad"] = "zero";
+        row("pad outside a stencil", pad_elsewhere, rc, "computation.pad | only a stencil has a pad");
+        st = {{"op", "stencil"}, {"layout", {{"rows", "rows"}, {"cols", "cols"}}}, {"map", "x + at(x, 0, 1)"}};
         st["border"] = "at(x, 1, 0)";
         row("border reads a neighbour", st, rc, "computation.border | the border cells read their own element only");
         st["border"] = "x";
@@ -237,6 +270,46 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(ExprError, ComputeExpr::parse("select(a, b)"));
     }
 
+    /** Reads at an index: the tensor, the names in the index, C with row() and col() resolved. */
+    void expressions_read_at_an_index() {
+        ComputeExpr e = ComputeExpr::parse("w[row() % C * 5 + 1] * at(x, 0, -2) + bias[row() % C]");
+        QCOMPARE(e.indexed(), (std::set<std::string>{"w", "bias"}));
+        QCOMPARE(e.index_names(), (std::set<std::string>{"C"}));
+        QCOMPARE(e.names(), (std::set<std::string>{"C", "x"}));
+        QVERIFY(e.uses_position());
+        QVERIFY(e.index_misuse().empty());
+        auto id = [](const std::string& n) { return n == "row()" ? std::string("kf_r") : n; };
+        const std::string c = e.to_c(id, true, true);
+        QVERIFY2(c.find("(w[((((kf_r) % ((long long)C)) * 5LL) + 1LL)])") != std::string::npos, c.c_str());
+        QVERIFY2(c.find("(bias[((kf_r) % ((long long)C))])") != std::string::npos, c.c_str());
+        // Evaluated as C does, at a row and column.
+        auto at = e.index_values({{"C", 7}}, 23, 0);
+        QCOMPARE(at.size(), std::size_t(2));
+        QCOMPARE(at[0], (std::pair<std::string, long long>{"w", (23 % 7) * 5 + 1}));
+        QCOMPARE(at[1], (std::pair<std::string, long long>{"bias", 23 % 7}));
+        QVERIFY_THROWS_EXCEPTION(ExprError, ComputeExpr::parse("w[1"));
+        QVERIFY_THROWS_EXCEPTION(ExprError, ComputeExpr::parse("row(1)"));
+        QVERIFY(!ComputeExpr::parse("w[w[0]]").index_misuse().empty());
+    }
+
+    /** The test tasks with a padded stencil and indexed weights read as they should. */
+    void padded_stencils_read_from_manifests() {
+        Task dw = load_task(kftest::data("tasks/dwconv1d"));
+        QVERIFY(dw.computation);
+        const Computation& c = *dw.computation;
+        QCOMPARE(c.pad, std::string("zero"));
+        QCOMPARE(c.radius_rows, 0);
+        QCOMPARE(c.radius_cols, 2);
+        QVERIFY(c.inputs.at("x") == Indexing::Full);
+        QVERIFY(c.inputs.at("w") == Indexing::Indexed);
+        QVERIFY(c.inputs.at("bias") == Indexing::Indexed);
+        QVERIFY2(c.summary().find("neighbours outside read as 0") != std::string::npos, c.summary().c_str());
+        Task sm = load_task(kftest::data("tasks/smooth_clamp"));
+        QVERIFY(sm.computation);
+        QCOMPARE(sm.computation->pad, std::string("clamp"));
+        QCOMPARE(sm.computation->radius_rows, 1);
+    }
+
     /** The bundled tasks that declare stencils, histograms and masked rows read as they should. */
     void new_op_classes_are_read_from_bundled_manifests() {
         Task st = load_task(kftest::source_dir() / "tasks/level1/stencil2d");
@@ -255,7 +328,7 @@ private slots:
     void host_instances_are_correct_on_tasks_they_never_saw_data() {
         QTest::addColumn<QString>("task");
         for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax", "blur3x3",
-                              "bucket_count", "col_std", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"})
+                              "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"})
             QTest::newRow(t) << t;
     }
 
@@ -291,7 +364,7 @@ private slots:
         Evaluator ev(cfg);
         int compiled = 0;
         for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax", "blur3x3",
-                                 "bucket_count", "col_std", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"}) {
+                                 "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"}) {
             Task t = load_task(task_dir(name));
             std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
             QVERIFY2(!ks.empty(), name);
@@ -307,7 +380,7 @@ private slots:
         TunableSpace space = parse_tunables(k.source);
         CompileResult r = ev.compile(t, {k.source, "tmpl"}, {{"BLOCK", 1024}, {"TPR", 1024}, {"VEC", 1}});
         QVERIFY2(r.ok, r.info.log.c_str());
-        QVERIFY(compiled >= 15);
+        QVERIFY(compiled >= 18);
     }
 
     void recogniser_derives_simple_loops_data() {
@@ -393,6 +466,7 @@ private slots:
         std::string src = kftest::read_file(t.references.at(Backend::Cuda));
         std::vector<std::string> applied;
         for (const auto& tr : code_transforms()) {
+            if (tr.name == "warp-rows") continue;  // for thread-per-row kernels (below)
             TransformResult r = tr.apply(src);
             QVERIFY2(r.source, (tr.name + ": " + r.refusal).c_str());
             QVERIFY(r.refusal.empty());
@@ -421,6 +495,54 @@ private slots:
         }
     }
 
+    /** warp-rows on naive thread-per-row references: a warp per row, shuffles after each reduction; it compiles. */
+    void warp_rows_rewrites_row_kernels_data() {
+        QTest::addColumn<QString>("task");
+        QTest::addColumn<QStringList>("reductions");
+        QTest::newRow("row_max") << "row_max" << QStringList{"m = kf_warp_max(m);"};
+        QTest::newRow("matvec") << "matvec" << QStringList{"acc = kf_warp_sum(acc);"};
+        QTest::newRow("rmsnorm") << "rmsnorm" << QStringList{"ss = kf_warp_sum(ss);"};
+        QTest::newRow("add_layernorm") << "add_layernorm" << QStringList{"sum = kf_warp_sum(sum);", "var = kf_warp_sum(var);"};
+    }
+
+    void warp_rows_rewrites_row_kernels() {
+        QFETCH(QString, task);
+        QFETCH(QStringList, reductions);
+        Task t = load_task(kftest::data("tasks/" + task.toStdString()));
+        const std::string ref = kftest::read_file(t.references.at(Backend::Cuda));
+        const CodeTransform* warp = nullptr;
+        for (const auto& tr : code_transforms())
+            if (tr.name == "warp-rows") warp = &tr;
+        QVERIFY(warp);
+        TransformResult r = warp->apply(ref);
+        QVERIFY2(r.source, r.refusal.c_str());
+        const std::string& src = *r.source;
+        QVERIFY2(src.find("const int kf_lane = threadIdx.x & 31;") != std::string::npos, src.c_str());
+        QVERIFY2(src.find(">> 5)") != std::string::npos, src.c_str());
+        QVERIFY2(src.find("+ kf_lane; c < cols; c += 32)") != std::string::npos, src.c_str());
+        for (const auto& red : reductions) QVERIFY2(src.find(red.toStdString()) != std::string::npos, src.c_str());
+        QVERIFY2(src.find("* 32 + 128 - 1) / 128), 128") != std::string::npos, src.c_str());
+        // Once is enough: it refuses the second time.
+        QVERIFY(!warp->apply(src).source);
+        // After block-size-tunable it still applies, with the tunable block size.
+        TransformResult tb = code_transforms().front().apply(ref);
+        QVERIFY(tb.source);
+        TransformResult r2 = warp->apply(*tb.source);
+        QVERIFY2(r2.source, r2.refusal.c_str());
+        QVERIFY2(r2.source->find("* 32 + KF_BLOCK - 1) / KF_BLOCK), KF_BLOCK") != std::string::npos, r2.source->c_str());
+        auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
+        if (probe.start_failed || probe.exit_code != 0) return;
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Cuda;
+        cfg.arch = "sm_90";
+        cfg.cache_dir = cache_;
+        Evaluator ev(cfg);
+        CompileResult c = ev.compile(t, {src, "warp-rows"});
+        QVERIFY2(c.ok, (c.info.log + "\n" + src).c_str());
+        CompileResult c2 = ev.compile(t, {*r2.source, "warp-rows"}, {{"KF_BLOCK", 1024}});
+        QVERIFY2(c2.ok, (c2.info.log + "\n" + *r2.source).c_str());
+    }
+
     void rewrites_refuse_where_they_do_not_apply_data() {
         QTest::addColumn<QString>("rewrite");
         QTest::addColumn<QString>("source");
@@ -443,6 +565,37 @@ private slots:
                                       << "__global__ void k(float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 0; }\n"
                                          "void f(float* y, int n) { k<<<grid_for(n), 256>>>(y, n); }"
                                       << "so its grid cannot be shrunk";
+        const std::string row_kernel =
+            "__global__ void k(const float* x, float* y, int rows, int cols) {\n"
+            "    const int r = blockIdx.x * blockDim.x + threadIdx.x;\n    if (r >= rows) return;\n";
+        const std::string launch = "}\nvoid f(const float* x, float* y, int rows, int cols) { k<<<(rows + 127) / 128, 128>>>(x, y, rows, cols); }";
+        QTest::newRow("element per thread") << "warp-rows" << kftest::read_file(kftest::data("tasks/sigmoid/reference.cu")).c_str()
+                                            << "no thread-per-row kernel";
+        QTest::newRow("no loop") << "warp-rows" << (row_kernel + "    y[r] = x[r];\n" + launch).c_str() << "no loop over the row";
+        QTest::newRow("nested loop") << "warp-rows"
+                                     << (row_kernel + "    float s = 0;\n    for (int c = 0; c < cols; ++c) for (int k = 0; k < 2; ++k) s += x[c];\n"
+                                                      "    y[r] = s;\n" + launch).c_str()
+                                     << "a nested loop";
+        QTest::newRow("running sum") << "warp-rows"
+                                     << (row_kernel + "    float s = 0;\n    for (int c = 0; c < cols; ++c) { s += x[r * cols + c]; y[r * cols + c] = s; }\n" +
+                                         launch).c_str()
+                                     << "a loop body other than const definitions";
+        QTest::newRow("sum from a bias") << "warp-rows"
+                                         << (row_kernel + "    float s = x[r];\n    for (int c = 0; c < cols; ++c) s += x[r * cols + c];\n    y[r] = s;\n" +
+                                             launch).c_str()
+                                         << "does not start at 0";
+        QTest::newRow("reads its accumulator") << "warp-rows"
+                                               << (row_kernel + "    float s = 0;\n    for (int c = 0; c < cols; ++c) s += s * x[r * cols + c];\n    y[r] = s;\n" +
+                                                   launch).c_str()
+                                               << "reads it";
+        QTest::newRow("stride 2") << "warp-rows"
+                                  << (row_kernel + "    float s = 0;\n    for (int c = 0; c < cols; c += 2) s += x[r * cols + c];\n    y[r] = s;\n" +
+                                      launch).c_str()
+                                  << "a loop that is not for (int c = start; c < end; ++c)";
+        QTest::newRow("block of 100") << "warp-rows"
+                                      << (row_kernel + "    float s = 0;\n    for (int c = 0; c < cols; ++c) s += x[r * cols + c];\n    y[r] = s;\n"
+                                                       "}\nvoid f(const float* x, float* y, int rows, int cols) { k<<<(rows + 99) / 100, 100>>>(x, y, rows, cols); }").c_str()
+                                      << "not a multiple of 32";
     }
 
     void rewrites_refuse_where_they_do_not_apply() {

@@ -7,7 +7,9 @@
  * backends. Expressions are a small C-like language: numbers, `inf`, names, + - * /, unary -,
  * comparisons (< <= > >= == !=), && || !, parentheses, a fixed set of functions (exp, log,
  * sqrt, rsqrt, tanh, erf, abs, sin, cos, sigmoid, relu, pow, min, max), select(c, a, b)
- * and, in a stencil's map, neighbour reads at(x, di, dj) with integer offsets.
+ * and, in a stencil's map, neighbour reads at(x, di, dj) with integer offsets; in a
+ * stencil's map and border, reads at an index, w[i], whose index is an integer expression of
+ * sizes, integer constants, + - * / % and the cell's position row() and col().
  */
 #include <functional>
 #include <map>
@@ -45,6 +47,24 @@ public:
     std::set<std::string> names() const;
     /** The neighbour reads at(x, di, dj) it makes, each once. */
     std::set<Neighbour> neighbours() const;
+    /** The tensors it reads at an index, w[i], each once. */
+    std::set<std::string> indexed() const;
+    /** The names used inside its indices (which must be sizes). */
+    std::set<std::string> index_names() const;
+    /** True when it reads the cell's position, row() or col(), anywhere (an index included). */
+    bool uses_position() const;
+    /**
+     * Where the index reads and positions are misused, what is wrong (empty when nothing is):
+     * row(), col() and % belong in an index; an index is an integer expression of names,
+     * integer constants, + - * / %, unary - and row(), col(), without a nested index.
+     */
+    std::string index_misuse() const;
+    /**
+     * Every index read w[i] with its index's value at row r, column c, the names taken from
+     * `vars` (a name missing there reads as 0); C's integer division and remainder.
+     */
+    std::vector<std::pair<std::string, long long>> index_values(const std::map<std::string, double>& vars, long long r,
+                                                                long long c) const;
     /** True when the expression is one name and nothing else. */
     bool is_name() const;
     const std::string& text() const { return text_; }
@@ -54,7 +74,9 @@ public:
      * chooses float literals and the float math functions (expf...) over double ones.
      * `rsqrt` becomes rsqrtf on CUDA and 1/sqrt on the host. A neighbour read at(x, di, dj)
      * is resolved as the name "x@di,dj" (e.g. "x@-1,0"); a plain name x is "x@0,0" only when
-     * the resolver says so.
+     * the resolver says so. An index read w[i] is resolved as the name "w[<i in C>]", the
+     * index a long long expression whose names are written as they are (sizes are the entry
+     * point's parameters); row() and col() are resolved as the names "row()" and "col()".
      */
     std::string to_c(const std::function<std::string(const std::string&)>& resolve, bool fp32, bool cuda) const;
 
@@ -67,9 +89,10 @@ private:
 
 /**
  * How a tensor is indexed in a rows x cols layout: [r, c], [c], [r]; for a gemm's product
- * also Left ([r, k], rows x inner) and Right ([k, c], inner x cols).
+ * also Left ([r, k], rows x inner) and Right ([k, c], inner x cols); Indexed: only read at
+ * the indices a stencil's expressions give (w[i]), whatever its length.
  */
-enum class Indexing { Full, PerColumn, PerRow, Left, Right };
+enum class Indexing { Full, PerColumn, PerRow, Left, Right, Indexed };
 
 /** One reduction over a row: `name = combine over the row's columns of map`. */
 struct ComputationStat {
@@ -99,8 +122,16 @@ struct Computation {
     std::vector<ComputationStat> stats;
     ComputeExpr map;       ///< per-element output (elementwise, row_normalize, softmax)
     ComputeExpr epilogue;  ///< per-row output (row_reduce, matvec), per-column output (col_reduce)
-    ComputeExpr border;    ///< stencil: the value of the cells within `radius` of an edge
+    ComputeExpr border;    ///< stencil: the value of the cells within the radius of an edge (empty with `pad`)
     int radius = 0;        ///< stencil: the largest |di| or |dj| of its neighbour reads
+    int radius_rows = 0;   ///< stencil: the largest |di|: rows closer than it to the top or bottom are edge cells
+    int radius_cols = 0;   ///< stencil: the largest |dj|: columns closer than it to the left or right are edge cells
+    /**
+     * stencil: how the edge cells are computed. Empty: from `border`. "zero": from `map`, a
+     * neighbour outside the layout read as 0 (a zero-padded convolution); "clamp": from
+     * `map`, a neighbour outside read at the nearest cell inside (replicate padding).
+     */
+    std::string pad;
     std::string bins;      ///< histogram: the number of bins, a C expression of the sizes
     std::string output;    ///< the output tensor it writes
     /** How each input tensor the expressions use is indexed (Full for a flat map). */

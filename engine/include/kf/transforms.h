@@ -20,7 +20,7 @@ struct TransformResult {
 };
 
 struct CodeTransform {
-    std::string name;  ///< block-size-tunable, launch-bounds, grid-stride
+    std::string name;  ///< block-size-tunable, launch-bounds, grid-stride, warp-rows
     std::string description;
     std::function<TransformResult(const std::string&)> apply;
 };
@@ -31,7 +31,14 @@ struct CodeTransform {
  * - launch-bounds: kernels launched with a tunable block size get `__launch_bounds__(it)`;
  * - grid-stride: a one-element-per-thread kernel (`int i = blockIdx.x * blockDim.x +
  *   threadIdx.x; if (i < n) ...`) loops over a grid stride, and the launch covers the work
- *   with KF_ITEMS elements per thread (tunable).
+ *   with KF_ITEMS elements per thread (tunable);
+ * - warp-rows: a thread-per-row kernel (`r = blockIdx.x * blockDim.x + threadIdx.x; if (r >=
+ *   rows) return;`) whose loops over the row are reductions (`acc += e` from 0, `acc =
+ *   fmaxf(acc, e)`, fminf, max, min) or stores, each loop body const definitions then one
+ *   statement, gets a warp per row: lanes take every 32nd column, each reduction ends in a
+ *   butterfly of warp shuffles, and the launch has 32 threads per row (a block size that is
+ *   a multiple of 32). Nested loops, a sum that starts elsewhere than 0 and other statements
+ *   are refused.
  */
 const std::vector<CodeTransform>& code_transforms();
 

@@ -12,6 +12,7 @@
 #include "kf/library.h"
 #include "kf/paths.h"
 #include "kf/task.h"
+#include "kf/transforms.h"
 #include "evolve_command.h"
 #include "kernelbench_command.h"
 #include "library_command.h"
@@ -157,6 +158,37 @@ int cmd_device_info(const std::string& backend_s, bool as_json, bool remeasure, 
     return kExitOk;
 }
 
+/** `kfoundry rewrite`: one named rewrite applied to a source, or its refusal (exit 1) with the reason. */
+int cmd_rewrite(bool list, const std::string& name, const std::string& source, const std::string& out) {
+    if (list) {
+        for (const auto& t : code_transforms()) std::cout << t.name << "\t" << t.description << "\n";
+        return kExitOk;
+    }
+    if (name.empty() || source.empty()) throw UsageError("rewrite: give NAME and SOURCE (or --list)");
+    for (const auto& t : code_transforms()) {
+        if (t.name != name) continue;
+        std::ifstream in(source);
+        if (!in) throw Error("cannot read " + source);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        TransformResult r = t.apply(ss.str());
+        if (!r.source) {
+            std::cerr << "kfoundry: " << name << " does not apply to " << source << ": " << r.refusal << "\n";
+            return kExitError;
+        }
+        if (out.empty()) {
+            std::cout << *r.source;
+            return kExitOk;
+        }
+        std::ofstream o(out);
+        if (!(o << *r.source)) throw Error("cannot write " + out);
+        return kExitOk;
+    }
+    std::string names;
+    for (const auto& t : code_transforms()) names += (names.empty() ? "" : ", ") + t.name;
+    throw UsageError("rewrite: unknown rewrite '" + name + "' (" + names + ")");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -299,6 +331,14 @@ int main(int argc, char** argv) {
     auto* lib_import = library->add_subcommand("import", "Import patterns, insights and evidence from JSON");
     lib_import->add_option("FILE", lib.file, "JSON file")->required()->check(CLI::ExistingFile);
 
+    auto* rewrite = app.add_subcommand("rewrite", "Apply a named rewrite of the transform expert to a CUDA source");
+    std::string rewrite_name, rewrite_source, rewrite_out;
+    bool rewrite_list = false;
+    rewrite->add_flag("--list", rewrite_list, "List the rewrites and what they do");
+    rewrite->add_option("NAME", rewrite_name, "block-size-tunable, launch-bounds, grid-stride or warp-rows");
+    rewrite->add_option("SOURCE", rewrite_source, "The CUDA source to rewrite")->check(CLI::ExistingFile);
+    rewrite->add_option("--out", rewrite_out, "Write the rewritten source here (default: standard output)");
+
     cli::KernelBenchArgs kbargs;
     auto* kernelbench = cli::add_kernelbench_command(app, kbargs);
 
@@ -346,6 +386,7 @@ int main(int argc, char** argv) {
             return cli::run_library(lib);
         }
         if (best->parsed()) return cli::show_best(project_s, best_task, json_out);
+        if (rewrite->parsed()) return cmd_rewrite(rewrite_list, rewrite_name, rewrite_source, rewrite_out);
         if (kernelbench->parsed()) return cli::run_kernelbench(kbargs);
     } catch (const UsageError& e) {
         std::cerr << "kfoundry: " << e.what() << "\n";

@@ -30,6 +30,7 @@ const char* indexing_name(Indexing ix) {
         case Indexing::PerRow: return "per_row";
         case Indexing::Left: return "left";
         case Indexing::Right: return "right";
+        case Indexing::Indexed: return "indexed";
     }
     return "?";
 }
@@ -44,7 +45,27 @@ std::string computation_meaning(const Task& task, const Computation& c) {
     for (std::size_t i = 0; i < task.size_names.size(); ++i) token.emplace(task.size_names[i], "s" + std::to_string(i));
     for (std::size_t i = 0; i < task.params.size(); ++i) token.emplace(task.params[i].name, "p" + std::to_string(i));
     for (std::size_t i = 0; i < c.stats.size(); ++i) token[c.stats[i].name] = "a" + std::to_string(i);
-    auto resolve = [&](const std::string& name) {
+    // Names in a text (a layout, an index in C) replaced by their tokens, spaces dropped;
+    // `keep_unknown` leaves other identifiers (C keywords of an index's casts) as they are.
+    auto rename = [&](const std::string& text, bool keep_unknown) {
+        static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
+        std::string out;
+        std::size_t last = 0;
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), ident); it != std::sregex_iterator(); ++it) {
+            auto tok = token.find(it->str());
+            out += text.substr(last, static_cast<std::size_t>(it->position()) - last) +
+                   (tok != token.end() ? tok->second : keep_unknown ? it->str() : "?" + it->str());
+            last = static_cast<std::size_t>(it->position() + it->length());
+        }
+        out += text.substr(last);
+        out.erase(std::remove(out.begin(), out.end(), ' '), out.end());
+        return out;
+    };
+    auto resolve = [&](const std::string& name) -> std::string {
+        if (name == "row()" || name == "col()") return name;
+        // A read at an index comes as "w[<index in C>]": the tensor and the index's sizes by position.
+        if (std::size_t open = name.find('['); open != std::string::npos)
+            return rename(name.substr(0, open), false) + rename(name.substr(open), true);
         // A stencil's neighbour read at(x, di, dj) comes as "x@di,dj": its tensor by position, its offsets as they are.
         std::size_t at = name.find('@');
         auto it = token.find(name.substr(0, at));
@@ -53,18 +74,7 @@ std::string computation_meaning(const Task& task, const Computation& c) {
     };
     auto expr = [&](const ComputeExpr& e) { return e.to_c(resolve, /*fp32=*/true, /*cuda=*/false); };
     // A layout is sizes, integers, + - * and parentheses: its names replaced, its spaces dropped.
-    auto layout = [&](const std::string& text) {
-        static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
-        std::string out;
-        std::size_t last = 0;
-        for (auto it = std::sregex_iterator(text.begin(), text.end(), ident); it != std::sregex_iterator(); ++it) {
-            out += text.substr(last, static_cast<std::size_t>(it->position()) - last) + resolve(it->str());
-            last = static_cast<std::size_t>(it->position() + it->length());
-        }
-        out += text.substr(last);
-        out.erase(std::remove(out.begin(), out.end(), ' '), out.end());
-        return out;
-    };
+    auto layout = [&](const std::string& text) { return rename(text, false); };
     std::string key = c.op;
     if (!c.rows.empty() || !c.cols.empty()) key += " rows=" + layout(c.rows) + " cols=" + layout(c.cols);
     if (!c.inner.empty()) key += " inner=" + layout(c.inner);
@@ -75,6 +85,7 @@ std::string computation_meaning(const Task& task, const Computation& c) {
     // Each class writes its output from either the per-element map or the per-row/column epilogue.
     key += "; " + resolve(c.output) + " = " + expr(c.map.empty() ? c.epilogue : c.map);
     if (!c.border.empty()) key += "; border = " + expr(c.border);
+    if (!c.pad.empty()) key += "; pad = " + c.pad;
     std::vector<std::string> inputs;
     for (const auto& [name, ix] : c.inputs) inputs.push_back(resolve(name) + ":" + indexing_name(ix));
     std::sort(inputs.begin(), inputs.end());

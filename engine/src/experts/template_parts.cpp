@@ -95,13 +95,42 @@ std::function<std::string(const std::string&)> resolver(const Task&, const Compu
 std::function<std::string(const std::string&)> element_resolver(const Task& task, const Computation& c, const std::string& type,
                                                                  const std::string& full, const std::string& col,
                                                                  const std::string& row) {
-    return resolver(task, c, type, [&c, full, col, row](const std::string& n) -> std::string {
+    auto base = resolver(task, c, type, [&c, full, col, row](const std::string& n) -> std::string {
         switch (c.inputs.at(n)) {
             case Indexing::PerColumn: return n + "[" + col + "]";
             case Indexing::PerRow: return row.empty() ? "kf_row_" + n : n + "[" + row + "]";
             default: return n + "[" + full + "]";
         }
     });
+    // A stencil's position and its reads at an index (ComputeExpr::to_c): "row()", "col()", "w[<index>]".
+    return [base, type, col, row](const std::string& n) -> std::string {
+        if (n == "row()") return row;
+        if (n == "col()") return col;
+        if (n.find('[') != std::string::npos) return "static_cast<" + type + ">(" + n + ")";
+        return base(n);
+    };
+}
+
+std::function<std::string(const std::string&)> neighbour_resolver(const std::string& type,
+                                                                   std::function<std::string(const std::string&)> cell,
+                                                                   const std::string& full, const std::string& pad) {
+    return [type, cell, full, pad](const std::string& n) -> std::string {
+        const auto sep = n.find('@');
+        if (sep == std::string::npos) return cell(n);
+        const std::string x = n.substr(0, sep), di = n.substr(sep + 1, n.find(',') - sep - 1), dj = n.substr(n.find(',') + 1);
+        const std::string load = "static_cast<" + type + ">(" + x + "[" + full + " + (" + di + ") * kf_cols + (" + dj + ")])";
+        if (pad.empty()) return load;
+        const std::string r = "kf_r + (" + di + ")", c = "kf_c + (" + dj + ")";
+        if (pad == "clamp")
+            return "static_cast<" + type + ">(" + x + "[kf_clamp(" + r + ", kf_rows) * kf_cols + kf_clamp(" + c + ", kf_cols)])";
+        std::vector<std::string> inside;  // only the dimensions this neighbour leaves
+        if (di != "0") inside.push_back(r + " >= 0 && " + r + " < kf_rows");
+        if (dj != "0") inside.push_back(c + " >= 0 && " + c + " < kf_cols");
+        if (inside.empty()) return load;
+        std::string cond = inside[0];
+        for (std::size_t i = 1; i < inside.size(); ++i) cond += " && " + inside[i];
+        return "(" + cond + " ? " + load + " : static_cast<" + type + ">(0))";
+    };
 }
 
 std::string header_comment(const std::string& title, const Computation& c) {

@@ -47,11 +47,22 @@ std::function<std::string(const std::string&)> resolver(const Task& task, const 
 /**
  * resolver() for the tensors of a rows x cols computation at one element: a Full tensor at
  * [full], a per-column one at [col], a per-row one at [row] (or its kf_row_<name> copy when
- * `row` is empty). A gemm's factors are not read this way.
+ * `row` is empty). A gemm's factors are not read this way. A stencil's row() and col() are
+ * `row` and `col`, its reads at an index w[i] the element converted to the element type.
  */
 std::function<std::string(const std::string&)> element_resolver(const Task& task, const Computation& c, const std::string& type,
                                                                  const std::string& full, const std::string& col,
                                                                  const std::string& row);
+
+/**
+ * A stencil's resolver: `cell` for the names at the cell, a neighbour read at(x, di, dj)
+ * ("x@di,dj") as x[full + di * kf_cols + dj]. With `pad` ("zero", "clamp") the neighbour is
+ * guarded for an edge cell (kf_r, kf_c against kf_rows, kf_cols): read as 0 outside, or at
+ * the nearest cell inside through kf_clamp(v, n), which the instance must define.
+ */
+std::function<std::string(const std::string&)> neighbour_resolver(const std::string& type,
+                                                                   std::function<std::string(const std::string&)> cell,
+                                                                   const std::string& full, const std::string& pad);
 
 /** The comment block that opens every instance: what it computes and where that came from. */
 std::string header_comment(const std::string& title, const Computation& c);

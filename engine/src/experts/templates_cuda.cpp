@@ -502,20 +502,17 @@ std::string restrict_params(const std::string& params) {
  * read-only cache). Where a thread's column and all its rows are inside, the rows are one
  * unrolled block without branches, so that a cell read for one row is reused from a
  * register for the next; elsewhere each cell checks whether it is within the radius of an
- * edge and takes the border expression there.
+ * edge (per dimension) and takes the border expression there, or the map with its
+ * neighbours padded.
  */
 TemplateKernel cuda_stencil(const Task& task, const Computation& c) {
     const std::string T = element_type(task, c);
     const bool f32 = is_fp32(task, c);
     auto cell = element_resolver(task, c, T, "kf_i", "kf_c", "kf_r");
-    auto at = [T, cell](const std::string& n) -> std::string {
-        const auto sep = n.find('@');
-        if (sep == std::string::npos) return cell(n);
-        const std::string di = n.substr(sep + 1, n.find(',') - sep - 1), dj = n.substr(n.find(',') + 1);
-        return "static_cast<" + T + ">(" + n.substr(0, sep) + "[kf_i + (" + di + ") * kf_cols + (" + dj + ")])";
-    };
-    const std::string R = std::to_string(c.radius);
-    const std::string map = c.map.to_c(at, f32, true);
+    const std::string RR = std::to_string(c.radius_rows), RC = std::to_string(c.radius_cols);
+    const std::string map = c.map.to_c(neighbour_resolver(T, cell, "kf_i", ""), f32, true);
+    // The edge cells: the border expression, or the map with its neighbours padded.
+    const std::string edge = c.pad.empty() ? c.border.to_c(cell, f32, true) : c.map.to_c(neighbour_resolver(T, cell, "kf_i", c.pad), f32, true);
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Stencil (CUDA): a thread per column and ITEMS rows, neighbours reused across the rows in registers.", c)
@@ -523,16 +520,18 @@ TemplateKernel cuda_stencil(const Task& task, const Computation& c) {
        << "#define BY 8      // @kf tunable values(1, 2, 4, 8, 16)\n"
        << "#define ITEMS 4   // @kf tunable values(1, 2, 4, 8, 16)\n"
        << "// @kf constraint BX * BY <= 1024\n"
-       << "// @kf constraint BX * BY >= 32\n\n"
-       << "__global__ void __launch_bounds__(BX * BY) kf_stencil_kernel(" << restrict_params(entry_params(task, Backend::Cuda))
+       << "// @kf constraint BX * BY >= 32\n\n";
+    if (c.pad == "clamp")
+        os << "__device__ __forceinline__ long long kf_clamp(long long v, long long n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }\n\n";
+    os << "__global__ void __launch_bounds__(BX * BY) kf_stencil_kernel(" << restrict_params(entry_params(task, Backend::Cuda))
        << ", long long kf_rows, long long kf_cols, long long kf_groups) {\n"
        << "    const long long kf_c = static_cast<long long>(blockIdx.x) * BX + threadIdx.x;\n"
        << "    if (kf_c >= kf_cols) return;\n"
-       << "    const bool kf_col_inside = kf_c >= " << R << " && kf_c < kf_cols - " << R << ";\n"
+       << "    const bool kf_col_inside = kf_c >= " << RC << " && kf_c < kf_cols - " << RC << ";\n"
        << "    // gridDim.y is at most 65535: groups of BY * ITEMS rows beyond it are taken in further rounds.\n"
        << "    for (long long kf_g = blockIdx.y; kf_g < kf_groups; kf_g += gridDim.y) {\n"
        << "        const long long kf_r0 = kf_g * (BY * ITEMS) + static_cast<long long>(threadIdx.y) * ITEMS;\n"
-       << "        if (kf_col_inside && kf_r0 >= " << R << " && kf_r0 + ITEMS <= kf_rows - " << R << ") {\n"
+       << "        if (kf_col_inside && kf_r0 >= " << RR << " && kf_r0 + ITEMS <= kf_rows - " << RR << ") {\n"
        << "#pragma unroll\n"
        << "            for (int kf_it = 0; kf_it < ITEMS; ++kf_it) {\n"
        << "                const long long kf_r = kf_r0 + kf_it;\n"
@@ -546,9 +545,9 @@ TemplateKernel cuda_stencil(const Task& task, const Computation& c) {
        << "            const long long kf_r = kf_r0 + kf_it;\n"
        << "            if (kf_r >= kf_rows) break;\n"
        << "            const long long kf_i = kf_r * kf_cols + kf_c;\n"
-       << "            const bool kf_inside = kf_col_inside && kf_r >= " << R << " && kf_r < kf_rows - " << R << ";\n"
+       << "            const bool kf_inside = kf_col_inside && kf_r >= " << RR << " && kf_r < kf_rows - " << RR << ";\n"
        << "            " << c.output << "[kf_i] = kf_inside ? static_cast<" << T << ">(" << map << ")\n"
-       << "                                  : static_cast<" << T << ">(" << c.border.to_c(cell, f32, true) << ");\n"
+       << "                                  : static_cast<" << T << ">(" << edge << ");\n"
        << "        }\n"
        << "    }\n"
        << "}\n\n"

@@ -204,40 +204,40 @@ TemplateKernel host_gemm(const Task& task, const Computation& c) {
 
 /**
  * Stencil: OpenMP over rows in chunks of CHUNK; the interior of each row in a SIMD loop over
- * its columns, the cells within the radius of an edge from the border expression.
+ * its columns, the cells within the radius of an edge (per dimension) from the border
+ * expression or from the map with its neighbours padded.
  */
 TemplateKernel host_stencil(const Task& task, const Computation& c) {
     const std::string T = element_type(task, c);
     const bool f32 = is_fp32(task, c);
     auto cell = element_resolver(task, c, T, "kf_base + kf_c", "kf_c", "kf_r");
-    auto at = [T, cell](const std::string& n) -> std::string {
-        const auto sep = n.find('@');
-        if (sep == std::string::npos) return cell(n);
-        const std::string di = n.substr(sep + 1, n.find(',') - sep - 1), dj = n.substr(n.find(',') + 1);
-        return "static_cast<" + T + ">(" + n.substr(0, sep) + "[kf_base + kf_c + (" + di + ") * kf_cols + (" + dj + ")])";
-    };
-    const std::string R = std::to_string(c.radius);
-    const std::string border = c.output + "[kf_base + kf_c] = static_cast<" + T + ">(" + c.border.to_c(cell, f32, false) + ");";
+    const std::string RR = std::to_string(c.radius_rows), RC = std::to_string(c.radius_cols);
+    // The edge cells: the border expression, or the map with its neighbours padded.
+    const std::string edge_value =
+        c.pad.empty() ? c.border.to_c(cell, f32, false) : c.map.to_c(neighbour_resolver(T, cell, "kf_base + kf_c", c.pad), f32, false);
+    const std::string edge = c.output + "[kf_base + kf_c] = static_cast<" + T + ">(" + edge_value + ");";
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
        << header_comment("Stencil (host): OpenMP over rows in chunks of CHUNK, a SIMD loop over each row's interior.", c)
-       << "\n#define CHUNK 8  // @kf tunable values(1, 2, 8, 32, 128)\n\n"
-       << entry_definition(task, Backend::Host) << " {\n"
+       << "\n#define CHUNK 8  // @kf tunable values(1, 2, 8, 32, 128)\n\n";
+    if (c.pad == "clamp") os << "static inline long long kf_clamp(long long v, long long n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }\n\n";
+    os << entry_definition(task, Backend::Host) << " {\n"
        << layout_consts(c)
-       << "    const long long kf_lo = " << R << " < kf_cols ? " << R << " : kf_cols;  // the interior columns: [kf_lo, kf_hi)\n"
-       << "    const long long kf_hi = kf_cols - " << R << " > kf_lo ? kf_cols - " << R << " : kf_lo;\n"
+       << "    const long long kf_lo = " << RC << " < kf_cols ? " << RC << " : kf_cols;  // the interior columns: [kf_lo, kf_hi)\n"
+       << "    const long long kf_hi = kf_cols - " << RC << " > kf_lo ? kf_cols - " << RC << " : kf_lo;\n"
        << "#pragma omp parallel for schedule(static, CHUNK)\n"
        << "    for (long long kf_r = 0; kf_r < kf_rows; ++kf_r) {\n"
        << "        const long long kf_base = kf_r * kf_cols;\n"
-       << "        if (kf_r < " << R << " || kf_r >= kf_rows - " << R << ") {\n"
-       << "            for (long long kf_c = 0; kf_c < kf_cols; ++kf_c) " << border << "\n"
+       << "        if (kf_r < " << RR << " || kf_r >= kf_rows - " << RR << ") {\n"
+       << "            for (long long kf_c = 0; kf_c < kf_cols; ++kf_c) " << edge << "\n"
        << "            continue;\n"
        << "        }\n"
-       << "        for (long long kf_c = 0; kf_c < kf_lo; ++kf_c) " << border << "\n"
+       << "        for (long long kf_c = 0; kf_c < kf_lo; ++kf_c) " << edge << "\n"
        << "#pragma omp simd\n"
        << "        for (long long kf_c = kf_lo; kf_c < kf_hi; ++kf_c)\n"
-       << "            " << c.output << "[kf_base + kf_c] = static_cast<" << T << ">(" << c.map.to_c(at, f32, false) << ");\n"
-       << "        for (long long kf_c = kf_hi; kf_c < kf_cols; ++kf_c) " << border << "\n"
+       << "            " << c.output << "[kf_base + kf_c] = static_cast<" << T << ">("
+       << c.map.to_c(neighbour_resolver(T, cell, "kf_base + kf_c", ""), f32, false) << ");\n"
+       << "        for (long long kf_c = kf_hi; kf_c < kf_cols; ++kf_c) " << edge << "\n"
        << "    }\n"
        << "}\n";
     return {"stencil-omp", "template/stencil-omp",

@@ -1,8 +1,11 @@
 // Named rewrites of CUDA sources (kf/transforms.h), each refusing cleanly where it does not apply.
 #include "kf/transforms.h"
 
+#include <algorithm>
+#include <cctype>
 #include <regex>
 #include <set>
+#include <vector>
 
 #include "kf/tunables.h"
 
@@ -11,6 +14,13 @@ namespace kf {
 namespace {
 
 TransformResult refuse(std::string why) { return {std::nullopt, std::move(why)}; }
+
+/** The position just past the first #include block, where helpers and macros go. */
+std::size_t after_includes(const std::string& src) {
+    std::size_t at = 0;
+    for (std::size_t p = src.find("#include"); p != std::string::npos; p = src.find("#include", p + 1)) at = src.find('\n', p) + 1;
+    return at;
+}
 
 bool has_tunable(const std::string& src, const std::string& name) {
     try {
@@ -60,8 +70,7 @@ TransformResult block_size_tunable(const std::string& src) {
     for (int v : values) list += (list.empty() ? "" : ", ") + std::to_string(v);
     std::string def = "#define KF_BLOCK " + value + "  // @kf tunable values(" + list + ")\n";
     // After the includes, so that the macro precedes every use.
-    std::size_t at = 0;
-    for (std::size_t p = out.find("#include"); p != std::string::npos; p = out.find("#include", p + 1)) at = out.find('\n', p) + 1;
+    const std::size_t at = after_includes(out);
     out.insert(at, (at ? "\n" : "") + def);
     return {out, {}};
 }
@@ -100,9 +109,194 @@ TransformResult grid_stride(const std::string& src) {
         return refuse("the launch is not <<<(" + n + " + block - 1) / block, block>>>, so its grid cannot be shrunk");
     }
     out = g.prefix().str() + "<<<(" + n + " + " + b + " * KF_ITEMS - 1) / (" + b + " * KF_ITEMS), " + b + g.suffix().str();
-    std::size_t at = 0;
-    for (std::size_t p = out.find("#include"); p != std::string::npos; p = out.find("#include", p + 1)) at = out.find('\n', p) + 1;
+    const std::size_t at = after_includes(out);
     out.insert(at, std::string(at ? "\n" : "") + "#define KF_ITEMS 4  // @kf tunable values(1, 2, 4, 8, 16)\n");
+    return {out, {}};
+}
+
+/** The index of the bracket closing the one at `open` ('(', '{' or '['); npos when unmatched. */
+std::size_t closing(const std::string& s, std::size_t open) {
+    const char o = s[open], c = o == '(' ? ')' : o == '{' ? '}' : ']';
+    int depth = 0;
+    for (std::size_t i = open; i < s.size(); ++i) {
+        if (s[i] == o) ++depth;
+        else if (s[i] == c && --depth == 0) return i;
+    }
+    return std::string::npos;
+}
+
+/** `text` cut at the semicolons outside parentheses and brackets (the last piece may be empty). */
+std::vector<std::string> statements(const std::string& text) {
+    std::vector<std::string> out;
+    std::string cur;
+    int depth = 0;
+    for (char ch : text) {
+        if (ch == '(' || ch == '[') ++depth;
+        if (ch == ')' || ch == ']') --depth;
+        if (ch == ';' && depth == 0) {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += ch;
+        }
+    }
+    if (cur.find_first_not_of(" \t\r\n") != std::string::npos) out.push_back(cur);
+    return out;
+}
+
+std::string trim(const std::string& s) {
+    const auto a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
+    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+
+/**
+ * warp-rows: a kernel with a thread per row (`r = blockIdx.x * blockDim.x + threadIdx.x; if
+ * (r >= rows) return;`) whose loops over the row are reductions (`acc += e`, `acc =
+ * fmaxf(acc, e)`...) or stores becomes a kernel with a warp per row: each lane takes every
+ * 32nd column, a reduction ends with a butterfly of warp shuffles (so every lane holds the
+ * row's value), and the launch has 32 threads per row.
+ */
+TransformResult warp_rows(const std::string& src) {
+    if (src.find("kf_lane") != std::string::npos) return refuse("already a warp per row");
+    static const std::regex index("(const\\s+)?(int|long long)\\s+(\\w+)\\s*=\\s*blockIdx\\.x\\s*\\*\\s*blockDim\\.x\\s*\\+\\s*threadIdx\\.x\\s*;"
+                                  "\\s*if\\s*\\(\\s*\\3\\s*>=\\s*(\\w+)\\s*\\)\\s*return\\s*;");
+    std::smatch m;
+    if (!std::regex_search(src, m, index))
+        return refuse("no thread-per-row kernel (r = blockIdx.x * blockDim.x + threadIdx.x; if (r >= rows) return; then loops over the row)");
+    const std::size_t at = static_cast<std::size_t>(m.position(0));
+    const std::string type = m[2], r = m[3], rows = m[4];
+    // The kernel around it: its name and its body.
+    const std::size_t global = src.rfind("__global__", at);
+    if (global == std::string::npos) return refuse("the row index is not in a __global__ kernel");
+    static const std::regex head("__global__\\s+void\\s+(?:__launch_bounds__\\s*\\([^)]*\\)\\s*)?(\\w+)\\s*\\(");
+    std::smatch h;
+    const std::string from_global = src.substr(global);
+    if (!std::regex_search(from_global, h, head) || h.position(0) != 0) return refuse("cannot read the kernel's name");
+    const std::string kernel = h[1];
+    const std::size_t brace = src.find('{', global);
+    const std::size_t end = brace == std::string::npos ? brace : closing(src, brace);
+    if (end == std::string::npos || brace > at) return refuse("cannot find the kernel's body");
+
+    struct Edit {
+        std::size_t pos, len;
+        std::string text;
+    };
+    std::vector<Edit> edits;
+    static const std::regex loop_head("for\\s*\\(\\s*(int|long long)\\s+(\\w+)\\s*=\\s*([^;]+);\\s*\\2\\s*<\\s*([^;]+);\\s*"
+                                      "(?:\\+\\+\\s*\\2|\\2\\s*\\+\\+|\\2\\s*\\+=\\s*1)\\s*\\)");
+    static const std::regex decl("\\s*const\\s+[A-Za-z_][\\w\\s]*\\s+\\w+\\s*=[\\s\\S]*");
+    static const std::regex add("\\s*(\\w+)\\s*\\+=([\\s\\S]+)");
+    static const std::regex minmax("\\s*(\\w+)\\s*=\\s*(fmaxf|fmax|max|fminf|fmin|min)\\s*\\(\\s*(\\w+)\\s*,([\\s\\S]+)\\)\\s*");
+    static const std::regex store("\\s*\\w+\\s*\\[[\\s\\S]+\\]\\s*=[^=][\\s\\S]*");
+    const std::size_t body_from = static_cast<std::size_t>(m.position(0) + m.length(0));
+    int loops = 0;
+    static const std::regex for_word("\\bfor\\b");
+    for (auto it = std::sregex_iterator(src.begin() + static_cast<long>(body_from), src.begin() + static_cast<long>(end), for_word);
+         it != std::sregex_iterator(); ++it) {
+        const std::size_t pos = body_from + static_cast<std::size_t>(it->position(0));
+        std::smatch lh;
+        const std::string rest = src.substr(pos, end - pos);
+        if (!std::regex_search(rest, lh, loop_head, std::regex_constants::match_continuous))
+            return refuse("a loop that is not for (int c = start; c < end; ++c) over the row");
+        const std::string c = lh[2];
+        std::size_t b = pos + static_cast<std::size_t>(lh.length(0));
+        while (b < end && std::isspace(static_cast<unsigned char>(src[b]))) ++b;
+        std::size_t body_end;  // just past the loop
+        std::string body;
+        if (src[b] == '{') {
+            const std::size_t cl = closing(src, b);
+            body = src.substr(b + 1, cl - b - 1);
+            body_end = cl + 1;
+        } else {
+            std::size_t semi = b;
+            int depth = 0;
+            for (; semi < end; ++semi) {
+                if (src[semi] == '(' || src[semi] == '[') ++depth;
+                if (src[semi] == ')' || src[semi] == ']') --depth;
+                if (src[semi] == ';' && depth == 0) break;
+            }
+            body = src.substr(b, semi - b + 1);
+            body_end = semi + 1;
+        }
+        if (std::regex_search(body, for_word) || body.find("while") != std::string::npos) return refuse("a nested loop over the row");
+        std::vector<std::string> st = statements(body);
+        if (st.empty()) return refuse("an empty loop");
+        for (std::size_t k = 0; k + 1 < st.size(); ++k)
+            if (!std::regex_match(st[k], decl)) return refuse("a loop body other than const definitions and one reduction or store");
+        const std::string& last = st.back();
+        std::smatch sm;
+        std::string acc, combine, value;
+        if (std::regex_match(last, sm, add)) {
+            acc = sm[1], combine = "sum", value = sm[2];
+        } else if (std::regex_match(last, sm, minmax) && sm[1] == sm[3]) {
+            acc = sm[1], value = sm[4];
+            combine = sm[2].str().find("max") != std::string::npos ? "max" : "min";
+        } else if (!std::regex_match(last, store)) {
+            return refuse("the loop's statement is neither a reduction (acc += e, acc = fmaxf(acc, e)) nor a store");
+        }
+        std::string after;
+        if (!acc.empty()) {
+            if (std::regex_search(value, std::regex("\\b" + acc + "\\b"))) return refuse("the reduction into '" + acc + "' reads it");
+            std::smatch dm;
+            const std::string before = src.substr(body_from, pos - body_from);
+            const std::regex acc_decl("(float|double|int|long long)\\s+" + acc + "\\s*=\\s*([^;]+);");
+            if (!std::regex_search(before, dm, acc_decl)) return refuse("the accumulator '" + acc + "' is not declared in the kernel");
+            static const std::regex zero("\\s*0(\\.0*)?[fF]?\\s*|\\s*0?\\.0+[fF]?\\s*");
+            if (combine == "sum" && !std::regex_match(dm[2].str(), zero))
+                return refuse("the sum into '" + acc + "' does not start at 0: every lane would add its start");
+            const std::size_t line = src.rfind('\n', pos) + 1;  // the loop's own indentation
+            after = "\n" + src.substr(line, pos - line) + acc + " = kf_warp_" + combine + "(" + acc + ");";
+        }
+        edits.push_back({pos, static_cast<std::size_t>(lh.length(0)),
+                         "for (" + lh[1].str() + " " + c + " = (" + trim(lh[3].str()) + ") + kf_lane; " + c + " < " + trim(lh[4].str()) + "; " + c +
+                             " += 32)"});
+        if (!after.empty()) edits.push_back({body_end, 0, after});
+        ++loops;
+    }
+    if (loops == 0) return refuse("no loop over the row in the kernel");
+    // The launch: 32 threads per row.
+    static const std::regex grid_named("<<<\\s*\\(\\s*(\\w+)\\s*\\+\\s*\\(?\\s*(\\w+)\\s*-\\s*1\\s*\\)?\\s*\\)\\s*/\\s*\\2\\s*,\\s*\\2");
+    static const std::regex grid_literal("<<<\\s*\\(\\s*(\\w+)\\s*\\+\\s*([0-9]+)\\s*\\)\\s*/\\s*([0-9]+)\\s*,\\s*\\3");
+    const std::regex launch("\\b" + kernel + "\\s*<<<");
+    std::smatch lm;
+    if (!std::regex_search(src, lm, launch)) return refuse("no launch of " + kernel);
+    const std::size_t lpos = static_cast<std::size_t>(lm.position(0) + lm.length(0)) - 3;
+    const std::string ltext = src.substr(lpos);
+    std::smatch g;
+    std::string block;
+    if (std::regex_search(ltext, g, grid_named) && g.position(0) == 0 && g[1] == rows) {
+        block = g[2];
+        try {  // a tunable block size: every value must make whole warps
+            for (const auto& t : parse_tunables(src).params)
+                if (t.name == block)
+                    for (long long v : t.values)
+                        if (v % 32 != 0) return refuse("the block size " + block + " may be " + std::to_string(v) + ", not a multiple of 32");
+        } catch (const Error&) {
+        }
+    } else if (std::regex_search(ltext, g, grid_literal) && g.position(0) == 0 && g[1] == rows && std::stoll(g[2]) + 1 == std::stoll(g[3])) {
+        block = g[3];
+        if (std::stoll(block) % 32 != 0) return refuse("the block size " + block + " is not a multiple of 32");
+    } else {
+        return refuse("the launch is not <<<(" + rows + " + block - 1) / block, block>>>");
+    }
+    edits.push_back({lpos, static_cast<std::size_t>(g.length(0)),
+                     "<<<static_cast<unsigned>((static_cast<long long>(" + rows + ") * 32 + " + block + " - 1) / " + block + "), " + block});
+    // The row index: one per warp.
+    edits.push_back({at, src.find(';', at) - at,
+                     "const int kf_lane = threadIdx.x & 31;\n    " + m[1].str() + type + " " + r + " = static_cast<" + type +
+                         ">((static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5)"});
+    std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.pos > b.pos; });
+    std::string out = src;
+    for (const auto& e : edits) out.replace(e.pos, e.len, e.text);
+    out.insert(after_includes(out),
+               std::string(after_includes(out) ? "\n" : "") +
+                   "// Butterflies of warp shuffles: every lane ends with the warp's sum, maximum or minimum.\n"
+                   "template <typename T> __device__ __forceinline__ T kf_warp_sum(T v) {\n"
+                   "    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n    return v;\n}\n"
+                   "template <typename T> __device__ __forceinline__ T kf_warp_max(T v) {\n"
+                   "    for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));\n    return v;\n}\n"
+                   "template <typename T> __device__ __forceinline__ T kf_warp_min(T v) {\n"
+                   "    for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));\n    return v;\n}\n");
     return {out, {}};
 }
 
@@ -148,6 +342,8 @@ const std::vector<CodeTransform>& code_transforms() {
         {"block-size-tunable", "the literal block size of the launches becomes the tunable KF_BLOCK", block_size_tunable},
         {"launch-bounds", "__launch_bounds__ of the tunable block size on every kernel", launch_bounds},
         {"grid-stride", "a grid-stride loop with KF_ITEMS elements per thread instead of one", grid_stride},
+        {"warp-rows", "a warp per row instead of a thread: lanes take every 32nd column, reductions end in warp shuffles",
+         warp_rows},
     };
     return t;
 }

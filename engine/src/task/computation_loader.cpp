@@ -34,11 +34,14 @@ public:
     }
 
     ComputeExpr expr(const std::string& src, const std::string& field) const {
+        ComputeExpr e;
         try {
-            return ComputeExpr::parse(src);
-        } catch (const ExprError& e) {
-            fail(field, e.what());
+            e = ComputeExpr::parse(src);
+        } catch (const ExprError& err) {
+            fail(field, err.what());
         }
+        if (auto misuse = e.index_misuse(); !misuse.empty()) fail(field, misuse);
+        return e;
     }
 
     /** A layout expression: sizes only, and plain enough to be written into C as is. */
@@ -68,7 +71,7 @@ public:
         if (!j.is_object()) fail(P, "expected an object");
         for (auto it = j.begin(); it != j.end(); ++it) {
             static const std::vector<std::string> keys = {"op",     "layout", "stats", "map", "epilogue",
-                                                          "border", "bins",   "output", "description"};
+                                                          "border", "pad",    "bins",   "output", "description"};
             if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) fail(P + "." + it.key(), "unknown field");
         }
         Computation c;
@@ -81,9 +84,9 @@ public:
         const bool histogram = c.op == "histogram";
         const bool stencil = c.op == "stencil";
         const bool rows_op = c.op != "elementwise" && !histogram;
-        for (const char* key : {"border", "bins"})
-            if (j.contains(key) && (std::string(key) == "border" ? !stencil : !histogram))
-                fail(P + "." + key, std::string("only a ") + (std::string(key) == "border" ? "stencil" : "histogram") + " has a " + key);
+        for (const std::string key : {"border", "pad", "bins"})
+            if (j.contains(key) && (key == "bins" ? !histogram : !stencil))
+                fail(P + "." + key, std::string("only a ") + (key == "bins" ? "histogram" : "stencil") + " has a " + key);
         const bool transpose = c.op == "transpose";
         const bool gemm = c.op == "gemm";
 
@@ -135,8 +138,23 @@ public:
         std::set<std::string> scalars(t_.size_names.begin(), t_.size_names.end());
         for (const auto& p : t_.params) scalars.insert(p.name);
         std::set<std::string> used_tensors;
+        std::set<std::string> indexed_tensors;
         auto check_names = [&](const ComputeExpr& e, const std::string& field, const std::set<std::string>& locals,
                                bool per_vector) {
+            if (!stencil && (!e.indexed().empty() || e.uses_position()))
+                fail(field, "reads at an index (w[i]) and the position (row(), col()) are for a stencil's map and border");
+            const auto in_index = e.index_names();
+            for (const auto& n : in_index)
+                if (std::find(t_.size_names.begin(), t_.size_names.end(), n) == t_.size_names.end())
+                    fail(field, "'" + n + "' in an index: an index reads sizes, integers and row(), col()");
+            for (const auto& n : e.indexed()) {
+                const TensorSpec* ts = tensor(n);
+                if (!ts || ts->role != TensorRole::Input) fail(field, n + "[...]: not an input tensor");
+                if (ts->dtype == DType::F16 || ts->dtype == DType::BF16)
+                    fail(field, "'" + n + "' is " + std::string(to_string(ts->dtype)) +
+                                    ": the templates read f32, f64, i32, i64, u8 and bool tensors");
+                indexed_tensors.insert(n);
+            }
             for (const auto& n : e.names()) {
                 if (scalars.count(n) || locals.count(n)) continue;
                 const TensorSpec* ts = tensor(n);
@@ -195,14 +213,25 @@ public:
             c.map = expr(text(j, "map", P, true), P + ".map");
             check_names(c.map, P + ".map", locals, false);
             if (stencil) {
-                c.border = expr(text(j, "border", P, true), P + ".border");
-                check_names(c.border, P + ".border", locals, false);
-                if (!c.border.neighbours().empty())
-                    fail(P + ".border", "the border cells read their own element only (no at())");
+                c.pad = text(j, "pad", P, false);
+                if (j.contains("pad") && c.pad != "zero" && c.pad != "clamp")
+                    fail(P + ".pad", "unknown pad '" + c.pad + "' (zero, clamp)");
+                if (j.contains("pad") == j.contains("border"))
+                    fail(P + (j.contains("pad") ? ".pad" : ".border"),
+                         j.contains("pad") ? "a stencil has a border or a pad, not both"
+                                           : "a stencil's edge cells need a \"border\" expression or a \"pad\" (zero, clamp)");
+                if (c.pad.empty()) {
+                    c.border = expr(text(j, "border", P, true), P + ".border");
+                    check_names(c.border, P + ".border", locals, false);
+                    if (!c.border.neighbours().empty())
+                        fail(P + ".border", "the border cells read their own element only (no at())");
+                }
                 for (const auto& nb : c.map.neighbours()) {
                     const TensorSpec* ts = tensor(nb.tensor);
                     if (!ts || ts->role != TensorRole::Input) fail(P + ".map", "at(" + nb.tensor + ", ...): not an input tensor");
                     c.radius = std::max({c.radius, std::abs(nb.di), std::abs(nb.dj)});
+                    c.radius_rows = std::max(c.radius_rows, std::abs(nb.di));
+                    c.radius_cols = std::max(c.radius_cols, std::abs(nb.dj));
                     neighbour_names_.insert(nb.tensor);
                 }
                 if (c.radius == 0) fail(P + ".map", "a stencil reads neighbours: at(x, di, dj) with an offset other than 0");
@@ -290,6 +319,7 @@ public:
             if (per_col_names_.count(name) && c.inputs[name] != Indexing::PerColumn)
                 fail(P + ".epilogue", "'" + name + "' is not a per-column tensor: the epilogue sees one column at a time");
         }
+        if (!indexed_tensors.empty()) check_indices(c, indexed_tensors, rows, cols);
         if (gemm) {
             int lefts = 0, rights = 0;
             for (const auto& [n, ix] : c.inputs) {
@@ -320,6 +350,39 @@ public:
     }
 
 private:
+    /**
+     * A stencil's reads at an index, w[i]: each tensor read only that way is Indexed; every
+     * index must fall inside its tensor at the corners of the cells that read it (the map's
+     * at the interior's corners, the border's at the layout's) in every case. Elsewhere an
+     * index is not checked here: a read outside its tensor fails the candidate's checks.
+     */
+    void check_indices(Computation& c, const std::set<std::string>& indexed, const Expr& rows, const Expr& cols) const {
+        const std::string P = "computation";
+        for (const auto& n : indexed) c.inputs.emplace(n, Indexing::Indexed);
+        for (const auto& tc : t_.cases) {
+            std::map<std::string, double> vars = t_.variables(tc);
+            const auto R = static_cast<long long>(rows.eval(vars)), C = static_cast<long long>(cols.eval(vars));
+            const long long rr = c.radius_rows, rc = c.radius_cols;
+            for (const auto* e : {&c.map, &c.border}) {
+                // With a pad the map computes the edge cells too: its indices are checked at every corner.
+                const bool border = e == &c.border || !c.pad.empty();
+                const long long r0 = border ? 0 : rr, r1 = border ? R - 1 : R - 1 - rr;
+                const long long c0 = border ? 0 : rc, c1 = border ? C - 1 : C - 1 - rc;
+                if (r0 > r1 || c0 > c1) continue;  // no such cells in this case
+                for (long long r : {r0, r1})
+                    for (long long col : {c0, c1})
+                        for (const auto& [name, at] : e->index_values(vars, r, col)) {
+                            const long long len = t_.elements_of(*tensor(name), tc);
+                            if (at < 0 || at >= len)
+                                fail(P + (e == &c.border ? ".border" : ".map"),
+                                     name + "[...] reads element " + std::to_string(at) + " of '" + name + "' (" + std::to_string(len) +
+                                         " elements) at row " + std::to_string(r) + ", column " + std::to_string(col) + " in case '" +
+                                         tc.name + "'");
+                        }
+            }
+        }
+    }
+
     /**
      * A gemm's tensor: in the product (the stat's map) it is Left (rows x inner elements) or
      * Right (inner x cols); in the epilogue (the map) Full, PerColumn or PerRow. Each must be

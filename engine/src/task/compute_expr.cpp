@@ -11,9 +11,9 @@
 namespace kf {
 
 struct ComputeExpr::Node {
-    enum Kind { Number, Name, Neg, Not, Binary, Call } kind = Number;
+    enum Kind { Number, Name, Neg, Not, Binary, Call, Index } kind = Number;
     double value = 0;
-    std::string text;  ///< name, function name or operator
+    std::string text;  ///< name, function name, operator or (Index) the tensor read
     std::vector<std::shared_ptr<const Node>> args;
 };
 
@@ -26,7 +26,8 @@ using Node = ComputeExpr::Node;
 const std::map<std::string, int>& functions() {
     static const std::map<std::string, int> f = {
         {"exp", 1}, {"log", 1}, {"sqrt", 1}, {"rsqrt", 1}, {"tanh", 1}, {"erf", 1}, {"abs", 1}, {"sin", 1},
-        {"cos", 1}, {"sigmoid", 1}, {"relu", 1}, {"pow", 2}, {"min", 2}, {"max", 2}, {"select", 3}, {"at", 3}};
+        {"cos", 1}, {"sigmoid", 1}, {"relu", 1}, {"pow", 2}, {"min", 2}, {"max", 2}, {"select", 3}, {"at", 3},
+        {"row", 0}, {"col", 0}};
     return f;
 }
 
@@ -115,6 +116,7 @@ private:
         while (true) {
             if (eat('*')) n = binary("*", n, unary());
             else if (eat('/')) n = binary("/", n, unary());
+            else if (eat('%')) n = binary("%", n, unary());
             else return n;
         }
     }
@@ -166,7 +168,8 @@ private:
                 if (f == functions().end()) {
                     pos_ = start;
                     fail("unknown function '" + name +
-                         "' (exp, log, sqrt, rsqrt, tanh, erf, abs, sin, cos, sigmoid, relu, pow, min, max, select, at)");
+                         "' (exp, log, sqrt, rsqrt, tanh, erf, abs, sin, cos, sigmoid, relu, pow, min, max, select, at, row, "
+                         "col)");
                 }
                 n->kind = Node::Call;
                 if (!eat(')')) {
@@ -181,6 +184,12 @@ private:
                     if (!integer_constant(*n->args[1]) || !integer_constant(*n->args[2]))
                         fail("at(x, di, dj): the offsets are integer constants (e.g. at(x, -1, 0))");
                 }
+                return n;
+            }
+            if (eat('[')) {  // an index read w[i]
+                n->kind = Node::Index;
+                n->args = {sum()};
+                if (!eat(']')) fail("expected ']'");
                 return n;
             }
             if (name == "inf") {
@@ -201,6 +210,101 @@ private:
 void collect(const Node& n, std::set<std::string>& out) {
     if (n.kind == Node::Name) out.insert(n.text);
     for (const auto& a : n.args) collect(*a, out);
+}
+
+void collect_indexed(const Node& n, std::set<std::string>& out) {
+    if (n.kind == Node::Index) out.insert(n.text);
+    for (const auto& a : n.args) collect_indexed(*a, out);
+}
+
+void collect_index_names(const Node& n, bool inside, std::set<std::string>& out) {
+    if (inside && n.kind == Node::Name) out.insert(n.text);
+    for (const auto& a : n.args) collect_index_names(*a, inside || n.kind == Node::Index, out);
+}
+
+bool is_position(const Node& n) { return n.kind == Node::Call && (n.text == "row" || n.text == "col"); }
+
+bool any_position(const Node& n) {
+    if (is_position(n)) return true;
+    for (const auto& a : n.args)
+        if (any_position(*a)) return true;
+    return false;
+}
+
+/** What is wrong with an index's expression (empty when nothing is). */
+std::string index_problem(const Node& n) {
+    switch (n.kind) {
+        case Node::Number:
+            if (std::isinf(n.value) || n.value != std::floor(n.value)) return "an index uses integer constants only";
+            return {};
+        case Node::Name: return {};
+        case Node::Neg: return index_problem(*n.args[0]);
+        case Node::Not: return "an index is an integer expression: no '!'";
+        case Node::Index: return "an index may not read another tensor (" + n.text + "[...])";
+        case Node::Binary:
+            if (n.text != "+" && n.text != "-" && n.text != "*" && n.text != "/" && n.text != "%")
+                return "an index uses + - * / % only, not '" + n.text + "'";
+            for (const auto& a : n.args)
+                if (auto p = index_problem(*a); !p.empty()) return p;
+            return {};
+        case Node::Call:
+            if (is_position(n)) return {};
+            return "an index uses sizes, integers and row(), col(), not " + n.text + "()";
+    }
+    return {};
+}
+
+/** Misuse outside an index: row(), col() and % belong in one; each index checked. */
+std::string value_problem(const Node& n) {
+    if (n.kind == Node::Index) {
+        auto p = index_problem(*n.args[0]);
+        return p.empty() ? p : n.text + "[...]: " + p;
+    }
+    if (is_position(n)) return n.text + "() is the cell's position, read in an index (e.g. w[row() % C])";
+    if (n.kind == Node::Binary && n.text == "%") return "'%' is an integer remainder, used in an index only";
+    for (const auto& a : n.args)
+        if (auto p = value_problem(*a); !p.empty()) return p;
+    return {};
+}
+
+double eval_index(const Node& n, const std::map<std::string, double>& vars, long long r, long long c) {
+    auto arg = [&](std::size_t k) { return static_cast<long long>(eval_index(*n.args[k], vars, r, c)); };
+    switch (n.kind) {
+        case Node::Number: return n.value;
+        case Node::Name: {
+            auto it = vars.find(n.text);
+            return it == vars.end() ? 0.0 : it->second;
+        }
+        case Node::Neg: return -eval_index(*n.args[0], vars, r, c);
+        case Node::Binary: {
+            const long long a = arg(0), b = arg(1);
+            if (n.text == "+") return static_cast<double>(a + b);
+            if (n.text == "-") return static_cast<double>(a - b);
+            if (n.text == "*") return static_cast<double>(a * b);
+            if (b == 0) return 0.0;  // the checks refuse it as out of range: 0 is a guess, not a value
+            return static_cast<double>(n.text == "/" ? a / b : a % b);
+        }
+        case Node::Call: return static_cast<double>(n.text == "row" ? r : c);
+        default: return 0.0;
+    }
+}
+
+void collect_index_values(const Node& n, const std::map<std::string, double>& vars, long long r, long long c,
+                          std::vector<std::pair<std::string, long long>>& out) {
+    if (n.kind == Node::Index) out.emplace_back(n.text, static_cast<long long>(eval_index(*n.args[0], vars, r, c)));
+    for (const auto& a : n.args) collect_index_values(*a, vars, r, c, out);
+}
+
+/** An index as a long long C expression: names as they are, row() and col() through `resolve`. */
+std::string emit_index(const Node& n, const std::function<std::string(const std::string&)>& resolve) {
+    switch (n.kind) {
+        case Node::Number: return std::to_string(static_cast<long long>(n.value)) + "LL";
+        case Node::Name: return "((long long)" + n.text + ")";
+        case Node::Neg: return "(-" + emit_index(*n.args[0], resolve) + ")";
+        case Node::Binary: return "(" + emit_index(*n.args[0], resolve) + " " + n.text + " " + emit_index(*n.args[1], resolve) + ")";
+        case Node::Call: return "(" + resolve(n.text + "()") + ")";
+        default: return "0";
+    }
 }
 
 void collect_neighbours(const Node& n, std::set<ComputeExpr::Neighbour>& out) {
@@ -227,12 +331,14 @@ std::string emit(const Node& n, const std::function<std::string(const std::strin
             if (std::isinf(n.value)) return fp32 ? "INFINITY" : "((double)INFINITY)";
             return literal(n.value, fp32);
         case Node::Name: return "(" + resolve(n.text) + ")";
+        case Node::Index: return "(" + resolve(n.text + "[" + emit_index(*n.args[0], resolve) + "]") + ")";
         case Node::Neg: return "(-" + arg(0) + ")";
         case Node::Not: return "(!" + arg(0) + ")";
         case Node::Binary: return "(" + arg(0) + " " + n.text + " " + arg(1) + ")";
         case Node::Call: {
             const std::string& fn = n.text;
             const std::string one = literal(1, fp32), zero = literal(0, fp32);
+            if (fn == "row" || fn == "col") return "(" + resolve(fn + "()") + ")";
             if (fn == "select") return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
             if (fn == "at")
                 return "(" + resolve(n.args[0]->text + "@" + std::to_string(*integer_constant(*n.args[1])) + "," +
@@ -271,6 +377,29 @@ std::set<ComputeExpr::Neighbour> ComputeExpr::neighbours() const {
     return out;
 }
 
+std::set<std::string> ComputeExpr::indexed() const {
+    std::set<std::string> out;
+    if (root_) collect_indexed(*root_, out);
+    return out;
+}
+
+std::set<std::string> ComputeExpr::index_names() const {
+    std::set<std::string> out;
+    if (root_) collect_index_names(*root_, false, out);
+    return out;
+}
+
+bool ComputeExpr::uses_position() const { return root_ && any_position(*root_); }
+
+std::string ComputeExpr::index_misuse() const { return root_ ? value_problem(*root_) : std::string(); }
+
+std::vector<std::pair<std::string, long long>> ComputeExpr::index_values(const std::map<std::string, double>& vars, long long r,
+                                                                        long long c) const {
+    std::vector<std::pair<std::string, long long>> out;
+    if (root_) collect_index_values(*root_, vars, r, c, out);
+    return out;
+}
+
 bool ComputeExpr::is_name() const { return root_ && root_->kind == Node::Name; }
 
 std::string ComputeExpr::to_c(const std::function<std::string(const std::string&)>& resolve, bool fp32, bool cuda) const {
@@ -293,9 +422,12 @@ std::string Computation::summary() const {
     if (op == "row_scan" && !stats.empty())
         return "row_scan over " + rows + " x " + cols + ": " + stats[0].name + " = inclusive " + stats[0].combine + " of (" +
                stats[0].map.text() + ") along the row; " + output + " = " + map.text();
-    if (op == "stencil")
-        return "stencil over " + rows + " x " + cols + " (radius " + std::to_string(radius) + "): " + output + " = " + map.text() +
-               "; within " + std::to_string(radius) + " of an edge " + output + " = " + border.text();
+    if (op == "stencil") {
+        std::string s = "stencil over " + rows + " x " + cols + " (radius " + std::to_string(radius) + "): " + output + " = " + map.text();
+        if (pad == "zero") return s + "; neighbours outside read as 0";
+        if (pad == "clamp") return s + "; neighbours outside read at the nearest cell inside";
+        return s + "; within " + std::to_string(radius) + " of an edge " + output + " = " + border.text();
+    }
     if (op == "histogram") return "histogram of " + bins + " bins: " + output + "[" + map.text() + "] += 1";
     if (op == "gemm" && !stats.empty())
         return "gemm " + rows + " x " + cols + " over " + inner + ": " + stats[0].name + " = sum(" + stats[0].map.text() + "); " +
