@@ -279,9 +279,13 @@ private slots:
         QVERIFY(e.uses_position());
         QVERIFY(e.index_misuse().empty());
         auto id = [](const std::string& n) { return n == "row()" ? std::string("kf_r") : n; };
-        const std::string c = e.to_c(id, true, true);
+        const std::string c = e.to_c(id, true, false);
         QVERIFY2(c.find("(w[((((kf_r) % ((long long)C)) * 5LL) + 1LL)])") != std::string::npos, c.c_str());
         QVERIFY2(c.find("(bias[((kf_r) % ((long long)C))])") != std::string::npos, c.c_str());
+        // On CUDA the index's / and % go through the 32-bit fast path.
+        const std::string cu = e.to_c(id, true, true);
+        QVERIFY2(cu.find("(bias[kf_imod((kf_r), ((long long)C))])") != std::string::npos, cu.c_str());
+        QVERIFY2(std::string(ComputeExpr::cuda_index_helpers()).find("kf_imod(long long a, long long b)") != std::string::npos, "helpers");
         // Evaluated as C does, at a row and column.
         auto at = e.index_values({{"C", 7}}, 23, 0);
         QCOMPARE(at.size(), std::size_t(2));
@@ -466,7 +470,8 @@ private slots:
         std::string src = kftest::read_file(t.references.at(Backend::Cuda));
         std::vector<std::string> applied;
         for (const auto& tr : code_transforms()) {
-            if (tr.name == "warp-rows") continue;  // for thread-per-row kernels (below)
+            // warp-rows is for thread-per-row kernels; vector-loads is another child of the same parent (below).
+            if (tr.name == "warp-rows" || tr.name == "vector-loads") continue;
             TransformResult r = tr.apply(src);
             QVERIFY2(r.source, (tr.name + ": " + r.refusal).c_str());
             QVERIFY(r.refusal.empty());
@@ -543,6 +548,42 @@ private slots:
         QVERIFY2(c2.ok, (c2.info.log + "\n" + *r2.source).c_str());
     }
 
+    /** vector-loads on naive one-element-per-thread kernels of both shapes: float4 where full, scalar tails; it compiles. */
+    void vector_loads_rewrite_element_kernels_data() {
+        QTest::addColumn<QString>("task");
+        QTest::addColumn<QString>("grid");
+        QTest::newRow("sigmoid (if (i < n) statement)") << "tests/data/tasks/sigmoid" << "<<<(n + 511) / 512, 128";
+        QTest::newRow("gelu (early return, a body)") << "tasks/level1/gelu" << "(count + 4 * block - 1) / (4 * block)";
+    }
+
+    void vector_loads_rewrite_element_kernels() {
+        QFETCH(QString, task);
+        QFETCH(QString, grid);
+        Task t = load_task(kftest::source_dir() / task.toStdString());
+        const std::string ref = kftest::read_file(t.references.at(Backend::Cuda));
+        const CodeTransform* vec = nullptr;
+        for (const auto& tr : code_transforms())
+            if (tr.name == "vector-loads") vec = &tr;
+        QVERIFY(vec);
+        TransformResult r = vec->apply(ref);
+        QVERIFY2(r.source, r.refusal.c_str());
+        const std::string& src = *r.source;
+        QVERIFY2(src.find("const float4 kf_v_x = kf_full ? *reinterpret_cast<const float4*>(x + kf_base)") != std::string::npos, src.c_str());
+        QVERIFY2(src.find("if (kf_full) *reinterpret_cast<float4*>(y + kf_base) = make_float4(") != std::string::npos, src.c_str());
+        QVERIFY2(src.find("(kf_full ? kf_in_x[kf_k] : x[i])") != std::string::npos, src.c_str());
+        QVERIFY2(src.find(grid.toStdString()) != std::string::npos, src.c_str());
+        QVERIFY(!vec->apply(src).source);  // once
+        auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
+        if (probe.start_failed || probe.exit_code != 0) return;
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Cuda;
+        cfg.arch = "sm_90";
+        cfg.cache_dir = cache_;
+        Evaluator ev(cfg);
+        CompileResult c = ev.compile(t, {src, "vector-loads"});
+        QVERIFY2(c.ok, (c.info.log + "\n" + src).c_str());
+    }
+
     void rewrites_refuse_where_they_do_not_apply_data() {
         QTest::addColumn<QString>("rewrite");
         QTest::addColumn<QString>("source");
@@ -569,6 +610,25 @@ private slots:
             "__global__ void k(const float* x, float* y, int rows, int cols) {\n"
             "    const int r = blockIdx.x * blockDim.x + threadIdx.x;\n    if (r >= rows) return;\n";
         const std::string launch = "}\nvoid f(const float* x, float* y, int rows, int cols) { k<<<(rows + 127) / 128, 128>>>(x, y, rows, cols); }";
+        const std::string elem = "__global__ void k(const float* x, float* y, int n) {\n    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n";
+        const std::string elaunch = "}\nvoid f(const float* x, float* y, int n) { k<<<(n + 255) / 256, 256>>>(x, y, n); }";
+        QTest::newRow("vl: a row kernel") << "vector-loads" << kftest::read_file(kftest::data("tasks/row_max/reference.cu")).c_str()
+                                          << "control flow in the body";
+        QTest::newRow("vl: control flow") << "vector-loads" << (elem + "    if (i >= n) return;\n    if (x[i] > 0) y[i] = x[i];\n" + elaunch).c_str()
+                                          << "control flow in the body";
+        QTest::newRow("vl: a neighbour") << "vector-loads" << (elem + "    if (i < n) y[i] = x[i] + x[i + 1];\n" + elaunch).c_str()
+                                         << "x[i + 1]: a tensor read at another index";
+        QTest::newRow("vl: doubles") << "vector-loads"
+                                     << "__global__ void k(const double* x, double* y, int n) {\n    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                        "    if (i < n) y[i] = x[i];\n}\nvoid f(const double* x, double* y, int n) { k<<<(n + 255) / 256, 256>>>(x, y, n); }"
+                                     << "is not a float tensor";
+        QTest::newRow("vl: reads its output") << "vector-loads" << (elem + "    if (i < n) y[i] = y[i] + x[i];\n" + elaunch).c_str()
+                                              << "reads its output y";
+        QTest::newRow("vl: accumulates") << "vector-loads" << (elem + "    if (i < n) y[i] += x[i];\n" + elaunch).c_str()
+                                         << "an output is written once with =";
+        QTest::newRow("vl: unknown grid") << "vector-loads"
+                                          << (elem + "    if (i < n) y[i] = x[i];\n}\nvoid f(const float* x, float* y, int n) { k<<<grid_for(n), 256>>>(x, y, n); }").c_str()
+                                          << "cannot be shrunk";
         QTest::newRow("element per thread") << "warp-rows" << kftest::read_file(kftest::data("tasks/sigmoid/reference.cu")).c_str()
                                             << "no thread-per-row kernel";
         QTest::newRow("no loop") << "warp-rows" << (row_kernel + "    y[r] = x[r];\n" + launch).c_str() << "no loop over the row";

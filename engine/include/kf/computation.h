@@ -67,6 +67,8 @@ public:
                                                                 long long c) const;
     /** True when the expression is one name and nothing else. */
     bool is_name() const;
+    /** The CUDA definitions of kf_idiv and kf_imod, which to_c(..., cuda = true) uses for / and % in an index. */
+    static const char* cuda_index_helpers();
     const std::string& text() const { return text_; }
     bool empty() const { return !root_; }
     /**

@@ -20,7 +20,7 @@ struct TransformResult {
 };
 
 struct CodeTransform {
-    std::string name;  ///< block-size-tunable, launch-bounds, grid-stride, warp-rows
+    std::string name;  ///< block-size-tunable, launch-bounds, grid-stride, warp-rows, vector-loads
     std::string description;
     std::function<TransformResult(const std::string&)> apply;
 };
@@ -38,7 +38,12 @@ struct CodeTransform {
  *   statement, gets a warp per row: lanes take every 32nd column, each reduction ends in a
  *   butterfly of warp shuffles, and the launch has 32 threads per row (a block size that is
  *   a multiple of 32). Nested loops, a sum that starts elsewhere than 0 and other statements
- *   are refused.
+ *   are refused;
+ * - vector-loads: a one-element-per-thread kernel over float tensors (`if (i < n) stmt` or
+ *   `if (i >= n) return; body`), reading and writing its tensors at [i] only and without
+ *   control flow, takes 4 consecutive elements per thread: float4 loads and stores where the
+ *   4 are inside and the pointers 16-byte aligned, scalar accesses otherwise; the grid
+ *   (`(n + block - 1) / block`) shrinks 4 times.
  */
 const std::vector<CodeTransform>& code_transforms();
 

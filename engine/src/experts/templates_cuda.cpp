@@ -523,6 +523,7 @@ TemplateKernel cuda_stencil(const Task& task, const Computation& c) {
        << "// @kf constraint BX * BY >= 32\n\n";
     if (c.pad == "clamp")
         os << "__device__ __forceinline__ long long kf_clamp(long long v, long long n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }\n\n";
+    if (!c.map.indexed().empty() || !c.border.indexed().empty()) os << ComputeExpr::cuda_index_helpers() << "\n";
     os << "__global__ void __launch_bounds__(BX * BY) kf_stencil_kernel(" << restrict_params(entry_params(task, Backend::Cuda))
        << ", long long kf_rows, long long kf_cols, long long kf_groups) {\n"
        << "    const long long kf_c = static_cast<long long>(blockIdx.x) * BX + threadIdx.x;\n"

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <regex>
+#include <sstream>
 #include <set>
 #include <vector>
 
@@ -300,6 +302,140 @@ TransformResult warp_rows(const std::string& src) {
     return {out, {}};
 }
 
+/** The first statement (up to its ';' outside brackets) or braced block from `from`; npos when none. */
+std::size_t statement_end(const std::string& s, std::size_t from, std::size_t end) {
+    while (from < end && std::isspace(static_cast<unsigned char>(s[from]))) ++from;
+    if (from < end && s[from] == '{') {
+        const std::size_t cl = closing(s, from);
+        return cl == std::string::npos ? cl : cl + 1;
+    }
+    int depth = 0;
+    for (std::size_t i = from; i < end; ++i) {
+        if (s[i] == '(' || s[i] == '[' || s[i] == '{') ++depth;
+        if (s[i] == ')' || s[i] == ']' || s[i] == '}') --depth;
+        if (s[i] == ';' && depth == 0) return i + 1;
+    }
+    return std::string::npos;
+}
+
+/**
+ * vector-loads: a one-element-per-thread kernel over float tensors (`i = blockIdx.x *
+ * blockDim.x + threadIdx.x;` then `if (i < n) <statement>` or `if (i >= n) return; <body>`)
+ * whose body reads and writes its tensors at [i] only, without control flow, takes 4
+ * consecutive elements per thread: one float4 load per input and one float4 store per output
+ * where the 4 are inside and every pointer is 16-byte aligned, scalar accesses otherwise; the
+ * grid shrinks 4 times.
+ */
+TransformResult vector_loads(const std::string& src) {
+    if (src.find("kf_full") != std::string::npos) return refuse("already vector loads");
+    static const std::regex index(
+        "(?:const\\s+)?(int|long long|size_t|int64_t|unsigned)\\s+(\\w+)\\s*=\\s*(?:\\(\\s*(?:long long|size_t|int64_t)\\s*\\)\\s*blockIdx\\.x|"
+        "static_cast<\\s*(?:long long|size_t|int64_t)\\s*>\\s*\\(\\s*blockIdx\\.x\\s*\\)|blockIdx\\.x)\\s*\\*\\s*blockDim\\.x\\s*\\+\\s*"
+        "threadIdx\\.x\\s*;\\s*if\\s*\\(\\s*\\2\\s*(<|>=)\\s*(\\w+)\\s*\\)\\s*(return\\s*;)?");
+    std::smatch m;
+    if (!std::regex_search(src, m, index) || (m[3] == "<") == m[5].matched)
+        return refuse("no one-element-per-thread kernel (i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) ... or if (i >= n) return;)");
+    const std::string type = m[1], i = m[2], n = m[4];
+    const std::size_t at = static_cast<std::size_t>(m.position(0)), after = at + static_cast<std::size_t>(m.length(0));
+    const std::size_t global = src.rfind("__global__", at);
+    const std::size_t open = global == std::string::npos ? global : src.find('(', global);
+    const std::size_t brace = open == std::string::npos ? open : src.find('{', closing(src, open));
+    const std::size_t kend = brace == std::string::npos ? brace : closing(src, brace);
+    if (kend == std::string::npos || brace > at) return refuse("the index is not in a __global__ kernel");
+    // The kernel's float pointers, and whether each is const (an input).
+    std::map<std::string, bool> floats;
+    const std::string params = src.substr(open + 1, closing(src, open) - open - 1);
+    static const std::regex ptr("(const\\s+)?(\\w+)\\s*\\*\\s*(?:__restrict__\\s*)?(\\w+)");
+    for (auto it = std::sregex_iterator(params.begin(), params.end(), ptr); it != std::sregex_iterator(); ++it)
+        if ((*it)[2] == "float") floats[(*it)[3]] = (*it)[1].matched;
+    // The body: the guarded statement, or the rest of the kernel after the early return.
+    std::size_t bend = kend;
+    if (m[3] == "<") {
+        bend = statement_end(src, after, kend);
+        if (bend == std::string::npos) return refuse("cannot read the guarded statement");
+        if (src.substr(bend, kend - bend).find_first_not_of(" \t\r\n") != std::string::npos)
+            return refuse("code after the guarded statement");
+    }
+    std::string body = src.substr(after, bend - after);
+    static const std::regex control("\\b(if|for|while|switch|goto|return|do)\\b");
+    if (std::regex_search(body, control)) return refuse("control flow in the body: each element must take the same path");
+    // Every tensor access is p[i]; outputs are written once with '=' and not read.
+    static const std::regex access("\\b(\\w+)\\s*\\[([^\\]]*)\\]\\s*(=(?!=)|[-+*/]=)?");
+    std::set<std::string> inputs, outputs;
+    for (auto it = std::sregex_iterator(body.begin(), body.end(), access); it != std::sregex_iterator(); ++it) {
+        const std::string p = (*it)[1];
+        auto f = floats.find(p);
+        if (f == floats.end()) return refuse("'" + p + "[...]' is not a float tensor of the kernel: the loads are written for float");
+        if (trim((*it)[2]) != i) return refuse(p + "[" + trim((*it)[2]) + "]: a tensor read at another index than " + i);
+        const std::string op = (*it)[3];
+        if (op.empty()) {
+            if (!f->second) return refuse("the body reads its output " + p);
+            inputs.insert(p);
+        } else {
+            if (op != "=" || f->second) return refuse("'" + p + "[" + i + "] " + op + "': an output is written once with =");
+            if (!outputs.insert(p).second) return refuse("the output " + p + " is written twice");
+        }
+    }
+    if (outputs.empty()) return refuse("the body writes no float tensor at [" + i + "]");
+    for (const auto& o : outputs)
+        if (inputs.count(o)) return refuse("the body reads its output " + o);
+    // The grid: (count + block - 1) / block becomes (count + 4 * block - 1) / (4 * block).
+    static const std::regex launch("<<<\\s*[^,]+,\\s*(\\w+)");
+    std::smatch lm;
+    const std::string host = src.substr(kend);
+    if (!std::regex_search(host, lm, launch)) return refuse("no launch after the kernel");
+    const std::string b = lm[1];
+    std::string out_src = src;
+    const std::regex grid_named("\\(\\s*(\\w+)\\s*\\+\\s*\\(?\\s*" + b + "\\s*-\\s*1\\s*\\)?\\s*\\)\\s*/\\s*" + b + "\\b");
+    std::string grid_repl = "($1 + 4 * " + b + " - 1) / (4 * " + b + ")";
+    std::regex grid = grid_named;
+    if (std::isdigit(static_cast<unsigned char>(b[0]))) {
+        grid = std::regex("\\(\\s*(\\w+)\\s*\\+\\s*" + std::to_string(std::stoll(b) - 1) + "\\s*\\)\\s*/\\s*" + b + "\\b");
+        grid_repl = "($1 + " + std::to_string(4 * std::stoll(b) - 1) + ") / " + std::to_string(4 * std::stoll(b));
+    }
+    std::string host_new = std::regex_replace(host, grid, grid_repl, std::regex_constants::format_first_only);
+    if (host_new == host) return refuse("the grid is not (n + " + b + " - 1) / " + b + ", so it cannot be shrunk");
+    // The body for element kf_k: inputs from the vectors when full, outputs into arrays.
+    std::string nb = body;
+    for (const auto& p : inputs)
+        nb = std::regex_replace(nb, std::regex("\\b" + p + "\\s*\\[[^\\]]*\\]"), "(kf_full ? kf_in_" + p + "[kf_k] : " + p + "[" + i + "])");
+    for (const auto& p : outputs) {
+        // p[i] = E;  ->  { const float kf_e = E; if (kf_full) kf_out_p[kf_k] = kf_e; else p[i] = kf_e; }
+        std::smatch sm;
+        if (!std::regex_search(nb, sm, std::regex("\\b" + p + "\\s*\\[[^\\]]*\\]\\s*=")))
+            return refuse("cannot read the store to " + p);
+        const std::size_t from = static_cast<std::size_t>(sm.position(0) + sm.length(0));
+        const std::size_t e_end = statement_end(nb, from, nb.size());
+        if (e_end == std::string::npos) return refuse("cannot read the store to " + p);
+        nb = nb.substr(0, static_cast<std::size_t>(sm.position(0))) + "{ const float kf_e = (" + trim(nb.substr(from, e_end - 1 - from)) +
+             "); if (kf_full) kf_out_" + p + "[kf_k] = kf_e; else " + p + "[" + i + "] = kf_e; }" + nb.substr(e_end);
+    }
+    std::string aligned;
+    for (const auto& p : inputs) aligned += (aligned.empty() ? "" : " | ") + std::string("reinterpret_cast<unsigned long long>(") + p + ")";
+    for (const auto& p : outputs) aligned += " | reinterpret_cast<unsigned long long>(" + p + ")";
+    std::ostringstream k;
+    k << "const long long kf_base = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;\n"
+      << "    if (kf_base >= " << n << ") return;\n"
+      << "    // Four elements per thread: float4 loads and stores where all four are inside and aligned.\n"
+      << "    const bool kf_full = kf_base + 4 <= " << n << " && ((" << aligned << ") & 15) == 0;\n";
+    for (const auto& p : inputs)
+        k << "    const float4 kf_v_" << p << " = kf_full ? *reinterpret_cast<const float4*>(" << p
+          << " + kf_base) : make_float4(0.f, 0.f, 0.f, 0.f);\n"
+          << "    const float kf_in_" << p << "[4] = {kf_v_" << p << ".x, kf_v_" << p << ".y, kf_v_" << p << ".z, kf_v_" << p << ".w};\n";
+    for (const auto& p : outputs) k << "    float kf_out_" << p << "[4];\n";
+    k << "#pragma unroll\n"
+      << "    for (int kf_k = 0; kf_k < 4; ++kf_k) {\n"
+      << "        if (!kf_full && kf_base + kf_k >= " << n << ") break;\n"
+      << "        const " << type << " " << i << " = static_cast<" << type << ">(kf_base + kf_k);\n"
+      << "        " << trim(nb) << "\n"
+      << "    }\n";
+    for (const auto& p : outputs)
+      k << "    if (kf_full) *reinterpret_cast<float4*>(" << p << " + kf_base) = make_float4(kf_out_" << p << "[0], kf_out_" << p
+        << "[1], kf_out_" << p << "[2], kf_out_" << p << "[3]);\n";
+    out_src = src.substr(0, at) + k.str() + src.substr(bend, kend - bend) + host_new;
+    return {out_src, {}};
+}
+
 class TransformExpert final : public Expert {
 public:
     std::string name() const override { return "transform"; }
@@ -344,6 +480,7 @@ const std::vector<CodeTransform>& code_transforms() {
         {"grid-stride", "a grid-stride loop with KF_ITEMS elements per thread instead of one", grid_stride},
         {"warp-rows", "a warp per row instead of a thread: lanes take every 32nd column, reductions end in warp shuffles",
          warp_rows},
+        {"vector-loads", "4 elements per thread with float4 loads and stores where aligned, instead of one element", vector_loads},
     };
     return t;
 }

@@ -295,13 +295,21 @@ void collect_index_values(const Node& n, const std::map<std::string, double>& va
     for (const auto& a : n.args) collect_index_values(*a, vars, r, c, out);
 }
 
-/** An index as a long long C expression: names as they are, row() and col() through `resolve`. */
-std::string emit_index(const Node& n, const std::function<std::string(const std::string&)>& resolve) {
+/**
+ * An index as a long long C expression: names as they are, row() and col() through
+ * `resolve`. On CUDA, / and % go through kf_idiv and kf_imod (ComputeExpr::cuda_index_helpers):
+ * 64-bit division is a long software routine there, 32-bit far shorter.
+ */
+std::string emit_index(const Node& n, const std::function<std::string(const std::string&)>& resolve, bool cuda) {
     switch (n.kind) {
         case Node::Number: return std::to_string(static_cast<long long>(n.value)) + "LL";
         case Node::Name: return "((long long)" + n.text + ")";
-        case Node::Neg: return "(-" + emit_index(*n.args[0], resolve) + ")";
-        case Node::Binary: return "(" + emit_index(*n.args[0], resolve) + " " + n.text + " " + emit_index(*n.args[1], resolve) + ")";
+        case Node::Neg: return "(-" + emit_index(*n.args[0], resolve, cuda) + ")";
+        case Node::Binary: {
+            const std::string a = emit_index(*n.args[0], resolve, cuda), b = emit_index(*n.args[1], resolve, cuda);
+            if (cuda && (n.text == "/" || n.text == "%")) return std::string(n.text == "/" ? "kf_idiv(" : "kf_imod(") + a + ", " + b + ")";
+            return "(" + a + " " + n.text + " " + b + ")";
+        }
         case Node::Call: return "(" + resolve(n.text + "()") + ")";
         default: return "0";
     }
@@ -331,7 +339,7 @@ std::string emit(const Node& n, const std::function<std::string(const std::strin
             if (std::isinf(n.value)) return fp32 ? "INFINITY" : "((double)INFINITY)";
             return literal(n.value, fp32);
         case Node::Name: return "(" + resolve(n.text) + ")";
-        case Node::Index: return "(" + resolve(n.text + "[" + emit_index(*n.args[0], resolve) + "]") + ")";
+        case Node::Index: return "(" + resolve(n.text + "[" + emit_index(*n.args[0], resolve, cuda) + "]") + ")";
         case Node::Neg: return "(-" + arg(0) + ")";
         case Node::Not: return "(!" + arg(0) + ")";
         case Node::Binary: return "(" + arg(0) + " " + n.text + " " + arg(1) + ")";
@@ -398,6 +406,16 @@ std::vector<std::pair<std::string, long long>> ComputeExpr::index_values(const s
     std::vector<std::pair<std::string, long long>> out;
     if (root_) collect_index_values(*root_, vars, r, c, out);
     return out;
+}
+
+const char* ComputeExpr::cuda_index_helpers() {
+    return "// Index division: 32-bit where both operands are non-negative and below 2^32 (as C's otherwise).\n"
+           "__device__ __forceinline__ long long kf_idiv(long long a, long long b) {\n"
+           "    return ((a | b) >> 32) == 0 ? static_cast<long long>(static_cast<unsigned>(a) / static_cast<unsigned>(b)) : a / b;\n"
+           "}\n"
+           "__device__ __forceinline__ long long kf_imod(long long a, long long b) {\n"
+           "    return ((a | b) >> 32) == 0 ? static_cast<long long>(static_cast<unsigned>(a) % static_cast<unsigned>(b)) : a % b;\n"
+           "}\n";
 }
 
 bool ComputeExpr::is_name() const { return root_ && root_->kind == Node::Name; }
