@@ -4,6 +4,9 @@
 // nvcc), the recogniser that derives a computation from a reference, and the expert itself.
 #include <QtTest>
 
+#include <memory>
+#include <stdexcept>
+
 #include <nlohmann/json.hpp>
 
 #include "kf/error.h"
@@ -71,6 +74,24 @@ EvaluatorConfig host_config(const std::filesystem::path& cache) {
     cfg.worker.worker = kftest::worker_path();
     cfg.cache_dir = cache;
     return cfg;
+}
+
+/** The named rewrite (kf/transforms.h). */
+const CodeTransform& rewrite_named(const std::string& name) {
+    for (const auto& tr : code_transforms())
+        if (tr.name == name) return tr;
+    throw std::runtime_error("no rewrite " + name);
+}
+
+/** An evaluator that compiles CUDA for sm_90, or none where nvcc is missing. */
+std::unique_ptr<Evaluator> nvcc_evaluator(const std::filesystem::path& cache) {
+    auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
+    if (probe.start_failed || probe.exit_code != 0) return nullptr;
+    EvaluatorConfig cfg;
+    cfg.worker.backend = Backend::Cuda;
+    cfg.arch = "sm_90";
+    cfg.cache_dir = cache;
+    return std::make_unique<Evaluator>(cfg);
 }
 
 }  // namespace
@@ -359,13 +380,9 @@ private slots:
     }
 
     void cuda_instances_compile_with_nvcc() {
-        auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
-        if (probe.start_failed || probe.exit_code != 0) QSKIP("nvcc not found (set KF_NVCC)");
-        EvaluatorConfig cfg;
-        cfg.worker.backend = Backend::Cuda;
-        cfg.arch = "sm_90";
-        cfg.cache_dir = cache_;
-        Evaluator ev(cfg);
+        auto nvcc = nvcc_evaluator(cache_);
+        if (!nvcc) QSKIP("nvcc not found (set KF_NVCC)");
+        Evaluator& ev = *nvcc;
         int compiled = 0;
         for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax", "blur3x3",
                                  "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"}) {
@@ -488,14 +505,8 @@ private slots:
             TransformResult r = tr.apply(src);
             QVERIFY2(!r.source && !r.refusal.empty(), tr.name.c_str());
         }
-        auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
-        if (!probe.start_failed && probe.exit_code == 0) {
-            EvaluatorConfig cfg;
-            cfg.worker.backend = Backend::Cuda;
-            cfg.arch = "sm_90";
-            cfg.cache_dir = cache_;
-            Evaluator ev(cfg);
-            CompileResult r = ev.compile(t, {src, "rewritten"}, {{"KF_BLOCK", 512}, {"KF_ITEMS", 8}});
+        if (auto ev = nvcc_evaluator(cache_)) {
+            CompileResult r = ev->compile(t, {src, "rewritten"}, {{"KF_BLOCK", 512}, {"KF_ITEMS", 8}});
             QVERIFY2(r.ok, r.info.log.c_str());
         }
     }
@@ -515,10 +526,7 @@ private slots:
         QFETCH(QStringList, reductions);
         Task t = load_task(kftest::data("tasks/" + task.toStdString()));
         const std::string ref = kftest::read_file(t.references.at(Backend::Cuda));
-        const CodeTransform* warp = nullptr;
-        for (const auto& tr : code_transforms())
-            if (tr.name == "warp-rows") warp = &tr;
-        QVERIFY(warp);
+        const CodeTransform* warp = &rewrite_named("warp-rows");
         TransformResult r = warp->apply(ref);
         QVERIFY2(r.source, r.refusal.c_str());
         const std::string& src = *r.source;
@@ -535,16 +543,11 @@ private slots:
         TransformResult r2 = warp->apply(*tb.source);
         QVERIFY2(r2.source, r2.refusal.c_str());
         QVERIFY2(r2.source->find("* 32 + KF_BLOCK - 1) / KF_BLOCK), KF_BLOCK") != std::string::npos, r2.source->c_str());
-        auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
-        if (probe.start_failed || probe.exit_code != 0) return;
-        EvaluatorConfig cfg;
-        cfg.worker.backend = Backend::Cuda;
-        cfg.arch = "sm_90";
-        cfg.cache_dir = cache_;
-        Evaluator ev(cfg);
-        CompileResult c = ev.compile(t, {src, "warp-rows"});
+        auto ev = nvcc_evaluator(cache_);
+        if (!ev) return;
+        CompileResult c = ev->compile(t, {src, "warp-rows"});
         QVERIFY2(c.ok, (c.info.log + "\n" + src).c_str());
-        CompileResult c2 = ev.compile(t, {*r2.source, "warp-rows"}, {{"KF_BLOCK", 1024}});
+        CompileResult c2 = ev->compile(t, {*r2.source, "warp-rows"}, {{"KF_BLOCK", 1024}});
         QVERIFY2(c2.ok, (c2.info.log + "\n" + *r2.source).c_str());
     }
 
@@ -561,10 +564,7 @@ private slots:
         QFETCH(QString, grid);
         Task t = load_task(kftest::source_dir() / task.toStdString());
         const std::string ref = kftest::read_file(t.references.at(Backend::Cuda));
-        const CodeTransform* vec = nullptr;
-        for (const auto& tr : code_transforms())
-            if (tr.name == "vector-loads") vec = &tr;
-        QVERIFY(vec);
+        const CodeTransform* vec = &rewrite_named("vector-loads");
         TransformResult r = vec->apply(ref);
         QVERIFY2(r.source, r.refusal.c_str());
         const std::string& src = *r.source;
@@ -573,14 +573,9 @@ private slots:
         QVERIFY2(src.find("(kf_full ? kf_in_x[kf_k] : x[i])") != std::string::npos, src.c_str());
         QVERIFY2(src.find(grid.toStdString()) != std::string::npos, src.c_str());
         QVERIFY(!vec->apply(src).source);  // once
-        auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
-        if (probe.start_failed || probe.exit_code != 0) return;
-        EvaluatorConfig cfg;
-        cfg.worker.backend = Backend::Cuda;
-        cfg.arch = "sm_90";
-        cfg.cache_dir = cache_;
-        Evaluator ev(cfg);
-        CompileResult c = ev.compile(t, {src, "vector-loads"});
+        auto ev = nvcc_evaluator(cache_);
+        if (!ev) return;
+        CompileResult c = ev->compile(t, {src, "vector-loads"});
         QVERIFY2(c.ok, (c.info.log + "\n" + src).c_str());
     }
 
@@ -662,14 +657,9 @@ private slots:
         QFETCH(QString, rewrite);
         QFETCH(QString, source);
         QFETCH(QString, reason);
-        for (const auto& tr : code_transforms()) {
-            if (tr.name != rewrite.toStdString()) continue;
-            TransformResult r = tr.apply(source.toStdString());
-            QVERIFY2(!r.source, r.source ? r.source->c_str() : "");
-            QVERIFY2(r.refusal.find(reason.toStdString()) != std::string::npos, r.refusal.c_str());
-            return;
-        }
-        QFAIL("no such rewrite");
+        TransformResult r = rewrite_named(rewrite.toStdString()).apply(source.toStdString());
+        QVERIFY2(!r.source, r.source ? r.source->c_str() : "");
+        QVERIFY2(r.refusal.find(reason.toStdString()) != std::string::npos, r.refusal.c_str());
     }
 };
 
