@@ -171,6 +171,18 @@ private slots:
         Task blur = load_task(kftest::data("tasks/blur3x3"));
         QVERIFY(blur.computation);
         QVERIFY(computation_meaning(blur, *blur.computation) != st);
+        // Reads at an index keep their index (sizes by position), and a pad counts.
+        Task dw = load_task(kftest::data("tasks/dwconv1d"));
+        QVERIFY(dw.computation);
+        const std::string dwm = computation_meaning(dw, *dw.computation);
+        QVERIFY2(dwm.rfind("stencil rows=s0*s1 cols=s2 radius=2; t3 = ", 0) == 0, dwm.c_str());
+        QVERIFY2(dwm.find("(t1[(((row())%((longlong)s1))*5LL)])") != std::string::npos, dwm.c_str());
+        QVERIFY2(dwm.find("(t0@0,-2)") != std::string::npos, dwm.c_str());
+        QVERIFY2(dwm.find("; pad = zero; in t0:full, t1:indexed, t2:indexed") != std::string::npos, dwm.c_str());
+        Task smooth = load_task(kftest::data("tasks/smooth_clamp"));
+        QVERIFY(smooth.computation);
+        QVERIFY2(computation_meaning(smooth, *smooth.computation).find("; pad = clamp;") != std::string::npos,
+                 computation_meaning(smooth, *smooth.computation).c_str());
         Task buckets = load_task(kftest::data("tasks/bucket_count"));
         QVERIFY(buckets.computation);
         const std::string hist = computation_meaning(buckets, *buckets.computation);
