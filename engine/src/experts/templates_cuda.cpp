@@ -1,5 +1,6 @@
 // CUDA instances of the op-class templates.
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "template_parts.h"
@@ -566,6 +567,91 @@ TemplateKernel cuda_stencil(const Task& task, const Computation& c) {
 }
 
 /**
+ * A stencil that reads along the row only (no row offsets, e.g. a 1-D convolution): a thread
+ * takes 4 consecutive cells of a row. Where they and their halo (H = the column radius
+ * rounded up to 4) are inside the row and the row starts on a 4-element boundary, each
+ * neighbour tensor comes in (4 + 2H) / 4 vector loads into registers and the 4 outputs go out
+ * in one vector store; elsewhere cell by cell, the edge cells from the border or the padded
+ * map. BLOCK threads per block along the row, rows over the grid's y (in rounds beyond 65535).
+ */
+TemplateKernel cuda_stencil_rows(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    const int H = (c.radius_cols + 3) / 4 * 4;
+    const int W = 4 + 2 * H;  // registers per neighbour tensor
+    std::set<std::string> neighbours;
+    for (const auto& nb : c.map.neighbours()) neighbours.insert(nb.tensor);
+    auto cell = element_resolver(task, c, T, "kf_i", "kf_c", "kf_r");
+    const std::string scalar_map = c.map.to_c(neighbour_resolver(T, cell, "kf_i", ""), f32, true);
+    const std::string edge = c.pad.empty() ? c.border.to_c(cell, f32, true) : c.map.to_c(neighbour_resolver(T, cell, "kf_i", c.pad), f32, true);
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Stencil along rows (CUDA): 4 cells per thread, vector loads of the row with its halo, one vector store.", c)
+       << "\n#define BLOCK 128  // @kf tunable values(32, 64, 128, 256, 512)\n\n"
+       << vector_helpers(T);
+    if (c.pad == "clamp")
+        os << "__device__ __forceinline__ long long kf_clamp(long long v, long long n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }\n\n";
+    if (!c.map.indexed().empty() || !c.border.indexed().empty()) os << ComputeExpr::cuda_index_helpers() << "\n";
+    os << "__global__ void __launch_bounds__(BLOCK) kf_stencil_rows_kernel(" << restrict_params(entry_params(task, Backend::Cuda))
+       << ", long long kf_rows, long long kf_cols, bool kf_vec) {\n"
+       << "    const long long kf_c0 = (static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x) * 4;\n"
+       << "    if (kf_c0 >= kf_cols) return;\n"
+       << "    const bool kf_inner = kf_vec && kf_c0 >= " << H << " && kf_c0 + 4 + " << H << " <= kf_cols;\n"
+       << "    for (long long kf_r = blockIdx.y; kf_r < kf_rows; kf_r += gridDim.y) {\n"
+       << "        const long long kf_base = kf_r * kf_cols;\n"
+       << "        if (kf_inner) {\n";
+    for (const auto& n : neighbours) {
+        os << "            " << T << " kf_w_" << n << "[" << W << "];\n"
+           << "#pragma unroll\n"
+           << "            for (int kf_j = 0; kf_j < " << W / 4 << "; ++kf_j) {\n"
+           << "                const KfVec<4> kf_p = kf_load<4>(" << n << " + kf_base + kf_c0 - " << H << " + 4 * kf_j);\n"
+           << "#pragma unroll\n"
+           << "                for (int kf_k = 0; kf_k < 4; ++kf_k) kf_w_" << n << "[4 * kf_j + kf_k] = kf_p.v[kf_k];\n"
+           << "            }\n";
+    }
+    os << "            KfVec<4> kf_out;\n";
+    for (int k = 0; k < 4; ++k) {
+        // Cell k: its neighbours from the registers, everything else as a cell would read it.
+        auto reg = [&, k](const std::string& name) -> std::string {
+            const auto sep = name.find('@');
+            const std::string t = name.substr(0, sep);
+            if (!neighbours.count(t)) return cell(name);
+            const int dj = sep == std::string::npos ? 0 : std::stoi(name.substr(name.find(',') + 1));
+            return "kf_w_" + t + "[" + std::to_string(H + k + dj) + "]";
+        };
+        os << "            {\n"
+           << "                const long long kf_c = kf_c0 + " << k << ", kf_i = kf_base + kf_c;\n"
+           << "                (void)kf_c;\n                (void)kf_i;\n"
+           << "                kf_out.v[" << k << "] = static_cast<" << T << ">(" << c.map.to_c(reg, f32, true) << ");\n"
+           << "            }\n";
+    }
+    os << "            kf_store<4>(" << c.output << " + kf_base + kf_c0, kf_out);\n"
+       << "            continue;\n"
+       << "        }\n"
+       << "        for (long long kf_c = kf_c0; kf_c < kf_c0 + 4 && kf_c < kf_cols; ++kf_c) {\n"
+       << "            const long long kf_i = kf_base + kf_c;\n"
+       << "            const bool kf_inside = kf_c >= " << c.radius_cols << " && kf_c < kf_cols - " << c.radius_cols << ";\n"
+       << "            " << c.output << "[kf_i] = kf_inside ? static_cast<" << T << ">(" << scalar_map << ")\n"
+       << "                                  : static_cast<" << T << ">(" << edge << ");\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << layout_consts(c)
+       << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
+       << "    // Vector loads and stores where every row starts on a 4-element boundary of aligned tensors.\n"
+       << "    bool kf_vec = kf_cols % 4 == 0;\n";
+    for (const auto& n : neighbours) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", 4 * sizeof(*" << n << "));\n";
+    os << "    kf_vec = kf_vec && kf_aligned(" << c.output << ", 4 * sizeof(" << T << "));\n"
+       << "    const long long kf_quads = (kf_cols + 3) / 4;\n"
+       << "    const dim3 kf_grid(static_cast<unsigned>((kf_quads + BLOCK - 1) / BLOCK), static_cast<unsigned>(kf_rows < 65535 ? kf_rows : 65535));\n"
+       << "    kf_stencil_rows_kernel<<<kf_grid, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols, kf_vec);\n"
+       << launch_check() << "}\n";
+    return {"stencil-rows", "template/stencil-rows",
+            "stencil along rows, 4 cells per thread from vector loads of the row and its halo (tunable: BLOCK)", os.str()};
+}
+
+/**
  * Histogram: a grid of BLOCKS_PER_SM blocks per multiprocessor strides over the input in
  * VEC-element vector loads; each block counts into COPIES sub-histograms in shared memory
  * (a thread uses copy threadIdx.x % COPIES, so that threads of a warp meeting on one bin
@@ -773,7 +859,11 @@ TemplateKernel cuda_cols(const Task& task, const Computation& c) {
 
 std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& c, const std::string& n_expr) {
     if (c.op == "histogram") return {cuda_histogram(task, c, n_expr)};
-    if (c.op == "stencil") return {cuda_stencil(task, c)};
+    if (c.op == "stencil") {
+        // A stencil along rows only (a 1-D convolution) also gets the row-vector variant.
+        if (c.radius_rows == 0 && c.radius_cols <= 8) return {cuda_stencil(task, c), cuda_stencil_rows(task, c)};
+        return {cuda_stencil(task, c)};
+    }
     if (c.op == "col_reduce") return {cuda_cols(task, c)};
     if (c.rows.empty()) return {cuda_map(task, c, n_expr)};
     if (c.op == "transpose") return {cuda_transpose(task, c)};
