@@ -333,6 +333,12 @@ private slots:
         QVERIFY(sm.computation);
         QCOMPARE(sm.computation->pad, std::string("clamp"));
         QCOMPARE(sm.computation->radius_rows, 1);
+        // A stencil along rows only gets the row-vector CUDA variant too; a 2-D one does not.
+        std::vector<TemplateKernel> dk = templates_for_task(dw, Backend::Cuda);
+        QCOMPARE(dk.size(), std::size_t(2));
+        QCOMPARE(dk[1].name, std::string("stencil-rows"));
+        QVERIFY(dk[1].source.find("kf_load<4>(x + kf_base + kf_c0 - 4 + 4 * kf_j)") != std::string::npos);
+        QCOMPARE(templates_for_task(sm, Backend::Cuda).size(), std::size_t(1));
     }
 
     /** The bundled tasks that declare stencils, histograms and masked rows read as they should. */
