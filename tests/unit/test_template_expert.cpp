@@ -346,7 +346,7 @@ private slots:
         Task st = load_task(kftest::source_dir() / "tasks/level1/stencil2d");
         QVERIFY(st.computation);
         QCOMPARE(st.computation->op, std::string("stencil"));
-        QCOMPARE(st.computation->radius, 1);
+        QCOMPARE(st.computation->radius(), 1);
         Task hi = load_task(kftest::source_dir() / "tasks/level1/histogram");
         QVERIFY(hi.computation);
         QCOMPARE(hi.computation->bins, std::string("256"));

@@ -110,7 +110,7 @@ struct Computation {
      * [r, c], written at [c, r]), gemm (one stat, the sum over `inner` of a product of a
      * Left and a Right tensor; `map` is each output element's epilogue), row_scan (one stat,
      * the running combine along the row; `map` per element), stencil (`map` of the inputs and
-     * their neighbours at(x, di, dj) for the cells at least `radius` from every edge,
+     * their neighbours at(x, di, dj) for the cells at least radius() from every edge,
      * `border` of the inputs at the cell for the others), histogram (no layout: `map` is the
      * bin of each element of the inputs, `bins` the output's length; counts of the elements
      * per bin, those outside [0, bins) not counted), col_reduce (stats over each column's rows,
@@ -125,7 +125,6 @@ struct Computation {
     ComputeExpr map;       ///< per-element output (elementwise, row_normalize, softmax)
     ComputeExpr epilogue;  ///< per-row output (row_reduce, matvec), per-column output (col_reduce)
     ComputeExpr border;    ///< stencil: the value of the cells within the radius of an edge (empty with `pad`)
-    int radius = 0;        ///< stencil: the largest |di| or |dj| of its neighbour reads
     int radius_rows = 0;   ///< stencil: the largest |di|: rows closer than it to the top or bottom are edge cells
     int radius_cols = 0;   ///< stencil: the largest |dj|: columns closer than it to the left or right are edge cells
     /**
@@ -143,6 +142,8 @@ struct Computation {
 
     /** True for the classes whose output has one value per row. */
     bool per_row_output() const { return op == "row_reduce" || op == "matvec"; }
+    /** stencil: the largest |di| or |dj| of its neighbour reads. */
+    int radius() const { return radius_rows > radius_cols ? radius_rows : radius_cols; }
     /** True for col_reduce: one value per column. */
     bool per_col_output() const { return op == "col_reduce"; }
     /** One line, e.g. "row_reduce over rows x cols: m = max(x); y = m". */

@@ -78,7 +78,7 @@ std::string computation_meaning(const Task& task, const Computation& c) {
     std::string key = c.op;
     if (!c.rows.empty() || !c.cols.empty()) key += " rows=" + layout(c.rows) + " cols=" + layout(c.cols);
     if (!c.inner.empty()) key += " inner=" + layout(c.inner);
-    if (c.radius > 0) key += " radius=" + std::to_string(c.radius);
+    if (c.radius() > 0) key += " radius=" + std::to_string(c.radius());
     if (!c.bins.empty()) key += " bins=" + layout(c.bins);
     for (std::size_t i = 0; i < c.stats.size(); ++i)
         key += "; a" + std::to_string(i) + " = " + c.stats[i].combine + "(" + expr(c.stats[i].map) + ")";

@@ -133,6 +133,20 @@ std::function<std::string(const std::string&)> neighbour_resolver(const std::str
     };
 }
 
+std::string stencil_edge(const Computation& c, const std::function<std::string(const std::string&)>& cell, const std::string& type,
+                         const std::string& full, bool fp32, bool cuda) {
+    return c.pad.empty() ? c.border.to_c(cell, fp32, cuda) : c.map.to_c(neighbour_resolver(type, cell, full, c.pad), fp32, cuda);
+}
+
+std::string stencil_helpers(const Computation& c, bool cuda) {
+    std::string out;
+    if (c.pad == "clamp")
+        out += std::string(cuda ? "__device__ __forceinline__" : "static inline") +
+               " long long kf_clamp(long long v, long long n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }\n\n";
+    if (cuda && (!c.map.indexed().empty() || !c.border.indexed().empty())) out += std::string(ComputeExpr::cuda_index_helpers()) + "\n";
+    return out;
+}
+
 std::string header_comment(const std::string& title, const Computation& c) {
     std::string s = "// " + title + "\n// Instantiated by Kernel Foundry's op-class templates from the task's computation (" +
                     c.origin + "):\n//   " + c.summary() + "\n";

@@ -64,6 +64,13 @@ std::function<std::string(const std::string&)> neighbour_resolver(const std::str
                                                                    std::function<std::string(const std::string&)> cell,
                                                                    const std::string& full, const std::string& pad);
 
+/** A stencil's edge cells as C: the border expression, or the map with its neighbours padded (`full` as for neighbour_resolver). */
+std::string stencil_edge(const Computation& c, const std::function<std::string(const std::string&)>& cell, const std::string& type,
+                         const std::string& full, bool fp32, bool cuda);
+
+/** What a stencil instance defines before its kernel: kf_clamp for a clamp pad; on CUDA, the index division helpers. */
+std::string stencil_helpers(const Computation& c, bool cuda);
+
 /** The comment block that opens every instance: what it computes and where that came from. */
 std::string header_comment(const std::string& title, const Computation& c);
 

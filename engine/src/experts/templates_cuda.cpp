@@ -512,8 +512,7 @@ TemplateKernel cuda_stencil(const Task& task, const Computation& c) {
     auto cell = element_resolver(task, c, T, "kf_i", "kf_c", "kf_r");
     const std::string RR = std::to_string(c.radius_rows), RC = std::to_string(c.radius_cols);
     const std::string map = c.map.to_c(neighbour_resolver(T, cell, "kf_i", ""), f32, true);
-    // The edge cells: the border expression, or the map with its neighbours padded.
-    const std::string edge = c.pad.empty() ? c.border.to_c(cell, f32, true) : c.map.to_c(neighbour_resolver(T, cell, "kf_i", c.pad), f32, true);
+    const std::string edge = stencil_edge(c, cell, T, "kf_i", f32, true);
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Stencil (CUDA): a thread per column and ITEMS rows, neighbours reused across the rows in registers.", c)
@@ -522,9 +521,7 @@ TemplateKernel cuda_stencil(const Task& task, const Computation& c) {
        << "#define ITEMS 4   // @kf tunable values(1, 2, 4, 8, 16)\n"
        << "// @kf constraint BX * BY <= 1024\n"
        << "// @kf constraint BX * BY >= 32\n\n";
-    if (c.pad == "clamp")
-        os << "__device__ __forceinline__ long long kf_clamp(long long v, long long n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }\n\n";
-    if (!c.map.indexed().empty() || !c.border.indexed().empty()) os << ComputeExpr::cuda_index_helpers() << "\n";
+    os << stencil_helpers(c, true);
     os << "__global__ void __launch_bounds__(BX * BY) kf_stencil_kernel(" << restrict_params(entry_params(task, Backend::Cuda))
        << ", long long kf_rows, long long kf_cols, long long kf_groups) {\n"
        << "    const long long kf_c = static_cast<long long>(blockIdx.x) * BX + threadIdx.x;\n"
@@ -583,15 +580,13 @@ TemplateKernel cuda_stencil_rows(const Task& task, const Computation& c) {
     for (const auto& nb : c.map.neighbours()) neighbours.insert(nb.tensor);
     auto cell = element_resolver(task, c, T, "kf_i", "kf_c", "kf_r");
     const std::string scalar_map = c.map.to_c(neighbour_resolver(T, cell, "kf_i", ""), f32, true);
-    const std::string edge = c.pad.empty() ? c.border.to_c(cell, f32, true) : c.map.to_c(neighbour_resolver(T, cell, "kf_i", c.pad), f32, true);
+    const std::string edge = stencil_edge(c, cell, T, "kf_i", f32, true);
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Stencil along rows (CUDA): 4 cells per thread, vector loads of the row with its halo, one vector store.", c)
        << "\n#define BLOCK 128  // @kf tunable values(32, 64, 128, 256, 512)\n\n"
        << vector_helpers(T);
-    if (c.pad == "clamp")
-        os << "__device__ __forceinline__ long long kf_clamp(long long v, long long n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }\n\n";
-    if (!c.map.indexed().empty() || !c.border.indexed().empty()) os << ComputeExpr::cuda_index_helpers() << "\n";
+    os << stencil_helpers(c, true);
     os << "__global__ void __launch_bounds__(BLOCK) kf_stencil_rows_kernel(" << restrict_params(entry_params(task, Backend::Cuda))
        << ", long long kf_rows, long long kf_cols, bool kf_vec) {\n"
        << "    const long long kf_c0 = (static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x) * 4;\n"

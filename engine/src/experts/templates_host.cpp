@@ -212,16 +212,13 @@ TemplateKernel host_stencil(const Task& task, const Computation& c) {
     const bool f32 = is_fp32(task, c);
     auto cell = element_resolver(task, c, T, "kf_base + kf_c", "kf_c", "kf_r");
     const std::string RR = std::to_string(c.radius_rows), RC = std::to_string(c.radius_cols);
-    // The edge cells: the border expression, or the map with its neighbours padded.
-    const std::string edge_value =
-        c.pad.empty() ? c.border.to_c(cell, f32, false) : c.map.to_c(neighbour_resolver(T, cell, "kf_base + kf_c", c.pad), f32, false);
-    const std::string edge = c.output + "[kf_base + kf_c] = static_cast<" + T + ">(" + edge_value + ");";
+    const std::string edge =
+        c.output + "[kf_base + kf_c] = static_cast<" + T + ">(" + stencil_edge(c, cell, T, "kf_base + kf_c", f32, false) + ");";
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
        << header_comment("Stencil (host): OpenMP over rows in chunks of CHUNK, a SIMD loop over each row's interior.", c)
-       << "\n#define CHUNK 8  // @kf tunable values(1, 2, 8, 32, 128)\n\n";
-    if (c.pad == "clamp") os << "static inline long long kf_clamp(long long v, long long n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }\n\n";
-    os << entry_definition(task, Backend::Host) << " {\n"
+       << "\n#define CHUNK 8  // @kf tunable values(1, 2, 8, 32, 128)\n\n"
+       << stencil_helpers(c, false) << entry_definition(task, Backend::Host) << " {\n"
        << layout_consts(c)
        << "    const long long kf_lo = " << RC << " < kf_cols ? " << RC << " : kf_cols;  // the interior columns: [kf_lo, kf_hi)\n"
        << "    const long long kf_hi = kf_cols - " << RC << " > kf_lo ? kf_cols - " << RC << " : kf_lo;\n"

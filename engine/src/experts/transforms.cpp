@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <set>
@@ -87,6 +88,29 @@ TransformResult launch_bounds(const std::string& src) {
     return {out, {}};
 }
 
+/** A launch `<<<(count + block - 1) / block, block` in a source: where it is, the count and the block size. */
+struct CeilLaunch {
+    std::size_t pos = 0, len = 0;
+    std::string block;
+};
+
+/**
+ * The first launch in `text` whose grid is ceil(count / block): a named block size `(count +
+ * (block - 1)) / block, block` or a literal one `(count + 127) / 128, 128`. `anchored`: only at
+ * the start of `text`.
+ */
+std::optional<CeilLaunch> ceil_launch(const std::string& text, const std::string& count, bool anchored) {
+    static const std::regex named("<<<\\s*\\(\\s*(\\w+)\\s*\\+\\s*\\(?\\s*(\\w+)\\s*-\\s*1\\s*\\)?\\s*\\)\\s*/\\s*\\2\\s*,\\s*\\2");
+    static const std::regex literal("<<<\\s*\\(\\s*(\\w+)\\s*\\+\\s*([0-9]+)\\s*\\)\\s*/\\s*([0-9]+)\\s*,\\s*\\3");
+    const auto flags = anchored ? std::regex_constants::match_continuous : std::regex_constants::match_default;
+    std::smatch g;
+    if (std::regex_search(text, g, named, flags) && g[1] == count)
+        return CeilLaunch{static_cast<std::size_t>(g.position(0)), static_cast<std::size_t>(g.length(0)), g[2]};
+    if (std::regex_search(text, g, literal, flags) && g[1] == count && std::stoll(g[2]) + 1 == std::stoll(g[3]))
+        return CeilLaunch{static_cast<std::size_t>(g.position(0)), static_cast<std::size_t>(g.length(0)), g[3]};
+    return std::nullopt;
+}
+
 TransformResult grid_stride(const std::string& src) {
     if (has_tunable(src, "KF_ITEMS")) return refuse("already grid-stride with KF_ITEMS items per thread");
     static const std::regex index(
@@ -99,18 +123,10 @@ TransformResult grid_stride(const std::string& src) {
                        "; " + i + " += static_cast<long long>(gridDim.x) * blockDim.x)";
     std::string out = m.prefix().str() + loop + m.suffix().str();
     // The launch: ceil(n / block) blocks become ceil(n / (block * KF_ITEMS)).
-    static const std::regex grid("<<<\\s*\\(\\s*(\\w+)\\s*\\+\\s*\\(?\\s*(\\w+)\\s*-\\s*1\\s*\\)?\\s*\\)\\s*/\\s*\\2\\s*,\\s*\\2");
-    static const std::regex literal_grid("<<<\\s*\\(\\s*(\\w+)\\s*\\+\\s*([0-9]+)\\s*\\)\\s*/\\s*([0-9]+)\\s*,\\s*\\3");
-    std::smatch g;
-    std::string b;
-    if (std::regex_search(out, g, grid) && g[1] == n) {
-        b = g[2];
-    } else if (std::regex_search(out, g, literal_grid) && g[1] == n && std::stoll(g[2]) + 1 == std::stoll(g[3])) {
-        b = g[3];
-    } else {
-        return refuse("the launch is not <<<(" + n + " + block - 1) / block, block>>>, so its grid cannot be shrunk");
-    }
-    out = g.prefix().str() + "<<<(" + n + " + " + b + " * KF_ITEMS - 1) / (" + b + " * KF_ITEMS), " + b + g.suffix().str();
+    auto g = ceil_launch(out, n, false);
+    if (!g) return refuse("the launch is not <<<(" + n + " + block - 1) / block, block>>>, so its grid cannot be shrunk");
+    const std::string& b = g->block;
+    out.replace(g->pos, g->len, "<<<(" + n + " + " + b + " * KF_ITEMS - 1) / (" + b + " * KF_ITEMS), " + b);
     const std::size_t at = after_includes(out);
     out.insert(at, std::string(at ? "\n" : "") + "#define KF_ITEMS 4  // @kf tunable values(1, 2, 4, 8, 16)\n");
     return {out, {}};
@@ -257,17 +273,16 @@ TransformResult warp_rows(const std::string& src) {
     }
     if (loops == 0) return refuse("no loop over the row in the kernel");
     // The launch: 32 threads per row.
-    static const std::regex grid_named("<<<\\s*\\(\\s*(\\w+)\\s*\\+\\s*\\(?\\s*(\\w+)\\s*-\\s*1\\s*\\)?\\s*\\)\\s*/\\s*\\2\\s*,\\s*\\2");
-    static const std::regex grid_literal("<<<\\s*\\(\\s*(\\w+)\\s*\\+\\s*([0-9]+)\\s*\\)\\s*/\\s*([0-9]+)\\s*,\\s*\\3");
     const std::regex launch("\\b" + kernel + "\\s*<<<");
     std::smatch lm;
     if (!std::regex_search(src, lm, launch)) return refuse("no launch of " + kernel);
     const std::size_t lpos = static_cast<std::size_t>(lm.position(0) + lm.length(0)) - 3;
-    const std::string ltext = src.substr(lpos);
-    std::smatch g;
-    std::string block;
-    if (std::regex_search(ltext, g, grid_named) && g.position(0) == 0 && g[1] == rows) {
-        block = g[2];
+    auto g = ceil_launch(src.substr(lpos), rows, true);
+    if (!g) return refuse("the launch is not <<<(" + rows + " + block - 1) / block, block>>>");
+    const std::string block = g->block;
+    if (std::isdigit(static_cast<unsigned char>(block[0]))) {
+        if (std::stoll(block) % 32 != 0) return refuse("the block size " + block + " is not a multiple of 32");
+    } else {
         try {  // a tunable block size: every value must make whole warps
             for (const auto& t : parse_tunables(src).params)
                 if (t.name == block)
@@ -275,13 +290,8 @@ TransformResult warp_rows(const std::string& src) {
                         if (v % 32 != 0) return refuse("the block size " + block + " may be " + std::to_string(v) + ", not a multiple of 32");
         } catch (const Error&) {
         }
-    } else if (std::regex_search(ltext, g, grid_literal) && g.position(0) == 0 && g[1] == rows && std::stoll(g[2]) + 1 == std::stoll(g[3])) {
-        block = g[3];
-        if (std::stoll(block) % 32 != 0) return refuse("the block size " + block + " is not a multiple of 32");
-    } else {
-        return refuse("the launch is not <<<(" + rows + " + block - 1) / block, block>>>");
     }
-    edits.push_back({lpos, static_cast<std::size_t>(g.length(0)),
+    edits.push_back({lpos, g->len,
                      "<<<static_cast<unsigned>((static_cast<long long>(" + rows + ") * 32 + " + block + " - 1) / " + block + "), " + block});
     // The row index: one per warp.
     edits.push_back({at, src.find(';', at) - at,

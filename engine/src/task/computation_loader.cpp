@@ -139,6 +139,11 @@ public:
         for (const auto& p : t_.params) scalars.insert(p.name);
         std::set<std::string> used_tensors;
         std::set<std::string> indexed_tensors;
+        auto check_dtype = [&](const TensorSpec& ts, const std::string& field) {
+            if (ts.dtype == DType::F16 || ts.dtype == DType::BF16)
+                fail(field, "'" + ts.name + "' is " + std::string(to_string(ts.dtype)) +
+                                ": the templates read f32, f64, i32, i64, u8 and bool tensors");
+        };
         auto check_names = [&](const ComputeExpr& e, const std::string& field, const std::set<std::string>& locals,
                                bool per_vector) {
             if (!stencil && (!e.indexed().empty() || e.uses_position()))
@@ -150,9 +155,7 @@ public:
             for (const auto& n : e.indexed()) {
                 const TensorSpec* ts = tensor(n);
                 if (!ts || ts->role != TensorRole::Input) fail(field, n + "[...]: not an input tensor");
-                if (ts->dtype == DType::F16 || ts->dtype == DType::BF16)
-                    fail(field, "'" + n + "' is " + std::string(to_string(ts->dtype)) +
-                                    ": the templates read f32, f64, i32, i64, u8 and bool tensors");
+                check_dtype(*ts, field);
                 indexed_tensors.insert(n);
             }
             for (const auto& n : e.names()) {
@@ -160,9 +163,7 @@ public:
                 const TensorSpec* ts = tensor(n);
                 if (!ts) fail(field, "unknown name '" + n + "' (tensors, sizes, params" + (rows_op ? ", earlier stats" : "") + ")");
                 if (ts->role != TensorRole::Input) fail(field, "'" + n + "' is an output; expressions read inputs");
-                if (ts->dtype == DType::F16 || ts->dtype == DType::BF16)
-                    fail(field, "'" + n + "' is " + std::string(to_string(ts->dtype)) +
-                                    ": the templates read f32, f64, i32, i64, u8 and bool tensors");
+                check_dtype(*ts, field);
                 used_tensors.insert(n);
                 if (per_vector) (c.per_col_output() ? per_col_names_ : per_row_names_).insert(n);
             }
@@ -229,12 +230,11 @@ public:
                 for (const auto& nb : c.map.neighbours()) {
                     const TensorSpec* ts = tensor(nb.tensor);
                     if (!ts || ts->role != TensorRole::Input) fail(P + ".map", "at(" + nb.tensor + ", ...): not an input tensor");
-                    c.radius = std::max({c.radius, std::abs(nb.di), std::abs(nb.dj)});
                     c.radius_rows = std::max(c.radius_rows, std::abs(nb.di));
                     c.radius_cols = std::max(c.radius_cols, std::abs(nb.dj));
                     neighbour_names_.insert(nb.tensor);
                 }
-                if (c.radius == 0) fail(P + ".map", "a stencil reads neighbours: at(x, di, dj) with an offset other than 0");
+                if (c.radius() == 0) fail(P + ".map", "a stencil reads neighbours: at(x, di, dj) with an offset other than 0");
             }
             if (gemm)
                 for (const auto& n : c.map.names())

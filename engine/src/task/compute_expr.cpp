@@ -441,10 +441,10 @@ std::string Computation::summary() const {
         return "row_scan over " + rows + " x " + cols + ": " + stats[0].name + " = inclusive " + stats[0].combine + " of (" +
                stats[0].map.text() + ") along the row; " + output + " = " + map.text();
     if (op == "stencil") {
-        std::string s = "stencil over " + rows + " x " + cols + " (radius " + std::to_string(radius) + "): " + output + " = " + map.text();
+        std::string s = "stencil over " + rows + " x " + cols + " (radius " + std::to_string(radius()) + "): " + output + " = " + map.text();
         if (pad == "zero") return s + "; neighbours outside read as 0";
         if (pad == "clamp") return s + "; neighbours outside read at the nearest cell inside";
-        return s + "; within " + std::to_string(radius) + " of an edge " + output + " = " + border.text();
+        return s + "; within " + std::to_string(radius()) + " of an edge " + output + " = " + border.text();
     }
     if (op == "histogram") return "histogram of " + bins + " bins: " + output + "[" + map.text() + "] += 1";
     if (op == "gemm" && !stats.empty())
