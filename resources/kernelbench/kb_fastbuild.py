@@ -6,7 +6,7 @@ build.ninja, then runs ninja. Nearly all of a cold build is spent parsing PyTorc
 main.cpp parses torch/extension.h (all of libtorch's C++ API and pybind11), and cuda.cu
 parses it again wherever the candidate's CUDA source includes it.
 
-Two changes, made to the generated build just before ninja runs, make that cost once per
+Three changes, made to the generated build just before ninja runs, make that cost once per
 PyTorch installation, compiler and flags instead of once per candidate:
 
 1. **A precompiled header** of torch/extension.h, built with main.cpp's own flags into a cache
@@ -20,14 +20,23 @@ PyTorch installation, compiler and flags instead of once per candidate:
    source is a separate file (``kf/cuda.cu``) with the same lines, so compiler messages keep
    their line numbers. If that source fails to compile, the build is run again unchanged,
    so a candidate is never rejected for the change.
+3. **Kernels compiled apart** (tried before 2): a CUDA source whose kernels use nothing of
+   PyTorch is split (kb_cudasplit) into its kernels, compiled by nvcc without PyTorch's
+   headers (``kf/cuda.cu``), and its host code, compiled by the C++ compiler with the
+   precompiled header (``kf/host.cpp``, with the host flags nvcc would have used: its ``-O``,
+   ``-D``, ``-U`` and ``-Xcompiler`` options); the host code launches the kernels through
+   launchers defined beside them. If the split source fails to build, the build runs again
+   as written (most such sources have an error of their own, which the build as written
+   reports), and the folder remembers it (``kf/no-split``).
 
-Both are edits of build.ninja's compile lines only; the link line, the flags the candidate
+All are edits of build.ninja's compile lines only; the link line, the flags the candidate
 asked for, and the extension's name are untouched. A source built before is not rebuilt:
 the edits are the same every time, so ninja finds the same commands and the same inputs.
 
 ``install()`` wraps torch's private ``_run_ninja_build``; where that function does not exist
 (another PyTorch), nothing is changed and candidates build as before. ``KF_KB_FASTBUILD=0``
-turns it off; ``KF_KB_FASTBUILD=pch`` keeps only the precompiled header.
+turns it off; ``KF_KB_FASTBUILD=pch`` keeps only the precompiled header;
+``KF_KB_FASTBUILD=header`` keeps 1 and 2 (no split).
 """
 
 import fcntl
@@ -39,6 +48,8 @@ import shlex
 import subprocess
 import time
 
+import kb_cudasplit
+
 PCH_HEADER = "kf_torch_extension.h"
 _EXT_NAME = re.compile(r"\s*-DTORCH_EXTENSION_NAME=\S+")
 _EXTENSION_INCLUDE = re.compile(r'^(\s*#\s*include\s*)[<"]torch/extension\.h[>"]', re.M)
@@ -48,7 +59,7 @@ _NEEDS_EXTENSION = re.compile(r"\bpybind11\b|\bpy::|PYBIND11_|\bTORCH_LIBRARY|to
                               r"torch::nn\b|torch::optim\b|torch::data\b|torch::autograd\b|torch::jit\b|"
                               r"torch::serialize\b|torch::(save|load)\b|\bat::Dispatch|torch::Library\b")
 
-stats = {"pch": None, "cuda_header": None, "retried_plain": False, "pch_seconds": 0.0}
+stats = {"pch": None, "cuda_header": None, "retried_plain": False, "pch_seconds": 0.0, "split": None}
 
 
 def enabled():
@@ -58,6 +69,11 @@ def enabled():
 def lighter_cuda_enabled():
     """KF_KB_FASTBUILD=pch keeps the precompiled header only (for measurements)."""
     return os.environ.get("KF_KB_FASTBUILD", "1") != "pch"
+
+
+def split_enabled():
+    """KF_KB_FASTBUILD=header or pch builds the CUDA source whole (for measurements)."""
+    return os.environ.get("KF_KB_FASTBUILD", "1") not in ("pch", "header")
 
 
 def _read(path):
@@ -110,9 +126,7 @@ def compiler_identity(cxx):
     return out.splitlines()[0] if out else cxx
 
 
-def ensure_pch(root, cxx, cflags, post_cflags, extension_header):
-    """The folder of a valid precompiled torch/extension.h for these flags, building it once
-    (under a lock: parallel builds wait for the first). None where it cannot be built."""
+def _pch_folder(root, cxx, cflags, post_cflags, extension_header):
     try:
         st = os.stat(extension_header)
         stamp = "%d:%d" % (st.st_size, int(st.st_mtime))
@@ -120,31 +134,56 @@ def ensure_pch(root, cxx, cflags, post_cflags, extension_header):
         stamp = "?"
     key = hashlib.sha256("\n".join([compiler_identity(cxx), cflags, post_cflags, extension_header, stamp])
                          .encode()).hexdigest()[:20]
-    folder = os.path.join(root, key)
-    header = os.path.join(folder, PCH_HEADER)
-    gch = header + ".gch"
-    done = os.path.join(folder, "ok")
-    if os.path.exists(done) and os.path.exists(gch):
-        return folder
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if os.path.exists(done) and os.path.exists(gch):
-            return folder
-        _write_if_changed(header, "#pragma once\n#include <torch/extension.h>\n")
-        cmd = "%s -x c++-header %s %s -o %s %s" % (cxx, cflags, shlex.quote(header), shlex.quote(gch + ".part"),
-                                                   post_cflags)
-        t0 = time.perf_counter()
-        p = subprocess.run(["/bin/sh", "-c", cmd], capture_output=True, text=True, timeout=900)
-        stats["pch_seconds"] = time.perf_counter() - t0
-        if p.returncode != 0:
-            with open(os.path.join(folder, "failed.log"), "w") as f:
-                f.write(cmd + "\n" + p.stdout + p.stderr)
-            return None
-        os.replace(gch + ".part", gch)
-        with open(done, "w") as f:
-            f.write(cmd + "\n")
-    return folder
+    return os.path.join(root, key)
+
+
+def _pch_ready(folder):
+    return os.path.exists(os.path.join(folder, "ok")) and os.path.exists(os.path.join(folder, PCH_HEADER + ".gch"))
+
+
+def ensure_pchs(root, cxx, flag_sets, post_cflags, extension_header):
+    """For each set of flags, the folder of a valid precompiled torch/extension.h, or None
+    where it cannot be built. Missing ones are built at once, side by side, each once: under
+    a lock per folder (taken in one order), parallel builds wait for the first. A header that
+    failed to build is not tried again (failed.log in its folder says why)."""
+    folders = [_pch_folder(root, cxx, f, post_cflags, extension_header) for f in flag_sets]
+    result = [f if _pch_ready(f) else None for f in folders]
+    todo = sorted({(f, flags) for f, flags, r in zip(folders, flag_sets, result)
+                   if r is None and not os.path.exists(os.path.join(f, "failed.log"))})
+    locks, running = [], []
+    try:
+        for folder, flags in todo:
+            os.makedirs(folder, exist_ok=True)
+            lock = open(os.path.join(folder, "lock"), "w")
+            locks.append(lock)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if _pch_ready(folder):
+                continue
+            header = os.path.join(folder, PCH_HEADER)
+            _write_if_changed(header, "#pragma once\n#include <torch/extension.h>\n")
+            part = header + ".gch.part"
+            cmd = "%s -x c++-header %s %s -o %s %s" % (cxx, flags, shlex.quote(header), shlex.quote(part), post_cflags)
+            proc = subprocess.Popen(["/bin/sh", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            running.append((folder, cmd, proc, time.perf_counter()))
+        for folder, cmd, proc, t0 in running:
+            try:
+                log = proc.communicate(timeout=900)[0]
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                log = proc.communicate()[0] + "\n(killed after 900 s)"
+            stats["pch_seconds"] = max(stats["pch_seconds"], time.perf_counter() - t0)
+            if proc.returncode != 0:
+                with open(os.path.join(folder, "failed.log"), "w") as f:
+                    f.write(cmd + "\n" + log)
+                continue
+            header = os.path.join(folder, PCH_HEADER)
+            os.replace(header + ".gch.part", header + ".gch")
+            with open(os.path.join(folder, "ok"), "w") as f:
+                f.write(cmd + "\n")
+    finally:
+        for lock in locks:
+            lock.close()
+    return [f if _pch_ready(f) else None for f in folders]
 
 
 def lighter_cuda_source(source):
@@ -155,44 +194,123 @@ def lighter_cuda_source(source):
     return _EXTENSION_INCLUDE.sub(lambda m: m.group(1) + "<torch/types.h>", source)
 
 
+_NVCC_HOST_FLAG = re.compile(r"(?:^|\s)(-O\S*|-[DU]\s*\S+|(?:-Xcompiler|--compiler-options)[=\s]\s*(\S+))")
+
+
+def host_flags_of(cuda_cflags, cflags):
+    """The flags nvcc would have given the host compiler for the CUDA source's host code,
+    beyond main.cpp's: its -O level, its -D and -U, its -Xcompiler options (not -fPIC)."""
+    out, have = [], set(shlex.split(cflags))
+    for m in _NVCC_HOST_FLAG.finditer(cuda_cflags):
+        if m.group(2) is not None:
+            for opt in m.group(2).strip("'\"").split(","):
+                if opt and opt != "-fPIC":
+                    out.append(opt)
+        else:
+            flag = re.sub(r"^(-[DU])\s+", r"\1", m.group(1))
+            if flag not in have:
+                out.append(flag)
+    return " ".join(out)
+
+
+def _ninja_path(path):
+    return path.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
+
+
+def _pch_include(folder):
+    return " -Winvalid-pch -include %s" % os.path.join(folder, PCH_HEADER).replace("$", "$$").replace(" ", "$ ")
+
+
 def rewrite_build(build_directory, extension_header, original=None):
-    """Edits build.ninja (and writes kf/cuda.cu); returns the original build.ninja text, or
-    None where nothing was changed. The CUDA source keeps torch/extension.h in a build folder
-    where it failed with the lighter header once (kf/plain-cuda)."""
+    """Edits build.ninja (and writes kf/cuda.cu, kf/host.cpp); returns the original
+    build.ninja text, or None where nothing was changed. The CUDA source is not split in a
+    build folder where the split failed once (kf/no-split), and keeps torch/extension.h where
+    it failed with the lighter header once (kf/plain-cuda)."""
     ninja_file = os.path.join(build_directory, "build.ninja")
     try:
         text = original if original is not None else _read(ninja_file)
     except OSError:
         return None
     original = text
-    plain_cuda = not lighter_cuda_enabled() or os.path.exists(os.path.join(build_directory, "kf", "plain-cuda"))
+    kf_dir = os.path.join(build_directory, "kf")
+    plain_cuda = not lighter_cuda_enabled() or os.path.exists(os.path.join(kf_dir, "plain-cuda"))
+    try_split = split_enabled() and not plain_cuda and not os.path.exists(os.path.join(kf_dir, "no-split"))
     cxx = ninja_variable(text, "cxx")
     cflags = ninja_variable(text, "cflags")
     post = ninja_variable(text, "post_cflags") or ""
+    cuda_cflags = ninja_variable(text, "cuda_cflags") or ""
+    stats["split"] = None if try_split or not split_enabled() else (
+        "did not build split in this folder before (kf/no-split)" if not plain_cuda else "the source is built as written")
+    cu = re.search(r"^(build (\S+): cuda_compile )(\S+)$", text, re.M)
+    link = re.search(r"^build \S+: link .*$", text, re.M)
+    have_compile = re.search(r"^build \S+: compile ", text, re.M) is not None
+
+    halves = None
+    if cu and os.path.basename(cu.group(3)) == "cuda.cu" and try_split:
+        if not (cxx and cflags is not None and have_compile and link):
+            stats["split"] = "no C++ compile or link step in build.ninja"
+        elif (re.search(r"^build \S+: cuda_dlink ", text, re.M)
+              or re.search(r"(^|\s)(-rdc|--relocatable-device-code)[=\s]*true\b|(^|\s)(-dc|--device-c)(\s|$)", cuda_cflags)):
+            stats["split"] = "separate compilation (-rdc)"
+        else:
+            try:
+                source = _read(_unescape(cu.group(3)))
+                kernels, host, why = kb_cudasplit.split(source, _unescape(cu.group(3)))
+            except (OSError, RecursionError) as e:
+                kernels, host, why = None, None, str(e)
+            stats["split"] = True if kernels is not None else why
+            if kernels is not None:
+                halves = (kernels, host)
+
+    # The precompiled headers: main.cpp's, and the host half's where its flags differ.
+    host_cflags = None
     if not cxx or cflags is None:
         stats["pch"] = "no cxx or cflags in build.ninja"
-    elif not re.search(r"^build \S+: compile ", text, re.M):
+    elif not have_compile:
         stats["pch"] = "no C++ compile step in build.ninja"
     else:
         base = _EXT_NAME.sub("", _unescape(cflags)).strip()
-        folder = ensure_pch(pch_dir_for(build_directory), _unescape(cxx), base, _unescape(post), extension_header)
-        stats["pch"] = folder is not None
-        if folder:
-            inc = " -Winvalid-pch -include %s" % os.path.join(folder, PCH_HEADER).replace("$", "$$").replace(" ", "$ ")
-            text = set_ninja_variable(text, "cflags", cflags + inc)
-    m = re.search(r"^(build \S+: cuda_compile )(\S+)$", text, re.M)
-    if m and os.path.basename(m.group(2)) == "cuda.cu" and not plain_cuda:
+        extra = host_flags_of(_unescape(cuda_cflags), _unescape(cflags)) if halves else ""
+        wanted = [base] + ([base + " " + extra] if halves and extra else [])
+        folders = ensure_pchs(pch_dir_for(build_directory), _unescape(cxx), wanted, _unescape(post), extension_header)
+        stats["pch"] = folders[0] is not None
+        if folders[0]:
+            text = set_ninja_variable(text, "cflags", cflags + _pch_include(folders[0]))
+        if halves:
+            host_cflags = cflags + ((" " + extra.replace("$", "$$")) if extra else "")
+            if folders[-1]:
+                host_cflags += _pch_include(folders[-1])
+
+    if halves and host_cflags is not None:
+        os.makedirs(kf_dir, exist_ok=True)
+        kf_cu, kf_host = os.path.join(kf_dir, "cuda.cu"), os.path.join(kf_dir, "host.cpp")
+        _write_if_changed(kf_cu, halves[0])
+        _write_if_changed(kf_host, halves[1])
+        cu = re.search(r"^(build (\S+): cuda_compile )(\S+)$", text, re.M)
+        text = text[:cu.start(3)] + _ninja_path(kf_cu) + text[cu.end(3):]
+        cu = re.search(r"^(build (\S+): cuda_compile )(\S+)$", text, re.M)
+        text = text[:cu.end()] + "\nbuild kf_host.o: compile %s\n  cflags = %s" % (_ninja_path(kf_host), host_cflags) \
+            + text[cu.end():]
+        link = re.search(r"^build \S+: link .*$", text, re.M)
+        line = link.group(0)
+        pipe = line.find(" |")
+        line = line + " kf_host.o" if pipe < 0 else line[:pipe] + " kf_host.o" + line[pipe:]
+        text = text[:link.start()] + line + text[link.end():]
+        stats["cuda_header"] = "split"
+    elif cu and os.path.basename(cu.group(3)) == "cuda.cu" and not plain_cuda:
         try:
-            lighter = lighter_cuda_source(_read(m.group(2)))
+            lighter = lighter_cuda_source(_read(_unescape(cu.group(3))))
         except OSError:
             lighter = None
         stats["cuda_header"] = "torch/types.h" if lighter is not None else "unchanged"
         if lighter is not None:
-            kf_dir = os.path.join(build_directory, "kf")
             os.makedirs(kf_dir, exist_ok=True)
             kf_cu = os.path.join(kf_dir, "cuda.cu")
             _write_if_changed(kf_cu, lighter)
-            text = text[:m.start(2)] + kf_cu + text[m.end(2):]
+            cu = re.search(r"^(build (\S+): cuda_compile )(\S+)$", text, re.M)
+            text = text[:cu.start(3)] + _ninja_path(kf_cu) + text[cu.end(3):]
+    else:
+        stats["cuda_header"] = "unchanged" if cu else None
     if text == original:
         return None
     _write_if_changed(ninja_file, text)
@@ -224,19 +342,28 @@ def install():
             original = None
         if original is None:
             return run(build_directory, *args, **kwargs)
-        try:
-            return run(build_directory, *args, **kwargs)
-        except Exception as e:
-            # Only the lighter CUDA header can make a source fail that builds unchanged.
-            if stats["cuda_header"] != "torch/types.h" or "kf/cuda.cu" not in str(e):
-                raise
-            stats["retried_plain"] = True
-            with open(os.path.join(build_directory, "kf", "plain-cuda"), "w") as f:
-                f.write("the CUDA source did not compile with torch/types.h in place of torch/extension.h\n")
-            stats["cuda_header"] = "unchanged"
-            if rewrite_build(build_directory, extension_header, original) is None:
-                _write_if_changed(os.path.join(build_directory, "build.ninja"), original)
-            return run(build_directory, *args, **kwargs)
+        while True:
+            try:
+                return run(build_directory, *args, **kwargs)
+            except Exception as e:
+                # Only the split or the lighter CUDA header can make a source fail that builds
+                # unchanged: build again without it, and remember that in the folder.
+                if stats["cuda_header"] == "split":
+                    # Straight to the source as written: most sources that fail split have an
+                    # error of their own, which the lighter header would only report later.
+                    marker, why = "no-split", "the CUDA source did not build split into kernels and host code"
+                    with open(os.path.join(build_directory, "kf", "plain-cuda"), "w") as f:
+                        f.write("after the split failed\n")
+                elif stats["cuda_header"] == "torch/types.h" and "kf/cuda.cu" in str(e):
+                    marker, why = "plain-cuda", "the CUDA source did not compile with torch/types.h in place of torch/extension.h"
+                else:
+                    raise
+                stats["retried_plain"] = True
+                with open(os.path.join(build_directory, "kf", marker), "w") as f:
+                    f.write(why + "\n" + str(e)[-4000:] + "\n")
+                stats["cuda_header"] = "unchanged"
+                if rewrite_build(build_directory, extension_header, original) is None:
+                    _write_if_changed(os.path.join(build_directory, "build.ninja"), original)
 
     fast_run._kf_fastbuild = True
     cpp_extension._run_ninja_build = fast_run

@@ -658,7 +658,8 @@ def build_details(module, built_files):
     """How a load_inline build was made: the precompiled header, the CUDA source's header,
     and the seconds of each compile step (ninja's log)."""
     out = {"fast": kb_fastbuild.enabled(), "pch": kb_fastbuild.stats["pch"],
-           "cuda_header": kb_fastbuild.stats["cuda_header"], "retried_plain": kb_fastbuild.stats["retried_plain"]}
+           "cuda_header": kb_fastbuild.stats["cuda_header"], "retried_plain": kb_fastbuild.stats["retried_plain"],
+           "split": kb_fastbuild.stats["split"]}
     if kb_fastbuild.stats["pch_seconds"]:
         out["pch_build_seconds"] = round(kb_fastbuild.stats["pch_seconds"], 3)
     dirs = {os.path.dirname(p) for p in built_files if p.endswith(".so")}

@@ -5,10 +5,11 @@
     python3 scripts/kernelbench/kb_build_bench.py OUT.json [--rounds 2] [--candidates F.py ...]
 
 Every build is cold: a fresh build folder per build, nothing cached by torch. The fast build's
-precompiled header is built once, first, into a fresh folder (its time is reported on its
-own); every fast build after it uses it, as every candidate after the first does in a search.
-Builds run one at a time, in the order plain, fast, fast, plain, ... so that drift on the
-machine falls on both. Each build is a `kb_worker.py --compile` process; the table shows the
+precompiled headers are built once per set of flags, by an untimed build of each candidate in
+each fast mode before its timed ones (their time is reported on its own); every timed build
+uses them, as every candidate after the first with the same flags does in a search.
+Builds run one at a time, the modes (--modes) in turn and in reverse order every other
+round, so that drift on the machine falls on all. Each build is a `kb_worker.py --compile` process; the table shows the
 candidate's build seconds (inside the worker, after `import torch`), the process's wall time,
 and ninja's seconds per step (main.cpp, cuda.cu, link). That a fast-built candidate computes
 what it did is checked by scripts/kernelbench/kb_gpu_test.py, whose builds are fast builds.
@@ -52,7 +53,8 @@ def build(candidate, build_dir, mode, pch_dir):
             pass
     if os.environ.get("KF_BENCH_KEEP"):
         import shutil
-        for f in glob.glob(os.path.join(build_dir, "*", "build.ninja")) + glob.glob(os.path.join(pch_dir, "*", "*.log")):
+        for f in (glob.glob(os.path.join(build_dir, "*", "build.ninja")) + glob.glob(os.path.join(pch_dir, "*", "*.log"))
+                  + glob.glob(os.path.join(build_dir, "*", "kf", "no-split"))):
             shutil.copy(f, os.path.join(os.environ["KF_BENCH_KEEP"], mode + "-" + os.path.basename(os.path.dirname(f))
                                         + "-" + os.path.basename(f)))
     return {"mode": mode, "ok": p.returncode == 0 and reply.get("ok", False), "seconds": reply.get("seconds"),
@@ -60,51 +62,66 @@ def build(candidate, build_dir, mode, pch_dir):
             "log": (reply.get("log") or p.stderr)[-1500:] if p.returncode else ""}
 
 
+MODE_NAMES = {"0": "plain", "pch": "pch", "header": "pch+header", "1": "split"}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--modes", default="0,header,1",
+                    help="KF_KB_FASTBUILD values to compare: 0 (torch's plain build), pch, header "
+                         "(precompiled header and lighter CUDA header), 1 (all, with the split)")
     ap.add_argument("--candidates", nargs="*")
     args = ap.parse_args()
+    modes = args.modes.split(",")
     cands = args.candidates or default_candidates()
     tmp = tempfile.mkdtemp(prefix="kf-build-bench-")
     pch_dir = os.path.join(tmp, "pch")
-    results = {"candidates": {}, "pch": None}
+    results = {"candidates": {}, "pch": None, "modes": {m: MODE_NAMES.get(m, m) for m in modes}}
 
-    # The precompiled header, once, timed on its own (the first candidate builds it).
-    first = build(cands[0], os.path.join(tmp, "warm-pch"), "1", pch_dir)
-    results["pch"] = {"seconds": first["build"].get("pch_build_seconds"), "first_build": first}
-    print("precompiled header: %.1f s (first fast build %.1f s wall, ok=%s)"
-          % (first["build"].get("pch_build_seconds") or -1, first["wall"], first["ok"]), flush=True)
-
+    results["pch"] = {}
     n = 0
     for cand in cands:
+        # The precompiled headers for this candidate's flags (main.cpp's, and the host half's
+        # for its CUDA flags), built once by an untimed build, as the first candidate with
+        # those flags builds them in a search; their time is reported on its own.
+        for mode in modes:
+            if mode != "0":
+                warm = build(cand, os.path.join(tmp, "warm%d" % n), mode, pch_dir)
+                n += 1
+                secs = warm["build"].get("pch_build_seconds")
+                if secs:
+                    results["pch"][os.path.basename(cand) + " " + mode] = secs
+                    print("precompiled headers for %s (%s): %.1f s" % (os.path.basename(cand), mode, secs), flush=True)
         rows = []
         for r in range(args.rounds):
-            order = ("0", "1") if r % 2 == 0 else ("1", "0")
+            order = modes if r % 2 == 0 else list(reversed(modes))
             for mode in order:
                 n += 1
                 rows.append(build(cand, os.path.join(tmp, "b%d" % n), mode, pch_dir))
-        # Same source again in the last fast folder: must be cached.
-        last_fast = [i for i, x in enumerate(rows) if x["mode"] == "1"][-1]
-        again = build(cand, os.path.join(tmp, "b%d" % (n - (len(rows) - 1 - last_fast))), "1", pch_dir)
-        plain = [x["seconds"] for x in rows if x["mode"] == "0" and x["ok"]]
-        fast = [x["seconds"] for x in rows if x["mode"] == "1" and x["ok"]]
-        entry = {"rows": rows, "cached_rebuild": again,
-                 "plain_median": statistics.median(plain) if plain else None,
-                 "fast_median": statistics.median(fast) if fast else None}
-        if plain and fast:
-            entry["ratio"] = entry["plain_median"] / entry["fast_median"]
+        # Same source again in the last folder of the last mode: must be cached.
+        last = [i for i, x in enumerate(rows) if x["mode"] == modes[-1]][-1]
+        again = build(cand, os.path.join(tmp, "b%d" % (n - (len(rows) - 1 - last))), modes[-1], pch_dir)
+        entry = {"rows": rows, "cached_rebuild": again, "median": {}, "steps": {}, "how": {}}
+        for mode in modes:
+            secs = [x["seconds"] for x in rows if x["mode"] == mode and x["ok"]]
+            entry["median"][mode] = statistics.median(secs) if secs else None
+            ok_rows = [x for x in rows if x["mode"] == mode and x["ok"]]
+            entry["steps"][mode] = ok_rows[-1]["build"].get("steps", {}) if ok_rows else {}
+            entry["how"][mode] = {k: ok_rows[-1]["build"].get(k) for k in ("cuda_header", "split", "retried_plain")} \
+                if ok_rows else {}
+        plain = entry["median"].get("0")
+        entry["ratio_to_plain"] = {m: plain / v for m, v in entry["median"].items() if plain and v and m != "0"}
         results["candidates"][os.path.relpath(cand, ROOT)] = entry
-        steps = [x["build"].get("steps", {}) for x in rows if x["mode"] == "1" and x["ok"]]
-        psteps = [x["build"].get("steps", {}) for x in rows if x["mode"] == "0" and x["ok"]]
-        print("%-60s plain %6s s  fast %6s s  x%s  cached %s s  cuda header %s\n    plain steps %s\n    fast steps  %s"
-              % (os.path.basename(cand), "%.1f" % entry["plain_median"] if plain else "FAIL",
-                 "%.1f" % entry["fast_median"] if fast else "FAIL",
-                 "%.2f" % entry["ratio"] if "ratio" in entry else "-",
-                 "%.2f" % again["seconds"] if again["seconds"] is not None else "?",
-                 rows[-1]["build"].get("cuda_header"), psteps[-1] if psteps else {}, steps[-1] if steps else {}),
-              flush=True)
+        print("%s  cached rebuild %s s" % (os.path.basename(cand),
+                                          "%.2f" % again["seconds"] if again["seconds"] is not None else "?"), flush=True)
+        for mode in modes:
+            v = entry["median"][mode]
+            print("    %-11s %7s s  x%-5s  %s  steps %s" % (
+                MODE_NAMES.get(mode, mode), "%.1f" % v if v is not None else "FAIL",
+                "%.2f" % entry["ratio_to_plain"][mode] if mode in entry["ratio_to_plain"] else "-",
+                entry["how"][mode], entry["steps"][mode]), flush=True)
         with open(args.out, "w") as f:
             json.dump(results, f, indent=1)
         for x in rows:
@@ -112,8 +129,7 @@ def main():
                 print("    FAILED (%s): %s\n%s" % (x["mode"], x["message"], x["log"]), flush=True)
     with open(args.out, "w") as f:
         json.dump(results, f, indent=1)
-    ok = all(e["fast_median"] is not None and e["plain_median"] is not None
-             for e in results["candidates"].values())
+    ok = all(v is not None for e in results["candidates"].values() for v in e["median"].values())
     return 0 if ok else 1
 
 
