@@ -30,6 +30,7 @@
 #include "preferences.h"
 #include "project/projectsession.h"
 #include "runs/deviceprobe.h"
+#include "runs/kernelbenchreport.h"
 #include "runs/lineageview.h"
 #include "runs/populationview.h"
 #include "runs/runconfigwidget.h"
@@ -130,6 +131,9 @@ void MainWindow::createMenus() {
     run->addAction(tr("&Pause"), runs_, &RunController::pause);
     run->addAction(tr("&Resume"), runs_, &RunController::resume);
     run->addAction(tr("S&top"), runs_, &RunController::stop);
+    run->addSeparator();
+    run->addAction(tr("&KernelBench Report…"), this, [this] { showKernelBenchReport(); })
+        ->setObjectName(QStringLiteral("kernelBenchReportAction"));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(runDock_->toggleViewAction());
@@ -457,6 +461,10 @@ bool MainWindow::startSearch() {
         request.kbId = entry->kernelBench->problem.id;
         request.python = prefs::kbPython.get();
         request.kbWorker = prefs::kbWorker.get();
+        request.kbTrials = prefs::kbTrials.get();
+        request.kbReps = prefs::kbReps.get();
+        request.kbTolerance = prefs::kbTolerance.get();
+        request.kbBaselines = prefs::kbBaselines.get().split(QLatin1Char(','), Qt::SkipEmptyParts);
     } else {
         request.taskDir = entry->folder;
     }
@@ -529,6 +537,19 @@ void MainWindow::onRunStateChanged(const QString& state) {
         searchView_->setSummary(tr("Run %1 on %2: %3").arg(runs_->runId()).arg(runTask_, runStateText(state)));
 }
 
+KernelBenchReportDialog* MainWindow::showKernelBenchReport() {
+    if (!session_->isOpen()) {
+        inform(tr("No project"), tr("Open a project with KernelBench problems first (File › Add KernelBench Problems…)."));
+        return nullptr;
+    }
+    if (!kbReport_) kbReport_ = new KernelBenchReportDialog(this);
+    kbReport_->setProject(session_->dir(), session_->kernelBenchSets());
+    kbReport_->refresh();
+    kbReport_->show();
+    kbReport_->raise();
+    return kbReport_;
+}
+
 void MainWindow::onRunFinished(const RunOutcome& outcome) {
     searchView_->applyPending();
     runPanel_->setState(outcome.state, stopReasonText(outcome.reason));
@@ -542,6 +563,7 @@ void MainWindow::onRunFinished(const RunOutcome& outcome) {
     statusBar()->showMessage(text);
     if (outcome.runId > 0 && session_->isOpen()) compareView_->showRun(session_->dir(), outcome.runId);
     browser_->refreshCurrent();  // a KernelBench problem's details show the latest run
+    if (kbReport_ && kbReport_->isVisible()) kbReport_->refresh();
 }
 
 void MainWindow::onCandidateSelected(qint64 id) {

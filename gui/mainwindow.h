@@ -16,6 +16,7 @@ namespace kfgui {
 class CandidateView;
 class CompareView;
 class DeviceProbe;
+class KernelBenchReportDialog;
 class LlmKeyring;
 class LibraryView;
 class ProjectSession;
@@ -50,6 +51,11 @@ public:
     bool addKernelBenchSet(const KernelBenchSet& set);
     /** The kfoundry-worker the searches use (empty: next to the executable). */
     void setWorkerPath(const QString& path);
+    /**
+     * Shows (and refreshes) the KernelBench report of the open project (Run › KernelBench
+     * Report…); nullptr, with a message, when no project is open.
+     */
+    KernelBenchReportDialog* showKernelBenchReport();
 
     TaskBrowser* taskBrowser() const { return browser_; }
     ProjectSession* session() const { return session_; }
@@ -102,6 +108,7 @@ private:
     bool viewFollowsLive_ = true;  ///< the search view shows the live run (else an earlier one the user chose)
     RunRequest pendingRequest_;
     ProjectSession* session_;
+    KernelBenchReportDialog* kbReport_ = nullptr;
     RunController* runs_;
     DeviceProbe* probe_;
     QString cudaDevice_;

@@ -52,6 +52,11 @@ inline const Preference<QString> slurmSpool{"slurm/spool", {}};
 // KernelBench problems (the Python worker): empty means $KF_PYTHON or python3, and the bundled worker.
 inline const Preference<QString> kbPython{"kernelbench/python", {}};
 inline const Preference<QString> kbWorker{"kernelbench/worker", {}};
+// How the worker evaluates a ModelNew (`kfoundry kernelbench run`'s --trials, --reps, --tolerance, --baselines).
+inline const Preference<int> kbTrials{"kernelbench/trials", 5};
+inline const Preference<int> kbReps{"kernelbench/reps", 100};
+inline const Preference<QString> kbTolerance{"kernelbench/tolerance", QStringLiteral("current")};
+inline const Preference<QString> kbBaselines{"kernelbench/baselines", QStringLiteral("eager,compile")};
 // Interface: "" follows the system locale, else "en" or "zh_CN" (applied on restart).
 inline const Preference<QString> language{"ui/language", {}};
 // Window layout beyond geometry and dock state.

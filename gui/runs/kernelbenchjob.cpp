@@ -37,6 +37,24 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
         ev.hello();  // throws saying what is missing (Python, PyTorch, CUDA)
 
         kf::kb::ProblemSearchOptions o;
+        // Settings › Executor: how the worker evaluates a ModelNew, as `kernelbench run` takes it.
+        if (request.kbTrials < 1 || request.kbReps < 1)
+            throw kf::Error(tr("KernelBench trials and timed calls must be at least 1").toStdString());
+        const std::string tolerance = request.kbTolerance.toStdString();
+        if (std::find(std::begin(kf::kb::kTolerancePolicies), std::end(kf::kb::kTolerancePolicies), tolerance) ==
+            std::end(kf::kb::kTolerancePolicies))
+            throw kf::Error(tr("unknown KernelBench tolerance policy '%1' (Settings › Executor)")
+                                .arg(request.kbTolerance)
+                                .toStdString());
+        o.eval.trials = request.kbTrials;
+        o.eval.reps = request.kbReps;
+        o.eval.tolerance = tolerance;
+        o.eval.baselines.clear();
+        for (const QString& b : request.kbBaselines) {
+            if (b != QLatin1String("eager") && b != QLatin1String("compile"))
+                throw kf::Error(tr("unknown KernelBench baseline '%1' (eager or compile)").arg(b).toStdString());
+            o.eval.baselines.push_back(b.toStdString());
+        }
         o.search.islands.islands = request.config.islands;
         o.search.islands.population = request.config.population;
         o.search.budget = request.config.budget;
@@ -73,6 +91,7 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
                         {"trials", o.eval.trials},
                         {"reps", o.eval.reps},
                         {"tolerance", o.eval.tolerance},
+                        {"baselines", o.eval.baselines},
                         {"origin", "app"}};
         // Also asked from the LLM threads: the thread-safe flag alone, no flushing here.
         o.should_stop = [this] { return control().stop_requested(); };

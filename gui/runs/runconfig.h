@@ -4,6 +4,7 @@
 #include <QMap>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 #include "kf/exec.h"
 
@@ -55,6 +56,10 @@ struct RunRequest {
     int kbId = 0;
     QString python;        ///< Python with PyTorch; empty: $KF_PYTHON or python3
     QString kbWorker;      ///< the Python worker script; empty: resources/kernelbench/kb_worker.py
+    int kbTrials = 5;      ///< correctness trials per evaluation
+    int kbReps = 100;      ///< timed calls per evaluation
+    QString kbTolerance = QStringLiteral("current");  ///< a kf::kb::kTolerancePolicies name
+    QStringList kbBaselines = {QStringLiteral("eager"), QStringLiteral("compile")};
     bool isKernelBench() const { return !kbRoot.isEmpty(); }
 };
 

@@ -1,11 +1,13 @@
 #include "settings/executorpage.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
 
+#include "kf/kernelbench.h"
 #include "preferences.h"
 
 namespace kfgui {
@@ -19,7 +21,11 @@ ExecutorPage::ExecutorPage(QWidget* parent)
       account_(new QLineEdit),
       spool_(new QLineEdit),
       python_(new QLineEdit),
-      kbWorker_(new QLineEdit) {
+      kbWorker_(new QLineEdit),
+      kbTrials_(new QSpinBox),
+      kbReps_(new QSpinBox),
+      kbTolerance_(new QComboBox),
+      kbCompile_(new QCheckBox(tr("Also time torch.compile (eager PyTorch always is)"))) {
     setObjectName(QStringLiteral("executorPage"));
     kind_->setObjectName(QStringLiteral("executorCombo"));
     kind_->addItem(tr("This machine"), QStringLiteral("local"));
@@ -42,6 +48,21 @@ ExecutorPage::ExecutorPage(QWidget* parent)
     kbWorker_->setObjectName(QStringLiteral("kbWorker"));
     kbWorker_->setPlaceholderText(tr("the bundled resources/kernelbench/kb_worker.py"));
     kbWorker_->setText(prefs::kbWorker.get());
+    kbTrials_->setObjectName(QStringLiteral("kbTrials"));
+    kbTrials_->setRange(1, 1000);
+    kbTrials_->setValue(prefs::kbTrials.get());
+    kbTrials_->setToolTip(tr("Correctness trials per evaluation, each on fresh random inputs (--trials)"));
+    kbReps_->setObjectName(QStringLiteral("kbReps"));
+    kbReps_->setRange(1, 100000);
+    kbReps_->setValue(prefs::kbReps.get());
+    kbReps_->setToolTip(tr("Timed calls per evaluation; the median is kept (--reps)"));
+    kbTolerance_->setObjectName(QStringLiteral("kbTolerance"));
+    for (const char* policy : kf::kb::kTolerancePolicies) kbTolerance_->addItem(QString::fromLatin1(policy));
+    kbTolerance_->setCurrentIndex(std::max(0, kbTolerance_->findText(prefs::kbTolerance.get())));
+    kbTolerance_->setToolTip(tr("How outputs are compared with the reference's (--tolerance; docs/kernelbench.md)"));
+    const QStringList baselines = prefs::kbBaselines.get().split(QLatin1Char(','), Qt::SkipEmptyParts);
+    kbCompile_->setObjectName(QStringLiteral("kbCompile"));
+    kbCompile_->setChecked(baselines.contains(QStringLiteral("compile")));
 
     auto* form = new QFormLayout(this);
     auto* note = new QLabel(tr("Where searches run their evaluation workers. With Slurm, each worker is a job "
@@ -61,6 +82,10 @@ ExecutorPage::ExecutorPage(QWidget* parent)
     form->addRow(kbNote);
     form->addRow(tr("Python (KernelBench):"), python_);
     form->addRow(tr("KernelBench worker:"), kbWorker_);
+    form->addRow(tr("Correctness trials:"), kbTrials_);
+    form->addRow(tr("Timed calls:"), kbReps_);
+    form->addRow(tr("Tolerance policy:"), kbTolerance_);
+    form->addRow(tr("Baselines:"), kbCompile_);
     connect(kind_, &QComboBox::currentIndexChanged, this, [this] { updateEnabled(); });
     updateEnabled();
 }
@@ -81,6 +106,10 @@ void ExecutorPage::save() {
     prefs::slurmSpool.set(spool_->text().trimmed());
     prefs::kbPython.set(python_->text().trimmed());
     prefs::kbWorker.set(kbWorker_->text().trimmed());
+    prefs::kbTrials.set(kbTrials_->value());
+    prefs::kbReps.set(kbReps_->value());
+    prefs::kbTolerance.set(kbTolerance_->currentText());
+    prefs::kbBaselines.set(kbCompile_->isChecked() ? QStringLiteral("eager,compile") : QStringLiteral("eager"));
 }
 
 kf::ExecutorOptions ExecutorPage::fromPreferences(const QString& projectDir) {

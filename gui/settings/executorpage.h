@@ -3,6 +3,7 @@
 
 #include "kf/exec.h"
 
+class QCheckBox;
 class QComboBox;
 class QLineEdit;
 class QSpinBox;
@@ -12,7 +13,9 @@ namespace kfgui {
 /**
  * Where the app's evaluation workers run (docs/cluster.md): on this machine, or as Slurm
  * jobs submitted with the cluster's own tools, with the job's partition, GPUs, time limit,
- * account and spool folder. Kept in the typed preferences (preferences.h).
+ * account and spool folder; and for KernelBench problems the Python worker and how it
+ * evaluates a ModelNew (trials, timed calls, tolerance policy, whether torch.compile is timed too). Kept in the typed
+ * preferences (preferences.h).
  */
 class ExecutorPage : public QWidget {
     Q_OBJECT
@@ -28,6 +31,10 @@ public:
     QLineEdit* spool() const { return spool_; }
     QLineEdit* python() const { return python_; }
     QLineEdit* kbWorker() const { return kbWorker_; }
+    QSpinBox* kbTrials() const { return kbTrials_; }
+    QSpinBox* kbReps() const { return kbReps_; }
+    QComboBox* kbTolerance() const { return kbTolerance_; }
+    QCheckBox* kbCompile() const { return kbCompile_; }
 
     /** Writes the page's values to the preferences. */
     void save();
@@ -45,6 +52,10 @@ private:
     QLineEdit* spool_;
     QLineEdit* python_;
     QLineEdit* kbWorker_;
+    QSpinBox* kbTrials_;
+    QSpinBox* kbReps_;
+    QComboBox* kbTolerance_;
+    QCheckBox* kbCompile_;
 };
 
 }  // namespace kfgui

@@ -10,6 +10,7 @@
 #include "preferences.h"
 #include "project/kernelbenchset.h"
 #include "project/projectsession.h"
+#include "runs/kernelbenchreport.h"
 #include "runs/populationmodel.h"
 #include "runs/populationview.h"
 #include "runs/runcontroller.h"
@@ -206,6 +207,84 @@ private slots:
         // The details pane shows the run.
         QVERIFY2(labelText(*w, "taskDescription").contains(QStringLiteral("Latest run: %1").arg(run->id)),
                  qPrintable(labelText(*w, "taskDescription")));
+    }
+
+    /** Settings › Executor's evaluation options reach the worker and are kept with the run. */
+    void evaluationOptionsReachTheWorker() {
+        kfgui::prefs::kbWorker.set(qs(kftest::data("kernelbench-fake") / "fake_kb_worker.py"));
+        kfgui::prefs::kbTrials.set(2);
+        kfgui::prefs::kbReps.set(7);
+        kfgui::prefs::kbTolerance.set(QStringLiteral("v0"));
+        kfgui::prefs::kbBaselines.set(QStringLiteral("eager"));
+        const QString project = qs(kftest::temp_dir("gui-kb-options") / "project");
+        auto w = makeWindow(project);
+        w->findChild<QSpinBox*>(QStringLiteral("runIslands"))->setValue(1);
+        w->findChild<QSpinBox*>(QStringLiteral("runBudget"))->setValue(2);
+        QVERIFY(w->addKernelBenchSet({fakeRoot(), 1, QStringLiteral("1")}));
+        QVERIFY(w->taskBrowser()->selectTask(QStringLiteral("level1/1_Scale")));
+        QVERIFY(w->startSearch());
+        kfgui::RunController* runs = w->runController();
+        QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 120000);
+        kfgui::prefs::kbTrials.set(5);
+        kfgui::prefs::kbReps.set(100);
+        kfgui::prefs::kbTolerance.set(QStringLiteral("current"));
+        kfgui::prefs::kbBaselines.set(QStringLiteral("eager,compile"));
+        QCOMPARE(runs->state(), QStringLiteral("done"));
+        kf::ProjectView store = kf::ProjectView::open(project.toStdString());
+        auto run = store.latest_run("level1/1_Scale");
+        QVERIFY(run);
+        QCOMPARE(run->config.value("trials", 0), 2);
+        QCOMPARE(run->config.value("reps", 0), 7);
+        QCOMPARE(run->config.value("tolerance", std::string()), std::string("v0"));
+        QCOMPARE(run->config.value("baselines", nlohmann::json()).dump(), std::string(R"(["eager"])"));
+        // The worker timed eager PyTorch only, and judged with the v0 policy (the stand-in echoes it).
+        const nlohmann::json base = store.get_state(run->id, "kernelbench_baselines").value_or(nlohmann::json::object());
+        QVERIFY2(base.contains("eager") && !base.contains("compile"), base.dump().c_str());
+        QVERIFY(!store.evaluations(run->id).empty());
+        const nlohmann::json verdicts = store.get_state(run->id, "kernelbench_verdicts").value_or(nlohmann::json::object());
+        QVERIFY2(!verdicts.empty(), verdicts.dump().c_str());
+        for (const auto& [id, v] : verdicts.items()) QCOMPARE(v.value("tolerance", std::string()), std::string("v0"));
+    }
+
+    /** The report counts every problem of the project's sets, a problem never run as a failure. */
+    void reportCountsEveryProblem() {
+        kfgui::prefs::kbWorker.set(qs(kftest::data("kernelbench-fake") / "fake_kb_worker.py"));
+        const QString project = qs(kftest::temp_dir("gui-kb-report") / "project");
+        QVERIFY(!makeWindow(QString())->showKernelBenchReport());  // no project open: refused with a message
+        auto w = makeWindow(project);
+        w->findChild<QSpinBox*>(QStringLiteral("runIslands"))->setValue(1);
+        w->findChild<QSpinBox*>(QStringLiteral("runBudget"))->setValue(2);
+        QVERIFY(w->addKernelBenchSet({fakeRoot(), 1, QStringLiteral("1-2")}));
+        kfgui::KernelBenchReportDialog* report = w->showKernelBenchReport();
+        QVERIFY(report && report->isVisible());
+        QCOMPARE(report->report().problems, 2);
+        QCOMPARE(report->report().attempted, 0);
+        QVERIFY(w->taskBrowser()->selectTask(QStringLiteral("level1/1_Scale")));
+        QVERIFY(w->startSearch());
+        QTRY_VERIFY_WITH_TIMEOUT(finished(w->runController()), 120000);
+        // An open report is refreshed when a run ends.
+        QCOMPARE(report->report().problems, 2);
+        QCOMPARE(report->report().attempted, 1);
+        auto* rows = report->findChild<QTableWidget*>(QStringLiteral("kbReportRows"));
+        QVERIFY(rows);
+        QCOMPARE(rows->rowCount(), 2);
+        QStringList names;
+        for (int r = 0; r < rows->rowCount(); ++r) names << rows->item(r, 0)->text() + QLatin1Char('|') + rows->item(r, 8)->text();
+        QVERIFY2(names.filter(QStringLiteral("level1/2_Row_Sum|not run")).size() == 1, qPrintable(names.join(QLatin1Char(';'))));
+        QVERIFY(names.filter(QStringLiteral("level1/1_Scale|")).size() == 1);
+        const QString summary = report->findChild<QLabel*>(QStringLiteral("kbReportSummary"))->text();
+        QVERIFY2(summary.contains(QStringLiteral("2 problem(s)")) && summary.contains(QStringLiteral("1 attempted")),
+                 qPrintable(summary));
+        QVERIFY(report->markdown().startsWith(QStringLiteral("# KernelBench report")));
+        QVERIFY(report->markdown().contains(QStringLiteral("Row_Sum")));
+        const QString json = qs(kftest::temp_dir("gui-kb-report") / "report.json");
+        QString error;
+        QVERIFY2(report->saveJson(json, &error), qPrintable(error));
+        const nlohmann::json saved = nlohmann::json::parse(kftest::read_file(json.toStdString()));
+        QCOMPARE(saved.value("problems", 0), 2);
+        QCOMPARE(saved.value("attempted", 0), 1);
+        QVERIFY(!report->saveJson(QStringLiteral("/nonexistent/dir/report.json"), &error));
+        QVERIFY(!error.isEmpty());
     }
 
     /** A Python that cannot start fails the run with the reason, leaving no run behind as running. */

@@ -12,6 +12,7 @@
 #include "runs/searchview.h"
 #include "runs/searchworker.h"
 #include "kf/exec.h"
+#include "preferences.h"
 #include "settings/executorpage.h"
 #include "settings/llmconfigfile.h"
 #include "settings/llmproviderspage.h"
@@ -236,6 +237,37 @@ private slots:
         again.executor()->kind()->setCurrentIndex(0);
         again.executor()->save();
         QCOMPARE(kfgui::ExecutorPage::fromPreferences(QStringLiteral("/p")).kind, kf::ExecutorKind::Local);
+    }
+
+    /** The Executor page's KernelBench evaluation options: the CLI's defaults at first, kept when saved. */
+    void executorPageKeepsKernelBenchEvaluationOptions() {
+        kfgui::SettingsDialog dialog;
+        kfgui::ExecutorPage* page = dialog.executor();
+        QCOMPARE(page->kbTrials()->value(), 5);
+        QCOMPARE(page->kbReps()->value(), 100);
+        QCOMPARE(page->kbTolerance()->currentText(), QStringLiteral("current"));
+        QVERIFY(page->kbTolerance()->findText(QStringLiteral("v0")) >= 0);
+        QVERIFY(page->kbCompile()->isChecked());
+        page->kbTrials()->setValue(3);
+        page->kbReps()->setValue(40);
+        page->kbTolerance()->setCurrentIndex(page->kbTolerance()->findText(QStringLiteral("strict")));
+        page->kbCompile()->setChecked(false);
+        page->save();
+        QCOMPARE(kfgui::prefs::kbTrials.get(), 3);
+        QCOMPARE(kfgui::prefs::kbReps.get(), 40);
+        QCOMPARE(kfgui::prefs::kbTolerance.get(), QStringLiteral("strict"));
+        QCOMPARE(kfgui::prefs::kbBaselines.get(), QStringLiteral("eager"));
+        kfgui::SettingsDialog again;
+        QCOMPARE(again.executor()->kbTrials()->value(), 3);
+        QCOMPARE(again.executor()->kbReps()->value(), 40);
+        QCOMPARE(again.executor()->kbTolerance()->currentText(), QStringLiteral("strict"));
+        QVERIFY(!again.executor()->kbCompile()->isChecked());
+        again.executor()->kbCompile()->setChecked(true);
+        again.executor()->save();
+        QCOMPARE(kfgui::prefs::kbBaselines.get(), QStringLiteral("eager,compile"));
+        kfgui::prefs::kbTrials.set(5);
+        kfgui::prefs::kbReps.set(100);
+        kfgui::prefs::kbTolerance.set(QStringLiteral("current"));
     }
 };
 

@@ -23,6 +23,7 @@
 
 namespace kf {
 class ProjectStore;
+class ProjectView;
 }
 
 namespace kf::kb {
@@ -178,5 +179,7 @@ std::string to_markdown(const Report& r);
 
 /** The outcome of every KernelBench problem run in a project (its latest run per problem). */
 std::vector<ProblemOutcome> outcomes_from_store(ProjectStore& store);
+/** The same, read through a read-only view (the app's). */
+std::vector<ProblemOutcome> outcomes_from_view(const ProjectView& view);
 
 }  // namespace kf::kb

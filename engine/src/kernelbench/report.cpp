@@ -155,7 +155,9 @@ std::string to_markdown(const Report& r) {
     return o.str();
 }
 
-std::vector<ProblemOutcome> outcomes_from_store(ProjectStore& store) {
+std::vector<ProblemOutcome> outcomes_from_store(ProjectStore& store) { return outcomes_from_view(ProjectView(store)); }
+
+std::vector<ProblemOutcome> outcomes_from_view(const ProjectView& store) {
     // The latest run of each problem wins.
     std::map<std::string, RunRecord> latest;
     for (const auto& run : store.runs()) {

@@ -131,15 +131,19 @@ check(mb is not None and m is not None and mb.group(1) == m.group(1), "another e
 check("kf/cuda.cu" not in tb, "a CUDA source without torch/extension.h is compiled as written")
 
 # 3. A CUDA source that needs torch/extension.h for something unlisted builds after a retry.
+def builds_after_retry(d):
+    """Whether the wrapped ninja step built `d`, having retried."""
+    fb.stats["retried_plain"] = False
+    try:
+        cpp._run_ninja_build(d, False, "Error building extension")
+    except RuntimeError as e:
+        print(e)
+        return False
+    return fb.stats["retried_plain"]
+
+
 c = make_build("ext_c", "#include <torch/extension.h>\nint f() { return kf_only_in_extension(); }\n")
-fb.stats["retried_plain"] = False
-try:
-    cpp._run_ninja_build(c, False, "Error building extension")
-    built = True
-except RuntimeError as e:
-    built = False
-    print(e)
-check(built and fb.stats["retried_plain"], "a source failing with torch/types.h is built again as written")
+check(builds_after_retry(c), "a source failing with torch/types.h is built again as written")
 check(os.path.exists(os.path.join(c, "kf", "plain-cuda")), "and its folder remembers it")
 tc = open(os.path.join(c, "build.ninja")).read()
 check("kf/cuda.cu" not in tc and "-include" in tc, "the retry keeps the precompiled header")
@@ -299,14 +303,7 @@ default {name}.so
           "a source compiled for separate compilation (-rdc=true) is not split: %s" % fb.stats["split"])
 
     g = make_nvcc_build("ext_split_fails", SPLIT_SRC.replace("twice(x[i])", "kf_from_types(x[i])"))
-    fb.stats["retried_plain"] = False
-    try:
-        cpp._run_ninja_build(g, False, "Error building extension")
-        built = True
-    except RuntimeError as err:
-        built = False
-        print(err)
-    check(built and fb.stats["retried_plain"] and os.path.exists(os.path.join(g, "kf", "no-split")),
+    check(builds_after_retry(g) and os.path.exists(os.path.join(g, "kf", "no-split")),
           "kernels that need what PyTorch's headers declare build whole after a retry, and the folder remembers it")
     tg = open(os.path.join(g, "build.ninja")).read()
     check("kf_host.o" not in tg and "kf/cuda.cu" not in tg and "-include" in tg,
