@@ -29,8 +29,9 @@ PyTorch installation, compiler and flags instead of once per candidate:
    as written (most such sources have an error of their own, which the build as written
    reports), and the folder remembers it (``kf/no-split``).
 
-All are edits of build.ninja's compile lines only; the link line, the flags the candidate
-asked for, and the extension's name are untouched. A source built before is not rebuilt:
+All are edits of build.ninja's compile steps (the split adds one, whose object joins the
+link); the link command, the flags the candidate asked for, and the extension's name are
+untouched. A source built before is not rebuilt:
 the edits are the same every time, so ninja finds the same commands and the same inputs.
 
 ``install()`` wraps torch's private ``_run_ninja_build``; where that function does not exist
@@ -239,8 +240,12 @@ def rewrite_build(build_directory, extension_header, original=None):
     cflags = ninja_variable(text, "cflags")
     post = ninja_variable(text, "post_cflags") or ""
     cuda_cflags = ninja_variable(text, "cuda_cflags") or ""
-    stats["split"] = None if try_split or not split_enabled() else (
-        "did not build split in this folder before (kf/no-split)" if not plain_cuda else "the source is built as written")
+    if try_split or not split_enabled():
+        stats["split"] = None
+    elif os.path.exists(os.path.join(kf_dir, "no-split")):
+        stats["split"] = "did not build split in this folder before (kf/no-split)"
+    else:
+        stats["split"] = "the source is built as written (kf/plain-cuda)"
     cu = re.search(r"^(build (\S+): cuda_compile )(\S+)$", text, re.M)
     link = re.search(r"^build \S+: link .*$", text, re.M)
     have_compile = re.search(r"^build \S+: compile ", text, re.M) is not None

@@ -303,7 +303,8 @@ default {name}.so
           "a source compiled for separate compilation (-rdc=true) is not split: %s" % fb.stats["split"])
 
     g = make_nvcc_build("ext_split_fails", SPLIT_SRC.replace("twice(x[i])", "kf_from_types(x[i])"))
-    check(builds_after_retry(g) and os.path.exists(os.path.join(g, "kf", "no-split")),
+    check(builds_after_retry(g) and os.path.exists(os.path.join(g, "kf", "no-split"))
+          and fb.stats["split"] == "did not build split in this folder before (kf/no-split)",
           "kernels that need what PyTorch's headers declare build whole after a retry, and the folder remembers it")
     tg = open(os.path.join(g, "build.ninja")).read()
     check("kf_host.o" not in tg and "kf/cuda.cu" not in tg and "-include" in tg,
