@@ -12,6 +12,7 @@
 
 #include "candidate/diagnosispanel.h"
 #include "candidate/evaluationworker.h"
+#include "preferences.h"
 #include "candidate/provenancepanel.h"
 #include "editor/codeeditor.h"
 
@@ -167,6 +168,12 @@ void CandidateView::evaluate() {
     request.source = editor_->text();
     request.workerPath = workerPath_;
     request.options = options_;
+    // For a KernelBench candidate: Settings › Executor's Python worker, on the default device
+    // where its run did not record one.
+    request.python = prefs::kbPython.get();
+    request.kbWorker = prefs::kbWorker.get();
+    request.kbDevice = prefs::backend.get() == QLatin1String("cuda") ? QString::number(prefs::device.get())
+                                                                      : QStringLiteral("cpu");
     cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
     request.cancelled = cancelFlag_;
     setEvaluating(true);

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "kf/engine.h"
+#include "kf/kernelbench_search.h"
 #include "kf/paths.h"
 #include "kf/store.h"
 #include "kf/task.h"
@@ -53,6 +54,25 @@ EvaluationResult EvaluationWorker::run(const EvaluationRequest& request) {
     const std::optional<kf::RunRecord> run = project.run(parent->run_id);
     if (!run) {
         result.error = tr("Run %1 is not in the project.").arg(parent->run_id);
+        return result;
+    }
+    if (run->config.is_object() && run->config.value("kind", std::string()) == "kernelbench") {
+        // A ModelNew: the Python worker judges it with the run's problem and options. A
+        // cancel stops nothing in the worker; the result is then not stored.
+        kf::kb::HandEvaluation edit;
+        edit.project = project.dir();
+        edit.parent = parent->id;
+        edit.source = request.source.toStdString();
+        edit.rationale = tr("Edited by hand from candidate %1.").arg(parent->id).toStdString();
+        if (!request.python.isEmpty()) edit.worker.python = request.python.toStdString();
+        if (!request.kbWorker.isEmpty()) edit.worker.script = request.kbWorker.toStdString();
+        if (!request.kbDevice.isEmpty()) edit.worker.device = request.kbDevice.toStdString();
+        if (request.cancelled) edit.cancelled = [flag = request.cancelled] { return flag->load(); };
+        const kf::kb::HandEvaluationResult done = kf::kb::evaluate_by_hand(edit);
+        result.cancelled = done.cancelled;
+        if (done.cancelled) return result;
+        result.diagnosis = done.diagnosis;
+        result.candidateId = done.candidate;
         return result;
     }
     const std::filesystem::path taskDir = taskDirOf(*run);

@@ -18,6 +18,9 @@ struct EvaluationRequest {
     qint64 parentId = 0;
     QString source;
     QString workerPath;  ///< kfoundry-worker; empty: next to the running executable
+    /** A candidate of a KernelBench run: the Python worker (empty: $KF_PYTHON or python3, and
+        the bundled kb_worker.py) and its device when the run does not name one ("cpu" or an ordinal). */
+    QString python, kbWorker, kbDevice;
     kf::EvalOptions options;
     /** Set by the view to cancel: checked before compiling, before running in the worker
         process and before storing, and polled while the worker runs (which is then stopped). */
@@ -37,7 +40,8 @@ struct EvaluationResult {
 /**
  * Lives on its own thread: compiles and evaluates edited sources with the app engine's
  * evaluator of the device (shared with a search on the same device, whose current
- * evaluation it waits for: kfgui::engine()), and stores each result in the project as a
+ * evaluation it waits for: kfgui::engine()), or an edited ModelNew of a KernelBench run with
+ * the Python worker (kf::kb::evaluate_by_hand), and stores each result in the project as a
  * user-authored child of the candidate it was edited from. Always answers with finished().
  */
 class EvaluationWorker : public QObject {

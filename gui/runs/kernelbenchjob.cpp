@@ -92,6 +92,7 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
                         {"reps", o.eval.reps},
                         {"tolerance", o.eval.tolerance},
                         {"baselines", o.eval.baselines},
+                        {"device", wo.device},
                         {"origin", "app"}};
         // Also asked from the LLM threads: the thread-safe flag alone, no flushing here.
         o.should_stop = [this] { return control().stop_requested(); };

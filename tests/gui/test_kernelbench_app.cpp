@@ -5,6 +5,8 @@
 #include <QtTest>
 #include <QtWidgets>
 
+#include "candidate/candidateview.h"
+#include "editor/codeeditor.h"
 #include "kf/store.h"
 #include "mainwindow.h"
 #include "preferences.h"
@@ -42,6 +44,15 @@ QString labelText(const kfgui::MainWindow& w, const char* name) {
 bool finished(const kfgui::RunController* runs) {
     const QString s = runs->state();
     return !runs->isActive() && (s == QLatin1String("done") || s == QLatin1String("stopped") || s == QLatin1String("failed"));
+}
+
+/** Searches level1/1_Scale of the stand-in tree in `w`'s project: one island, `budget` evaluations. */
+bool searchScale(kfgui::MainWindow& w, int budget) {
+    w.findChild<QSpinBox*>(QStringLiteral("runIslands"))->setValue(1);
+    w.findChild<QSpinBox*>(QStringLiteral("runBudget"))->setValue(budget);
+    if (!w.addKernelBenchSet({fakeRoot(), 1, QStringLiteral("1")})) return false;
+    if (!w.taskBrowser()->selectTask(QStringLiteral("level1/1_Scale")) || !w.startSearch()) return false;
+    return QTest::qWaitFor([&] { return finished(w.runController()); }, 120000);
 }
 
 }  // namespace
@@ -218,13 +229,8 @@ private slots:
         kfgui::prefs::kbBaselines.set(QStringLiteral("eager"));
         const QString project = qs(kftest::temp_dir("gui-kb-options") / "project");
         auto w = makeWindow(project);
-        w->findChild<QSpinBox*>(QStringLiteral("runIslands"))->setValue(1);
-        w->findChild<QSpinBox*>(QStringLiteral("runBudget"))->setValue(2);
-        QVERIFY(w->addKernelBenchSet({fakeRoot(), 1, QStringLiteral("1")}));
-        QVERIFY(w->taskBrowser()->selectTask(QStringLiteral("level1/1_Scale")));
-        QVERIFY(w->startSearch());
+        QVERIFY(searchScale(*w, 2));
         kfgui::RunController* runs = w->runController();
-        QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 120000);
         kfgui::prefs::kbTrials.set(5);
         kfgui::prefs::kbReps.set(100);
         kfgui::prefs::kbTolerance.set(QStringLiteral("current"));
@@ -285,6 +291,58 @@ private slots:
         QCOMPARE(saved.value("attempted", 0), 1);
         QVERIFY(!report->saveJson(QStringLiteral("/nonexistent/dir/report.json"), &error));
         QVERIFY(!error.isEmpty());
+    }
+
+    /** Evaluate in the Candidate tab on a KernelBench candidate: the Python worker judges the edited
+     *  ModelNew with the run's problem and options; it is stored as the user's child with its verdict. */
+    void evaluateAKernelBenchCandidate() {
+        kfgui::prefs::kbWorker.set(qs(kftest::data("kernelbench-fake") / "fake_kb_worker.py"));
+        kfgui::prefs::kbTolerance.set(QStringLiteral("v0"));
+        const std::filesystem::path projectDir = kftest::temp_dir("gui-kb-edit") / "project";
+        const QString project = qs(projectDir);
+        auto w = makeWindow(project);
+        QVERIFY(searchScale(*w, 2));
+        kfgui::prefs::kbTolerance.set(QStringLiteral("current"));
+        const qint64 runId = w->runController()->runId();
+        std::vector<kf::CandidateRecord> before = kf::ProjectView::open(project.toStdString()).candidates(runId);
+        QVERIFY(!before.empty());
+        const kf::CandidateRecord parent = before.front();
+
+        kfgui::CandidateView view;
+        view.showCandidate(project, parent.id);
+        QCOMPARE(view.editor()->text(), QString::fromStdString(parent.source));
+        QSignalSpy done(&view, &kfgui::CandidateView::evaluationFinished);
+        view.editor()->setText(QString::fromStdString(parent.source) + QStringLiteral("\n# fake: ms=0.25\n"));
+        view.evaluate();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+        const qint64 stored = done.at(0).at(0).toLongLong();
+        QVERIFY(stored > 0);
+
+        kf::ProjectView store = kf::ProjectView::open(project.toStdString());
+        const auto child = store.candidate(stored);
+        QVERIFY(child);
+        QCOMPARE(child->run_id, static_cast<std::int64_t>(runId));
+        QCOMPARE(child->expert, std::string("user"));
+        QCOMPARE(child->parents, std::vector<std::int64_t>{parent.id});
+        QVERIFY(child->source.find("# fake: ms=0.25") != std::string::npos);
+        const auto e = store.evaluation_of(stored);
+        QVERIFY(e);
+        QCOMPARE(e->status, std::string("ok"));
+        QVERIFY2(std::abs(e->diagnosis["timing"].value("median_ms", 0.0) - 0.25) < 1e-9, e->diagnosis.dump().c_str());
+        // Judged with the run's tolerance policy (v0), not the one now in the settings.
+        const nlohmann::json verdicts = store.get_state(runId, "kernelbench_verdicts").value_or(nlohmann::json::object());
+        QVERIFY2(verdicts.contains(std::to_string(stored)), verdicts.dump().c_str());
+        QCOMPARE(verdicts[std::to_string(stored)].value("tolerance", std::string()), std::string("v0"));
+        QVERIFY(std::filesystem::exists(projectDir / "kernelbench" / "candidates" / ("candidate_" + std::to_string(stored) + ".py")));
+
+        // An incorrect edit is stored as such, with the worker's reason.
+        view.showCandidate(project, parent.id);
+        view.editor()->setText(QString::fromStdString(parent.source) + QStringLiteral("\n# fake: status=incorrect\n"));
+        view.evaluate();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 60000);
+        const qint64 wrong = done.at(1).at(0).toLongLong();
+        QVERIFY(wrong > 0 && wrong != stored);
+        QCOMPARE(kf::ProjectView::open(project.toStdString()).evaluation_of(wrong)->status, std::string("incorrect"));
     }
 
     /** A Python that cannot start fails the run with the reason, leaving no run behind as running. */

@@ -428,6 +428,70 @@ private slots:
         QVERIFY(cands[0].source.find("return x * 2") != std::string::npos);
     }
 
+    /** A ModelNew edited by hand from a candidate: judged with the run's problem and options,
+     *  stored as the user's child with its verdict; a cancel stores nothing; a candidate that
+     *  is not in the project, or not of a KernelBench run, is refused with the reason. */
+    void evaluate_by_hand_stores_the_users_model_new() {
+        fresh_environment("kbs-hand");
+        HttpTestServer server(std::vector<HttpResponse>{answer("Nothing today.")});
+        fs::path project = kftest::temp_dir("kbs-hand") / "proj";
+        ProcessResult run = cli(run_args(project, write_config(llm_config(server)), "1",
+                                         {"--budget", "1", "--islands", "1", "--tolerance", "v0"}));
+        QVERIFY2(run.exit_code == 0, run.output.c_str());
+        std::int64_t run_id = 0, parent = 0;
+        {
+            ProjectStore store = ProjectStore::open(project);
+            run_id = run_of(store, "level1/1_Scale")->id;
+            parent = store.candidates(run_id).front().id;
+        }
+        kb::HandEvaluation edit;
+        edit.project = project;
+        edit.parent = parent;
+        const std::string fenced = model_new("ms=0.25", 7);
+        edit.source = fenced.substr(10, fenced.size() - 10 - 4);  // the file, without the answer's fences
+        edit.rationale = "by hand";
+        edit.worker.script = fake_worker();
+        edit.worker.device = "cpu";
+        kb::HandEvaluationResult done = kb::evaluate_by_hand(edit);
+        QVERIFY(!done.cancelled && done.candidate > 0);
+        QCOMPARE(done.diagnosis.status, Status::Ok);
+        ProjectStore store = ProjectStore::open(project);
+        auto child = store.candidate(done.candidate);
+        QVERIFY(child);
+        QCOMPARE(child->run_id, run_id);
+        QCOMPARE(child->expert, std::string("user"));
+        QCOMPARE(child->parents, std::vector<std::int64_t>{parent});
+        QCOMPARE(store.evaluation_of(done.candidate)->status, std::string("ok"));
+        json verdicts = store.get_state(run_id, "kernelbench_verdicts").value_or(json::object());
+        QCOMPARE(verdicts[std::to_string(done.candidate)].value("tolerance", std::string()), std::string("v0"));
+        QVERIFY(fs::exists(project / "kernelbench" / "candidates" / ("candidate_" + std::to_string(done.candidate) + ".py")));
+
+        const std::size_t count = store.candidates(run_id).size();
+        edit.cancelled = [] { return true; };
+        QVERIFY(kb::evaluate_by_hand(edit).cancelled);
+        QCOMPARE(store.candidates(run_id).size(), count);
+        edit.cancelled = {};
+        edit.parent = 999999;
+        try {
+            kb::evaluate_by_hand(edit);
+            QFAIL("an unknown candidate was evaluated");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("candidate 999999 is not in the project") != std::string::npos, e.what());
+        }
+        std::int64_t native = store.add_run("sigmoid", json{{"backend", "host"}});
+        CandidateRecord c;
+        c.run_id = native;
+        c.task = "sigmoid";
+        c.source = "x";
+        edit.parent = store.add_candidate(c);
+        try {
+            kb::evaluate_by_hand(edit);
+            QFAIL("a native candidate was evaluated as a ModelNew");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("is not a KernelBench run") != std::string::npos, e.what());
+        }
+    }
+
     /** A model that answers with the same kernel every time: its repeats are refused, and the
      *  search ends as exhausted after max_fruitless of them instead of asking for ever. */
     void repeating_model_ends_the_search() {

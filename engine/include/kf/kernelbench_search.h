@@ -145,4 +145,30 @@ struct ProblemSearchOutcome {
  */
 ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStore& store, const ProblemSearchOptions& opt);
 
+/** A ModelNew edited by hand from a candidate of a KernelBench run (the app's Evaluate). */
+struct HandEvaluation {
+    std::filesystem::path project;
+    std::int64_t parent = 0;  ///< the candidate edited
+    std::string source;       ///< the edited ModelNew file
+    std::string rationale;
+    WorkerOptions worker;     ///< the Python worker (its device: the run's, else this one's)
+    /** Checked before the evaluation and before storing: a cancelled edit stores nothing. */
+    std::function<bool()> cancelled;
+};
+
+struct HandEvaluationResult {
+    bool cancelled = false;
+    std::int64_t candidate = 0;  ///< the stored child; 0 when cancelled
+    Diagnosis diagnosis;
+};
+
+/**
+ * Evaluates an edited ModelNew with the Python worker, on the problem and with the evaluation
+ * options (trials, timed calls, tolerance, baselines) its run was searched with, and stores it
+ * as the user's child of the candidate it was edited from: the candidate, its evaluation and
+ * its correctness verdict in one transaction, its file beside the run's other candidates.
+ * Throws kf::Error when the candidate, its run or the run's problem cannot be found.
+ */
+HandEvaluationResult evaluate_by_hand(const HandEvaluation& request);
+
 }  // namespace kf::kb

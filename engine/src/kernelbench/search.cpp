@@ -4,9 +4,12 @@
 // after every result (so that a killed run resumes), and the experience library's evidence.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <fstream>
 #include <future>
 #include <set>
 
+#include "kf/engine.h"
 #include "kf/error.h"
 #include "kf/evolution.h"
 #include "kf/kernelbench_search.h"
@@ -332,6 +335,73 @@ ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStor
         }
     }
     return out;
+}
+
+HandEvaluationResult evaluate_by_hand(const HandEvaluation& request) {
+    HandEvaluationResult result;
+    auto cancelled = [&] { return request.cancelled && request.cancelled(); };
+    const ProjectView view = ProjectView::open(request.project);
+    const std::optional<CandidateRecord> parent = view.candidate(request.parent);
+    if (!parent) throw Error("candidate " + std::to_string(request.parent) + " is not in the project");
+    const std::optional<RunRecord> run = view.run(parent->run_id);
+    if (!run) throw Error("run " + std::to_string(parent->run_id) + " is not in the project");
+    const json& config = run->config;
+    if (!config.is_object() || config.value("kind", "") != "kernelbench")
+        throw Error("run " + std::to_string(run->id) + " is not a KernelBench run");
+    const std::string root = config.value("kb", "");
+    if (root.empty()) throw Error("run " + std::to_string(run->id) + " does not name its KernelBench folder");
+    const Problem problem = find_problem(root, config.value("level", 0), config.value("id", 0));
+
+    // The options the run was searched with, so that the edit is judged as its siblings were.
+    EvalOptions eval;
+    eval.trials = config.value("trials", eval.trials);
+    eval.reps = config.value("reps", eval.reps);
+    eval.tolerance = config.value("tolerance", eval.tolerance);
+    if (config.contains("baselines") && config["baselines"].is_array())
+        eval.baselines = config["baselines"].get<std::vector<std::string>>();
+    WorkerOptions worker = request.worker;
+    if (config.contains("device") && config["device"].is_string()) worker.device = config["device"].get<std::string>();
+    if (cancelled()) {
+        result.cancelled = true;
+        return result;
+    }
+
+    const fs::path files = request.project / "kernelbench" / "candidates";
+    fs::create_directories(files);
+    const fs::path edited = files / ("edited_from_" + std::to_string(parent->id) + "_" +
+                                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + ".py");
+    if (!(std::ofstream(edited, std::ios::binary) << request.source)) throw Error("cannot write " + edited.string());
+    Evaluator ev(worker);
+    Result r;
+    try {
+        r = ev.evaluate(problem, edited, eval);
+    } catch (...) {
+        std::error_code ec;
+        fs::remove(edited, ec);
+        throw;
+    }
+    if (cancelled()) {
+        std::error_code ec;
+        fs::remove(edited, ec);
+        result.cancelled = true;
+        return result;
+    }
+    result.diagnosis = r.diagnosis;
+
+    const CandidateRecord child = user_child(*parent, request.source, request.rationale);
+    ProjectStore store = ProjectStore::open(request.project);
+    store.transaction([&] {
+        result.candidate = store.add_candidate(child);
+        store.add_evaluation(result.candidate, r.diagnosis);
+        if (json v = r.verdict(); !v.empty()) {
+            json verdicts = store.get_state(run->id, "kernelbench_verdicts").value_or(json::object());
+            verdicts[std::to_string(result.candidate)] = v;
+            store.put_state(run->id, "kernelbench_verdicts", verdicts);
+        }
+    });
+    std::error_code ec;
+    fs::rename(edited, files / ("candidate_" + std::to_string(result.candidate) + ".py"), ec);
+    return result;
 }
 
 }  // namespace kf::kb
