@@ -116,7 +116,7 @@
 <context>
     <name>kfgui::CandidateView</name>
     <message>
-        <location filename="../gui/candidate/candidateview.cpp" line="+24"/>
+        <location filename="../gui/candidate/candidateview.cpp" line="+25"/>
         <source>Evaluate</source>
         <translation>评估</translation>
     </message>
@@ -157,12 +157,12 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+154"/>
+        <location line="+160"/>
         <source>Edited source</source>
         <translation>编辑后的源代码</translation>
     </message>
     <message>
-        <location line="-138"/>
+        <location line="-144"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
@@ -212,7 +212,7 @@
         <translation>正在取消…</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+34"/>
         <source>Cancelled</source>
         <translation>已取消</translation>
     </message>
@@ -663,7 +663,7 @@
 <context>
     <name>kfgui::EvaluationWorker</name>
     <message>
-        <location filename="../gui/candidate/evaluationworker.cpp" line="+35"/>
+        <location filename="../gui/candidate/evaluationworker.cpp" line="+36"/>
         <source>Evaluation failed: %1</source>
         <translation>评估失败：%1</translation>
     </message>
@@ -683,7 +683,7 @@
         <translation>运行 %1 不在项目中。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+24"/>
         <source>The task &quot;%1&quot; of run %2 cannot be found.</source>
         <translation>找不到运行 %2 的任务“%1”。</translation>
     </message>
@@ -693,7 +693,8 @@
         <translation>运行 %1 指定了未知的后端。</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="-19"/>
+        <location line="+28"/>
         <source>Edited by hand from candidate %1.</source>
         <translation>基于候选 %1 手工编辑。</translation>
     </message>
@@ -701,7 +702,12 @@
 <context>
     <name>kfgui::ExecutorPage</name>
     <message>
-        <location filename="../gui/settings/executorpage.cpp" line="+25"/>
+        <location filename="../gui/settings/executorpage.cpp" line="+28"/>
+        <source>Also time torch.compile (eager PyTorch always is)</source>
+        <translation>同时测量 torch.compile（始终测量 eager PyTorch）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
@@ -746,7 +752,22 @@
         <translation>自带的 resources/kernelbench/kb_worker.py</translation>
     </message>
     <message>
+        <location line="+5"/>
+        <source>Correctness trials per evaluation, each on fresh random inputs (--trials)</source>
+        <translation>每次评估的正确性试验次数，每次使用新的随机输入（--trials）</translation>
+    </message>
+    <message>
         <location line="+4"/>
+        <source>Timed calls per evaluation; the median is kept (--reps)</source>
+        <translation>每次评估的计时调用次数；取中位数（--reps）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>How outputs are compared with the reference&apos;s (--tolerance; docs/kernelbench.md)</source>
+        <translation>输出与参考实现输出的比较方式（--tolerance；见 docs/kernelbench.md）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Where searches run their evaluation workers. With Slurm, each worker is a job submitted with sbatch that connects back to the app; a job that is cancelled or pre-empted is submitted again and no evaluation is lost.</source>
         <translation>搜索的评估 worker 在哪里运行。使用 Slurm 时，每个 worker 是一个用 sbatch 提交的作业，并连回本应用；被取消或被抢占的作业会重新提交，不会丢失任何评估。</translation>
     </message>
@@ -794,6 +815,165 @@
         <location line="+1"/>
         <source>KernelBench worker:</source>
         <translation>KernelBench worker：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Correctness trials:</source>
+        <translation>正确性试验次数：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Timed calls:</source>
+        <translation>计时调用次数：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tolerance policy:</source>
+        <translation>容差策略：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Baselines:</source>
+        <translation>基线：</translation>
+    </message>
+</context>
+<context>
+    <name>kfgui::KernelBenchReportDialog</name>
+    <message>
+        <location filename="../gui/runs/kernelbenchreport.cpp" line="+41"/>
+        <source>KernelBench Report</source>
+        <translation>KernelBench 报告</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>p</source>
+        <translation>p</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>fast_p vs eager</source>
+        <translation>fast_p（对比 eager）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>fast_p vs torch.compile</source>
+        <translation>fast_p（对比 torch.compile）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The share of all problems whose kernel is correct and more than p times as fast as the baseline; a problem without a correct kernel counts as a failure.</source>
+        <translation>内核正确且速度超过基线 p 倍的问题占全部问题的比例；没有正确内核的问题计为失败。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Problem</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Kernel ms</source>
+        <translation>内核 ms</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Eager ms</source>
+        <translation>Eager ms</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Compile ms</source>
+        <translation>Compile ms</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>vs eager</source>
+        <translation>对比 eager</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>vs compile</source>
+        <translation>对比 compile</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Evaluations</source>
+        <translation>评估次数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Copy as Markdown</source>
+        <translation>复制为 Markdown(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Save JSON…</source>
+        <translation>保存 JSON(&amp;S)…</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>The project cannot be read: %1</source>
+        <translation>无法读取项目：%1</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>level %1 of %2: %3</source>
+        <translation>%2 的 level %1：%3</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Not counted (the folder does not read): %1</source>
+        <translation>未计入（无法读取该文件夹）：%1</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>No KernelBench problem in this project: add a problem set (File › Add KernelBench Problems…) and search its problems.</source>
+        <translation>此项目中没有 KernelBench 问题：请添加问题集（文件 › 添加 KernelBench 问题…）并搜索其中的问题。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&lt;b&gt;%1 problem(s)&lt;/b&gt;: %2 attempted, %3 correct (%4). Geometric-mean speedup of the correct kernels: %5 over eager PyTorch, %6 over torch.compile. Tolerance: %7.</source>
+        <translation>&lt;b&gt;%1 个问题&lt;/b&gt;：已尝试 %2 个，正确 %3 个（%4）。正确内核的几何平均加速比：相对 eager PyTorch %5，相对 torch.compile %6。容差：%7。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1 correct problem(s) have no torch.compile time.</source>
+        <translation>%1 个正确的问题没有 torch.compile 时间。</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>correct</source>
+        <translation>正确</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <location line="+6"/>
+        <source>Save KernelBench Report</source>
+        <translation>保存 KernelBench 报告</translation>
+    </message>
+    <message>
+        <location line="-4"/>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
     </message>
 </context>
 <context>
@@ -1586,7 +1766,7 @@
 <context>
     <name>kfgui::MainWindow</name>
     <message>
-        <location filename="../gui/mainwindow.cpp" line="+364"/>
+        <location filename="../gui/mainwindow.cpp" line="+368"/>
         <source>Kernel Foundry</source>
         <translation>Kernel Foundry</translation>
     </message>
@@ -1596,7 +1776,7 @@
         <translation>%1 — Kernel Foundry</translation>
     </message>
     <message>
-        <location line="-260"/>
+        <location line="-263"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -1697,6 +1877,11 @@
     </message>
     <message>
         <location line="+2"/>
+        <source>&amp;KernelBench Report…</source>
+        <translation>KernelBench 报告(&amp;K)…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
@@ -1892,11 +2077,12 @@
     <message>
         <location line="-224"/>
         <location line="+231"/>
+        <location line="+103"/>
         <source>No project</source>
         <translation>没有项目</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-103"/>
         <source>Create or open a project first (File › New Project…); runs are kept in it.</source>
         <translation>请先新建或打开一个项目（文件 › 新建项目…）；运行记录保存在项目中。</translation>
     </message>
@@ -1921,7 +2107,7 @@
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+25"/>
         <source>Backend not supported</source>
         <translation>不支持该后端</translation>
     </message>
@@ -1956,9 +2142,9 @@
         <translation>正在对 %1 启动搜索…</translation>
     </message>
     <message>
-        <location line="-156"/>
+        <location line="-160"/>
         <location line="+2"/>
-        <location line="+165"/>
+        <location line="+169"/>
         <location line="+13"/>
         <source>Run %1 on %2: %3</source>
         <translation>运行 %1（%2）：%3</translation>
@@ -1968,8 +2154,13 @@
         <source>Run %1 on KernelBench %2: %3 (the Python worker evaluates ModelNew files; Pause does not apply)</source>
         <translation>在 KernelBench %2 上的运行 %1：%3（Python worker 评估 ModelNew 文件；暂停不适用）</translation>
     </message>
+    <message>
+        <location line="+15"/>
+        <source>Open a project with KernelBench problems first (File › Add KernelBench Problems…).</source>
+        <translation>请先打开包含 KernelBench 问题的项目（文件 › 添加 KernelBench 问题…）。</translation>
+    </message>
     <message numerus="yes">
-        <location line="+17"/>
+        <location line="+15"/>
         <source>Run %1: %2 — %3; %n evaluation(s)</source>
         <translation>
             <numerusform>运行 %1：%2 — %3；%n 次评估</numerusform>
@@ -1981,7 +2172,7 @@
         <translation>；最佳：候选 %1，达到参考实现的 %2×</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>Cannot read the lineage: %1</source>
         <translation>无法读取谱系：%1</translation>
     </message>
@@ -2513,7 +2704,22 @@
 <context>
     <name>kfgui::SearchWorker</name>
     <message>
-        <location filename="../gui/runs/kernelbenchjob.cpp" line="+45"/>
+        <location filename="../gui/runs/kernelbenchjob.cpp" line="+42"/>
+        <source>KernelBench trials and timed calls must be at least 1</source>
+        <translation>KernelBench 的试验次数和计时调用次数必须至少为 1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>unknown KernelBench tolerance policy &apos;%1&apos; (Settings › Executor)</source>
+        <translation>未知的 KernelBench 容差策略“%1”（设置 › 执行器）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>unknown KernelBench baseline &apos;%1&apos; (eager or compile)</source>
+        <translation>未知的 KernelBench 基线“%1”（eager 或 compile）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <location filename="../gui/runs/searchworker.cpp" line="+31"/>
         <source>the LLM configuration is not valid JSON</source>
         <translation>LLM 配置不是有效的 JSON</translation>
@@ -2528,7 +2734,7 @@
         <translation type="vanished">任务 %1 没有 %2 参考实现</translation>
     </message>
     <message>
-        <location filename="../gui/runs/kernelbenchjob.cpp" line="+58"/>
+        <location filename="../gui/runs/kernelbenchjob.cpp" line="+60"/>
         <location filename="../gui/runs/searchworker.cpp" line="+43"/>
         <source>unknown error in the engine thread</source>
         <translation>引擎线程中发生未知错误</translation>
