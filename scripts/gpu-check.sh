@@ -37,7 +37,8 @@ log "device"
 "$bin/kfoundry" device info --backend cuda --json >"$out/device.json" 2>"$out/device.err"
 cat "$out/device.json"
 
-# KF_GPU_PARTS selects what runs (default: all of "tests bench runner evolve profile kernelbench").
+# KF_GPU_PARTS selects what runs (default: all of "tests bench runner evolve profile kernelbench";
+# "kbllm" and "kbbuild" run only when named).
 parts=" ${KF_GPU_PARTS:-tests bench runner evolve profile kernelbench} "
 if [[ $parts == *" tests "* ]]; then
 log "GPU-labelled tests"
@@ -189,6 +190,12 @@ mkdir -p "$out/kbllm"
 export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
 timeout "${KF_GPU_KBLLM_TIMEOUT:-600}" python3 "$root/scripts/kernelbench/kb_llm_gpu_check.py" "$out/kbllm" \
   --kfoundry "$bin/kfoundry" --timeout "${KF_GPU_KBLLM_RUN_TIMEOUT:-280}" | tee "$out/kbllm/summary.md"
+fi
+if [[ $parts == *" kbbuild "* ]]; then
+log "KernelBench candidate build times: torch's plain build, the fast build without and with the split (scripts/kernelbench/kb_build_bench.py)"
+mkdir -p "$out/kbbuild"
+timeout "${KF_GPU_KBBUILD_TIMEOUT:-1200}" python3 "$root/scripts/kernelbench/kb_build_bench.py" "$out/kbbuild/build_bench.json" \
+  --modes 0,header,1 --rounds "${KF_GPU_KBBUILD_ROUNDS:-1}" | tee "$out/kbbuild/build_bench.log"
 fi
 python3 "$root/scripts/gpu-results.py" "$out" | tee "$out/results.md"
 # (c) the profile table, appended to results.md.
