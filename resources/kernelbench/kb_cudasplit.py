@@ -37,6 +37,9 @@ _DEVICE = re.compile(r"\b__global__\b|\b__device__\b|\b__shared__\b|\b__constant
                      r"\batomic[A-Z]\w*|\b__ldg\b|\bwarpSize\b|\b__forceinline__\b|\b__noinline__\b|"
                      r"\bcooperative_groups\b|\bnvcuda\b|\b__nanosleep\b|\basm\s+volatile\b|\basm\s*\(")
 _TORCH_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"](torch|ATen|c10|pybind11|THC|caffe2|Python)\b")
+# Headers only a CUDA compiler reads: the kernels' half alone includes them.
+_DEVICE_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"](cub/|cooperative_groups|mma\.h|cuda/|cuda_pipeline|"
+                             r"cuda_awbarrier|cute/|cutlass/|sm_\d+_intrinsics)")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _LAUNCH = re.compile(r"\b([A-Za-z_]\w*)\s*<<<")
 _TYPE_WORDS = {"int", "float", "double", "char", "long", "short", "unsigned", "signed", "bool", "void", "const",
@@ -223,12 +226,14 @@ def _function_head(item):
 
 
 def classify(item):
-    """Sets item.kind: 'include-torch', 'pre' (another preprocessor line), 'kernel', 'device',
+    """Sets item.kind: 'include-torch', 'include-device' (a header only nvcc reads), 'pre'
+    (another preprocessor line), 'kernel', 'device',
     'torch' (host code using PyTorch), 'function' (a plain host function), or 'shared' (types,
     constants, declarations both halves may need)."""
     code = item.code
     if code.startswith("#"):
-        item.kind = "include-torch" if _TORCH_INCLUDE.match(code) else "pre"
+        item.kind = ("include-torch" if _TORCH_INCLUDE.match(code)
+                     else "include-device" if _DEVICE_INCLUDE.match(code) else "pre")
         return
     uses_torch = bool(_TORCH.search(code))
     uses_device = bool(_DEVICE.search(code))
@@ -365,6 +370,8 @@ def split(source, filename="cuda.cu"):
         for it in items:
             if it.kind == "include-torch":
                 place(host, it, it.text)
+            elif it.kind == "include-device":
+                place(kern, it, it.text)
             elif it.kind in ("pre", "shared"):
                 place(kern, it, it.text)
                 place(host, it, it.text)

@@ -215,6 +215,11 @@ check('#line 7 "/src/cuda.cu"\n__global__ void __launch_bounds__' in kern and '#
 check(host.index("void kf_launch_scale_kernel(") < host.index("torch::Tensor forward("),
       "a kernel's launcher is declared where the kernel was defined")
 
+kk, hh, why = ks.split("#include <cooperative_groups.h>\n#include <cub/cub.cuh>\n#include <vector>\n" + SPLIT_SRC)
+check(why is None and "#include <cub/cub.cuh>" in kk and "cooperative_groups" in kk and "cub/" not in hh
+      and "cooperative_groups" not in hh and "#include <vector>" in hh and "#include <vector>" in kk,
+      "headers only nvcc reads go to the kernels' half alone, other headers to both")
+
 refusals = [
     ("template <typename T> __global__ void k(T* x) {}\ntorch::Tensor f(torch::Tensor x) { k<float><<<1, 1>>>(x.data_ptr()); return x; }\n",
      "template"),
