@@ -41,8 +41,7 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
         if (request.kbTrials < 1 || request.kbReps < 1)
             throw kf::Error(tr("KernelBench trials and timed calls must be at least 1").toStdString());
         const std::string tolerance = request.kbTolerance.toStdString();
-        if (std::find(std::begin(kf::kb::kTolerancePolicies), std::end(kf::kb::kTolerancePolicies), tolerance) ==
-            std::end(kf::kb::kTolerancePolicies))
+        if (kf::kb::describe_tolerance(tolerance).empty())
             throw kf::Error(tr("unknown KernelBench tolerance policy '%1' (Settings › Executor)")
                                 .arg(request.kbTolerance)
                                 .toStdString());

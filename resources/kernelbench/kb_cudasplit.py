@@ -203,7 +203,7 @@ def _split_top_commas(text):
         else:
             cur.append(ch)
     parts.append("".join(cur))
-    return [p.strip() for p in parts if p.strip()] if "".join(parts).strip() else []
+    return [p.strip() for p in parts if p.strip()]
 
 
 def _function_head(item):
@@ -302,7 +302,7 @@ def _rewrite_launches(text, code, kernels):
             raise ValueError("a launch of '%s' without its arguments" % name)
         # The configuration as written (its strings kept), by the offsets found in the code.
         cfg_text, off = [], m.end()
-        for part in _split_top_commas(code[m.end():close]):
+        for part in cfg:
             at = code.find(part, off)
             cfg_text.append(text[at:at + len(part)])
             off = at + len(part)
@@ -318,16 +318,17 @@ def _rewrite_launches(text, code, kernels):
 
 def _parameters(params):
     """Each parameter's (text, name); raises ValueError where a name cannot be found."""
+    parts = _split_top_commas(blank_comments_and_strings(params))
+    if parts == ["void"]:
+        return []
     out = []
-    for p in _split_top_commas(blank_comments_and_strings(params)):
+    for p in parts:
         if "=" in p or "[" in p or "..." in p or "(" in p:
             raise ValueError("a kernel parameter '%s' (default value, array, pack or function)" % p.strip())
         words = _IDENT.findall(p)
         if len(words) < 2 or words[-1] in _TYPE_WORDS:
             raise ValueError("a kernel parameter without a name: '%s'" % p.strip())
         out.append((" ".join(p.split()), words[-1]))
-    if len(out) == 1 and out[0][0] == "void":
-        return []
     return out
 
 
@@ -388,9 +389,10 @@ def split(source, filename="cuda.cu"):
                 place(kern, it, it.text)
             else:  # torch, function: host code
                 text = _rewrite_launches(it.text, it.code, kernels) if "<<<" in it.code else it.text
-                if "<<<" in blank_comments_and_strings(text):
+                code = blank_comments_and_strings(text)
+                if "<<<" in code:
                     raise ValueError("a launch at line %d that cannot be rewritten (a template argument?)" % it.line)
-                used = set(_IDENT.findall(blank_comments_and_strings(text))) & device_names
+                used = set(_IDENT.findall(code)) & device_names
                 if used:
                     raise ValueError("host code at line %d names device code other than by a launch: %s"
                                      % (it.line, ", ".join(sorted(used))))

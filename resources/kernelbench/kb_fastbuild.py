@@ -222,6 +222,16 @@ def _pch_include(folder):
     return " -Winvalid-pch -include %s" % os.path.join(folder, PCH_HEADER).replace("$", "$$").replace(" ", "$ ")
 
 
+# build.ninja's compile step of the CUDA source; group 2 is the source's path.
+_CUDA_STEP = re.compile(r"^(build \S+: cuda_compile )(\S+)$", re.M)
+
+
+def _set_cuda_source(text, path):
+    """build.ninja's text with the CUDA compile step reading `path`."""
+    cu = _CUDA_STEP.search(text)
+    return text[:cu.start(2)] + _ninja_path(path) + text[cu.end(2):]
+
+
 def rewrite_build(build_directory, extension_header, original=None):
     """Edits build.ninja (and writes kf/cuda.cu, kf/host.cpp); returns the original
     build.ninja text, or None where nothing was changed. The CUDA source is not split in a
@@ -246,12 +256,12 @@ def rewrite_build(build_directory, extension_header, original=None):
         stats["split"] = "did not build split in this folder before (kf/no-split)"
     else:
         stats["split"] = "the source is built as written (kf/plain-cuda)"
-    cu = re.search(r"^(build (\S+): cuda_compile )(\S+)$", text, re.M)
+    cu = _CUDA_STEP.search(text)
     link = re.search(r"^build \S+: link .*$", text, re.M)
     have_compile = re.search(r"^build \S+: compile ", text, re.M) is not None
 
     halves = None
-    if cu and os.path.basename(cu.group(3)) == "cuda.cu" and try_split:
+    if cu and os.path.basename(cu.group(2)) == "cuda.cu" and try_split:
         if not (cxx and cflags is not None and have_compile and link):
             stats["split"] = "no C++ compile or link step in build.ninja"
         elif (re.search(r"^build \S+: cuda_dlink ", text, re.M)
@@ -259,8 +269,8 @@ def rewrite_build(build_directory, extension_header, original=None):
             stats["split"] = "separate compilation (-rdc)"
         else:
             try:
-                source = _read(_unescape(cu.group(3)))
-                kernels, host, why = kb_cudasplit.split(source, _unescape(cu.group(3)))
+                source = _read(_unescape(cu.group(2)))
+                kernels, host, why = kb_cudasplit.split(source, _unescape(cu.group(2)))
             except (OSError, RecursionError) as e:
                 kernels, host, why = None, None, str(e)
             stats["split"] = True if kernels is not None else why
@@ -291,9 +301,8 @@ def rewrite_build(build_directory, extension_header, original=None):
         kf_cu, kf_host = os.path.join(kf_dir, "cuda.cu"), os.path.join(kf_dir, "host.cpp")
         _write_if_changed(kf_cu, halves[0])
         _write_if_changed(kf_host, halves[1])
-        cu = re.search(r"^(build (\S+): cuda_compile )(\S+)$", text, re.M)
-        text = text[:cu.start(3)] + _ninja_path(kf_cu) + text[cu.end(3):]
-        cu = re.search(r"^(build (\S+): cuda_compile )(\S+)$", text, re.M)
+        text = _set_cuda_source(text, kf_cu)
+        cu = _CUDA_STEP.search(text)
         text = text[:cu.end()] + "\nbuild kf_host.o: compile %s\n  cflags = %s" % (_ninja_path(kf_host), host_cflags) \
             + text[cu.end():]
         link = re.search(r"^build \S+: link .*$", text, re.M)
@@ -302,9 +311,9 @@ def rewrite_build(build_directory, extension_header, original=None):
         line = line + " kf_host.o" if pipe < 0 else line[:pipe] + " kf_host.o" + line[pipe:]
         text = text[:link.start()] + line + text[link.end():]
         stats["cuda_header"] = "split"
-    elif cu and os.path.basename(cu.group(3)) == "cuda.cu" and not plain_cuda:
+    elif cu and os.path.basename(cu.group(2)) == "cuda.cu" and not plain_cuda:
         try:
-            lighter = lighter_cuda_source(_read(_unescape(cu.group(3))))
+            lighter = lighter_cuda_source(_read(_unescape(cu.group(2))))
         except OSError:
             lighter = None
         stats["cuda_header"] = "torch/types.h" if lighter is not None else "unchanged"
@@ -312,8 +321,7 @@ def rewrite_build(build_directory, extension_header, original=None):
             os.makedirs(kf_dir, exist_ok=True)
             kf_cu = os.path.join(kf_dir, "cuda.cu")
             _write_if_changed(kf_cu, lighter)
-            cu = re.search(r"^(build (\S+): cuda_compile )(\S+)$", text, re.M)
-            text = text[:cu.start(3)] + _ninja_path(kf_cu) + text[cu.end(3):]
+            text = _set_cuda_source(text, kf_cu)
     else:
         stats["cuda_header"] = "unchanged" if cu else None
     if text == original:

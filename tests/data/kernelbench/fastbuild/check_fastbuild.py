@@ -220,6 +220,11 @@ check(why is None and "#include <cub/cub.cuh>" in kk and "cooperative_groups" in
       and "cooperative_groups" not in hh and "#include <vector>" in hh and "#include <vector>" in kk,
       "headers only nvcc reads go to the kernels' half alone, other headers to both")
 
+kk, hh, why = ks.split("__global__ void tick(void) {}\ntorch::Tensor f(torch::Tensor x) { tick<<<1, 1>>>(); return x; }\n")
+check(why is None and "void kf_launch_tick(dim3 kf_grid, dim3 kf_block, size_t kf_shared, cudaStream_t kf_stream) {" in kk
+      and "tick<<<kf_grid, kf_block, kf_shared, kf_stream>>>();" in kk and "kf_launch_tick(1, 1, 0, 0);" in hh,
+      "a kernel declared with (void) gets a launcher without parameters: %s" % why)
+
 refusals = [
     ("template <typename T> __global__ void k(T* x) {}\ntorch::Tensor f(torch::Tensor x) { k<float><<<1, 1>>>(x.data_ptr()); return x; }\n",
      "template"),
