@@ -265,8 +265,9 @@ def classify(item):
     if uses_torch:
         item.kind = "torch"
         return
-    if head and not re.match(r"\s*(namespace|extern)\b", code):
-        # A host function: device code cannot call it unless it is constexpr.
+    if head and not re.match(r'\s*namespace\b|\s*extern\b(?!\s*"[^"]*"\s*[^{\s])', code):
+        # A host function, with C linkage or not: device code cannot call it unless it is
+        # constexpr, and a definition in both halves would not link.
         item.kind = "shared" if re.search(r"\bconstexpr\b", head[2]) else "function"
         item.name = head[0]
         return

@@ -193,6 +193,7 @@ torch::Tensor forward(torch::Tensor x, double s) {
     fill_kernel<<<dim3(1, 1), 32>>>();
     return x;
 }
+extern "C" int kf_abi_version(void) { return 3; }
 """
 kern, host, why = ks.split(SPLIT_SRC, "/src/cuda.cu")
 check(why is None, "a source with plain kernels and PyTorch host code splits: %s" % why)
@@ -210,6 +211,8 @@ check("kf_launch_scale_kernel(blocks(x.numel()), BLOCK, 0, 0, x.data_ptr()" in h
       and "kf_launch_fill_kernel(dim3(1, 1), 32, 0, 0);" in host, "host launches call the launchers")
 check('"k<<<1, 1>>>() in a string"' in host, "a launch inside a string literal is left alone")
 check("__device__" not in host and "threadIdx" not in host, "the host half has no device code")
+check('extern "C" int kf_abi_version' in host and "kf_abi_version" not in kern,
+      'a host function with C linkage goes to the host half alone (defined in both, it would not link)')
 check('#line 7 "/src/cuda.cu"\n__global__ void __launch_bounds__' in kern and '#line 12 "/src/cuda.cu"\nstatic unsigned' in host,
       "every item keeps its line in the source as written")
 check(host.index("void kf_launch_scale_kernel(") < host.index("torch::Tensor forward("),
