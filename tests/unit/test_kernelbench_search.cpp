@@ -351,6 +351,51 @@ private slots:
     }
 
     /** kill -9 of `kfoundry kernelbench run` mid-search: the next run resumes it and loses no committed candidate. */
+    /** A level's budgets shared out: the rest over the problems left, each share capped by the problem's own limit. */
+    void level_budgets_are_shared_out() {
+        kb::ProblemSearchOptions o;
+        o.search.budget = 30;
+        o.budgets.max_tokens = 150;
+        kb::LevelBudgets level;
+        level.evaluations = 30;
+        level.tokens = 1000;
+        level.cost = 2.0;
+        level.calls = 9;
+        level.time_s = 100;
+        kb::LevelSpent others;
+        others.evaluations = 10;
+        others.tokens = 400;
+        others.cost = 0.5;
+        others.calls = 3;
+        QCOMPARE(kb::share_level_budgets(level, others, 40, 2, o), std::string());
+        QCOMPARE(o.search.budget, 10);             // (30 - 10) / 2, under the problem's 30
+        QCOMPARE(o.budgets.max_tokens, std::int64_t(150));  // (1000 - 400) / 2 = 300, capped by the problem's 150
+        QCOMPARE(o.budgets.max_cost, 0.75);        // (2.0 - 0.5) / 2
+        QCOMPARE(o.budgets.max_calls, std::int64_t(3));     // (9 - 3) / 2
+        QCOMPARE(o.search.time_limit_s, 30.0);     // (100 - 40) / 2
+        // What one problem left unused goes to the next: the last one gets all the rest.
+        kb::ProblemSearchOptions last;
+        last.search.budget = 30;
+        others.evaluations = 14;
+        QCOMPARE(kb::share_level_budgets(level, others, 40, 1, last), std::string());
+        QCOMPARE(last.search.budget, 16);
+        // A spent budget says which; the problem must not run.
+        for (const auto& [what, spent] : std::vector<std::pair<std::string, kb::LevelSpent>>{
+                 {"evaluations", {30, 0, 0, 0}}, {"tokens", {0, 1000, 0, 0}}, {"calls", {0, 0, 9, 0}}, {"cost", {0, 0, 0, 2.5}}}) {
+            kb::ProblemSearchOptions p;
+            QCOMPARE(kb::share_level_budgets(level, spent, 0, 3, p), what);
+        }
+        kb::ProblemSearchOptions late;
+        QCOMPARE(kb::share_level_budgets(level, {}, 100, 3, late), std::string("time"));
+        // No level budget: the problem's own limits stay as they are.
+        kb::ProblemSearchOptions own;
+        own.search.budget = 7;
+        QCOMPARE(kb::share_level_budgets({}, others, 1000, 5, own), std::string());
+        QCOMPARE(own.search.budget, 7);
+        QCOMPARE(own.budgets.max_tokens, std::int64_t(0));
+        QCOMPARE(own.search.time_limit_s, 0.0);
+    }
+
     void resumes_after_kill() {
         fresh_environment("kbs-kill");
         ScriptedModel model;

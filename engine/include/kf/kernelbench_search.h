@@ -145,6 +145,41 @@ struct ProblemSearchOutcome {
  */
 ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStore& store, const ProblemSearchOptions& opt);
 
+/** The smaller of two limits where 0 (or less) means none. */
+template <class T>
+T tighter_limit(T a, T b) {
+    if (a <= 0) return b;
+    if (b <= 0) return a;
+    return a < b ? a : b;
+}
+
+/** Budgets over all the problems one command searches (a level), beside each problem's own; 0: none. */
+struct LevelBudgets {
+    std::int64_t evaluations = 0, tokens = 0, calls = 0;
+    double cost = 0;
+    double time_s = 0;  ///< wall time of the whole command
+};
+
+/** What searches spent: evaluations and the LLM's calls, tokens (input and output) and cost. */
+struct LevelSpent {
+    std::int64_t evaluations = 0, tokens = 0, calls = 0;
+    double cost = 0;
+};
+
+/** What the latest search runs of `problems` in the project, other than the problem `except`'s, spent. */
+LevelSpent spent_by_others(ProjectStore& store, const std::vector<Problem>& problems, const std::string& except);
+
+/**
+ * One problem's share of the level's budgets: what the others spent is taken from each
+ * budget and the rest divided by the problems still to run (`left`, this one included), so
+ * what one problem leaves unused goes to the next. Each share tightens the limit `o` already
+ * has (a per-problem limit caps it); the wall time's rest is shared the same way. Returns the
+ * name of a level budget that is spent ("evaluations", "tokens", "cost", "calls", "time"),
+ * when the problem must not run, or an empty string.
+ */
+std::string share_level_budgets(const LevelBudgets& level, const LevelSpent& others, double elapsed_s, std::int64_t left,
+                                ProblemSearchOptions& o);
+
 /** A ModelNew edited by hand from a candidate of a KernelBench run (the app's Evaluate). */
 struct HandEvaluation {
     std::filesystem::path project;

@@ -339,41 +339,6 @@ int cmd_run(KernelBenchArgs& a) {
 std::atomic<bool> g_search_stop{false};
 void on_search_interrupt(int) { g_search_stop = true; }
 
-/** Evaluations and LLM usage spent by search runs. */
-struct Spent {
-    std::int64_t evaluations = 0, tokens = 0, calls = 0;
-    double cost = 0;
-};
-
-/** What the latest search runs of `tasks`, other than `except`, spent. */
-Spent spent_by_others(ProjectStore& store, const std::vector<kb::Problem>& tasks, const std::string& except) {
-    std::map<std::string, std::int64_t> latest;
-    for (const auto& r : store.runs())
-        if (r.config.is_object() && r.config.value("mode", "") == "search" && r.task != except)
-            latest[r.task] = std::max(latest[r.task], r.id);
-    Spent s;
-    for (const auto& p : tasks) {
-        auto it = latest.find(p.key());
-        if (it == latest.end()) continue;
-        s.evaluations += static_cast<std::int64_t>(store.evaluations(it->second).size());
-        if (auto llm = store.get_state(it->second, "llm"); llm && llm->contains("usage")) {
-            const json t = (*llm)["usage"].value("totals", json::object());
-            s.tokens += t.value("input_tokens", std::int64_t{0}) + t.value("output_tokens", std::int64_t{0});
-            s.calls += t.value("calls", std::int64_t{0});
-            s.cost += t.value("cost", 0.0);
-        }
-    }
-    return s;
-}
-
-/** The smaller of two limits where 0 means none. */
-template <class T>
-T tighter(T a, T b) {
-    if (a <= 0) return b;
-    if (b <= 0) return a;
-    return std::min(a, b);
-}
-
 /**
  * `kernelbench run --llm-config`: the full search on each problem. A level budget is shared
  * out as the problems run: each gets what the others (their latest runs in the project) left,
@@ -405,8 +370,8 @@ int cmd_run_search(KernelBenchArgs& a) {
     std::signal(SIGTERM, on_search_interrupt);
     const auto started = std::chrono::steady_clock::now();
     // The configuration's own budgets hold for the whole command, like the level's.
-    const std::int64_t level_tokens = tighter<std::int64_t>(s.level_tokens, cfg->budgets.max_tokens);
-    const double level_cost = tighter(s.level_cost, cfg->budgets.max_cost);
+    const std::int64_t level_tokens = kb::tighter_limit<std::int64_t>(s.level_tokens, cfg->budgets.max_tokens);
+    const double level_cost = kb::tighter_limit(s.level_cost, cfg->budgets.max_cost);
     const std::int64_t level_calls = cfg->budgets.max_calls;
     const int per_problem_evaluations = a.budget > 0 ? a.budget : 30;
 
@@ -429,7 +394,7 @@ int cmd_run_search(KernelBenchArgs& a) {
     for (std::size_t i = 0; i < to_run.size() && !g_search_stop; ++i) {
         const kb::Problem& p = to_run[i];
         const auto left = static_cast<std::int64_t>(to_run.size() - i);
-        const Spent others = spent_by_others(store, to_run, p.key());
+        const kb::LevelSpent others = kb::spent_by_others(store, to_run, p.key());
         std::printf("[%zu/%zu] %s\n", i + 1, to_run.size(), p.key().c_str());
         kb::ProblemSearchOptions o;
         o.search.islands.islands = s.islands;
@@ -443,32 +408,14 @@ int cmd_run_search(KernelBenchArgs& a) {
         o.search.time_limit_s = s.problem_time_s;
         o.budgets.max_tokens = s.problem_tokens;
         o.budgets.max_cost = s.problem_cost;
-        std::string exhausted;
-        if (s.level_evaluations > 0) {
-            std::int64_t rest = s.level_evaluations - others.evaluations;
-            if (rest <= 0) exhausted = "evaluations";
-            o.search.budget = static_cast<int>(tighter<std::int64_t>(o.search.budget, std::max<std::int64_t>(1, rest / left)));
-        }
-        if (level_tokens > 0) {
-            std::int64_t rest = level_tokens - others.tokens;
-            if (rest <= 0) exhausted = "tokens";
-            o.budgets.max_tokens = tighter<std::int64_t>(o.budgets.max_tokens, std::max<std::int64_t>(1, rest / left));
-        }
-        if (level_cost > 0) {
-            double rest = level_cost - others.cost;
-            if (rest <= 0) exhausted = "cost";
-            o.budgets.max_cost = tighter(o.budgets.max_cost, std::max(1e-9, rest / static_cast<double>(left)));
-        }
-        if (level_calls > 0) {
-            std::int64_t rest = level_calls - others.calls;
-            if (rest <= 0) exhausted = "calls";
-            o.budgets.max_calls = std::max<std::int64_t>(1, rest / left);
-        }
-        if (s.level_time_s > 0) {
-            double rest = s.level_time_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            if (rest <= 0) exhausted = "time";
-            o.search.time_limit_s = tighter(o.search.time_limit_s, std::max(1.0, rest / static_cast<double>(left)));
-        }
+        kb::LevelBudgets level;
+        level.evaluations = s.level_evaluations;
+        level.tokens = level_tokens;
+        level.cost = level_cost;
+        level.calls = level_calls;
+        level.time_s = s.level_time_s;
+        const std::string exhausted = kb::share_level_budgets(
+            level, others, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), left, o);
         if (!exhausted.empty()) {
             std::printf("  not run: the level's %s budget is spent\n", exhausted.c_str());
             continue;

@@ -1,0 +1,62 @@
+// Budgets shared over the problems of one KernelBench command (kernelbench_search.h).
+#include <algorithm>
+#include <map>
+
+#include "kf/kernelbench_search.h"
+#include "kf/store.h"
+
+namespace kf::kb {
+
+LevelSpent spent_by_others(ProjectStore& store, const std::vector<Problem>& problems, const std::string& except) {
+    std::map<std::string, std::int64_t> latest;
+    for (const auto& r : store.runs())
+        if (r.config.is_object() && r.config.value("mode", "") == "search" && r.task != except)
+            latest[r.task] = std::max(latest[r.task], r.id);
+    LevelSpent s;
+    for (const auto& p : problems) {
+        auto it = latest.find(p.key());
+        if (it == latest.end()) continue;
+        s.evaluations += static_cast<std::int64_t>(store.evaluations(it->second).size());
+        if (auto llm = store.get_state(it->second, "llm"); llm && llm->contains("usage")) {
+            const nlohmann::json t = (*llm)["usage"].value("totals", nlohmann::json::object());
+            s.tokens += t.value("input_tokens", std::int64_t{0}) + t.value("output_tokens", std::int64_t{0});
+            s.calls += t.value("calls", std::int64_t{0});
+            s.cost += t.value("cost", 0.0);
+        }
+    }
+    return s;
+}
+
+std::string share_level_budgets(const LevelBudgets& level, const LevelSpent& others, double elapsed_s, std::int64_t left,
+                                ProblemSearchOptions& o) {
+    left = std::max<std::int64_t>(1, left);
+    std::string exhausted;
+    if (level.evaluations > 0) {
+        const std::int64_t rest = level.evaluations - others.evaluations;
+        if (rest <= 0) exhausted = "evaluations";
+        o.search.budget = static_cast<int>(tighter_limit<std::int64_t>(o.search.budget, std::max<std::int64_t>(1, rest / left)));
+    }
+    if (level.tokens > 0) {
+        const std::int64_t rest = level.tokens - others.tokens;
+        if (rest <= 0) exhausted = "tokens";
+        o.budgets.max_tokens = tighter_limit<std::int64_t>(o.budgets.max_tokens, std::max<std::int64_t>(1, rest / left));
+    }
+    if (level.cost > 0) {
+        const double rest = level.cost - others.cost;
+        if (rest <= 0) exhausted = "cost";
+        o.budgets.max_cost = tighter_limit(o.budgets.max_cost, std::max(1e-9, rest / static_cast<double>(left)));
+    }
+    if (level.calls > 0) {
+        const std::int64_t rest = level.calls - others.calls;
+        if (rest <= 0) exhausted = "calls";
+        o.budgets.max_calls = tighter_limit<std::int64_t>(o.budgets.max_calls, std::max<std::int64_t>(1, rest / left));
+    }
+    if (level.time_s > 0) {
+        const double rest = level.time_s - elapsed_s;
+        if (rest <= 0) exhausted = "time";
+        o.search.time_limit_s = tighter_limit(o.search.time_limit_s, std::max(1.0, rest / static_cast<double>(left)));
+    }
+    return exhausted;
+}
+
+}  // namespace kf::kb
