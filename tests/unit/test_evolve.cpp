@@ -265,7 +265,7 @@ private slots:
      * holds on one host and not on another: a naive reference the host's compiler
      * vectorises, or a second core that is not free while it is timed, takes a task's gain
      * away (on CI, blur3x3 at 0.90x in one run and smooth_clamp at 0.90x in another, each
-     * the only task short of its margin, against 2.6x to 9.8x here). A task short of its
+     * the only task short of its margin, against 2.15x to 9.78x here). A task short of its
      * margin in the search is timed again (above); one still short is reported and
      * tolerated, two fail, as does any kernel at less than half the reference's speed.
      */
