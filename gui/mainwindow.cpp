@@ -31,6 +31,7 @@
 #include "project/projectsession.h"
 #include "runs/deviceprobe.h"
 #include "runs/kernelbenchreport.h"
+#include "runs/kernelbenchsetsearch.h"
 #include "runs/lineageview.h"
 #include "runs/populationview.h"
 #include "runs/runconfigwidget.h"
@@ -132,6 +133,8 @@ void MainWindow::createMenus() {
     run->addAction(tr("&Resume"), runs_, &RunController::resume);
     run->addAction(tr("S&top"), runs_, &RunController::stop);
     run->addSeparator();
+    run->addAction(tr("Search KernelBench Problem &Set…"), this, [this] { searchKernelBenchSet(); })
+        ->setObjectName(QStringLiteral("kernelBenchSetSearchAction"));
     run->addAction(tr("&KernelBench Report…"), this, [this] { showKernelBenchReport(); })
         ->setObjectName(QStringLiteral("kernelBenchReportAction"));
 
@@ -433,6 +436,28 @@ void MainWindow::updateTaskForRun() {
     else runPanel_->setTask(entry->relativePath);
 }
 
+RunRequest MainWindow::baseRequest() const {
+    RunRequest request;
+    request.projectDir = session_->dir();
+    request.config = runPanel_->configWidget()->config();
+    request.workerPath = workerPath_;
+    request.libraryPath = fromPath(kf::ExperienceLibrary::user_library_path());
+    request.executor = ExecutorPage::fromPreferences(request.projectDir);
+    return request;
+}
+
+void MainWindow::setKernelBenchOptions(RunRequest& request, const QString& root, int level) {
+    // The Python worker evaluates ModelNew files (Settings › Executor: Python and worker).
+    request.kbRoot = root;
+    request.kbLevel = level;
+    request.python = prefs::kbPython.get();
+    request.kbWorker = prefs::kbWorker.get();
+    request.kbTrials = prefs::kbTrials.get();
+    request.kbReps = prefs::kbReps.get();
+    request.kbTolerance = prefs::kbTolerance.get();
+    request.kbBaselines = prefs::kbBaselines.get().split(QLatin1Char(','), Qt::SkipEmptyParts);
+}
+
 bool MainWindow::startSearch() {
     if (runs_->isActive() || keysPending_) return false;
     if (!session_->isOpen()) {
@@ -448,23 +473,10 @@ bool MainWindow::startSearch() {
         inform(tr("Not supported"), tr("%1: %2").arg(entry->relativePath, entry->kernelBench->unsupported));
         return false;
     }
-    RunRequest request;
-    request.projectDir = session_->dir();
-    request.config = runPanel_->configWidget()->config();
-    request.workerPath = workerPath_;
-    request.libraryPath = fromPath(kf::ExperienceLibrary::user_library_path());
-    request.executor = ExecutorPage::fromPreferences(request.projectDir);
+    RunRequest request = baseRequest();
     if (entry->isKernelBench()) {
-        // The Python worker evaluates ModelNew files (Settings › Executor: Python and worker).
-        request.kbRoot = entry->kernelBench->root;
-        request.kbLevel = entry->kernelBench->problem.level;
+        setKernelBenchOptions(request, entry->kernelBench->root, entry->kernelBench->problem.level);
         request.kbId = entry->kernelBench->problem.id;
-        request.python = prefs::kbPython.get();
-        request.kbWorker = prefs::kbWorker.get();
-        request.kbTrials = prefs::kbTrials.get();
-        request.kbReps = prefs::kbReps.get();
-        request.kbTolerance = prefs::kbTolerance.get();
-        request.kbBaselines = prefs::kbBaselines.get().split(QLatin1Char(','), Qt::SkipEmptyParts);
     } else {
         request.taskDir = entry->folder;
     }
@@ -476,6 +488,51 @@ bool MainWindow::startSearch() {
     }
     prefs::lastTask.set(entry->relativePath);
     runTask_ = entry->relativePath;
+    return startRequest(request);
+}
+
+bool MainWindow::searchKernelBenchSet() {
+    if (runs_->isActive() || keysPending_) return false;
+    if (!session_->isOpen() || session_->kernelBenchSets().empty()) {
+        inform(tr("No problem set"), tr("Open a project with KernelBench problems first (File › Add KernelBench Problems…)."));
+        return false;
+    }
+    KernelBenchSetSearchDialog dialog(session_->kernelBenchSets(), runPanel_->configWidget()->config().budget, this);
+    if (dialog.exec() != QDialog::Accepted) return false;
+    return startKernelBenchSetSearch(dialog.search());
+}
+
+bool MainWindow::startKernelBenchSetSearch(const KernelBenchSetSearch& search) {
+    if (runs_->isActive() || keysPending_) return false;
+    if (!session_->isOpen()) {
+        inform(tr("No project"), tr("Create or open a project first (File › New Project…); runs are kept in it."));
+        return false;
+    }
+    std::vector<KernelBenchProblem> problems;
+    try {
+        problems = kernelBenchProblems(search.set);
+    } catch (const std::exception& e) {
+        inform(tr("Cannot search the problem set"), QString::fromUtf8(e.what()));
+        return false;
+    }
+    if (search.evaluations < 0 || search.tokens < 0 || search.cost < 0 || search.timeS < 0) {
+        inform(tr("Cannot search the problem set"), tr("A budget cannot be negative (0 means no limit)."));
+        return false;
+    }
+    RunRequest request = baseRequest();
+    setKernelBenchOptions(request, search.set.root, search.set.level);
+    for (const KernelBenchProblem& p : problems) request.kbIds << p.problem.id;
+    request.kbId = request.kbIds.front();
+    request.kbLevelEvaluations = search.evaluations;
+    request.kbLevelTokens = search.tokens;
+    request.kbLevelCost = search.cost;
+    request.kbLevelTimeS = search.timeS;
+    request.kbSkipFinished = search.skipFinished;
+    runTask_ = fromUtf8(problems.front().problem.key());
+    return startRequest(request);
+}
+
+bool MainWindow::startRequest(const RunRequest& request) {
     if (runPanel_->llmExperts()) {
         QString error;
         const nlohmann::json config = loadLlmConfig(&error);
@@ -483,10 +540,11 @@ bool MainWindow::startSearch() {
             inform(tr("LLM experts"), tr("The LLM providers' configuration cannot be used: %1").arg(error));
             return false;
         }
-        request.llmConfig = QByteArray::fromStdString(config.dump());
+        RunRequest withLlm = request;
+        withLlm.llmConfig = QByteArray::fromStdString(config.dump());
         // The keys come from the keyring, which answers asynchronously; the run starts then.
         keysPending_ = true;
-        pendingRequest_ = request;
+        pendingRequest_ = withLlm;
         runPanel_->setState(QStringLiteral("starting"));
         searchView_->setSummary(tr("Reading the LLM providers' keys…"));
         keyring_->readKeys(llmProviderNames(config));
@@ -519,6 +577,14 @@ void MainWindow::launch(const RunRequest& request) {
 }
 
 void MainWindow::onRunStarted(qint64 runId) {
+    // A problem set's search starts one run per problem: the summary names the run's own (a
+    // KernelBench run's task is the problem's key, as the task list shows it).
+    if (const kf::ProjectView* store = session_->view()) try {
+            if (auto r = store->run(runId); r && r->config.is_object() && r->config.value("kind", "") == "kernelbench")
+                runTask_ = fromUtf8(r->task);
+        } catch (const std::exception&) {
+            // The store cannot be read now: the summary keeps the task it had.
+        }
     refreshRunPicker();
     searchView_->runPicker()->selectRun(runId);
     QString text = tr("Run %1 on %2: %3").arg(runId).arg(runTask_, runStateText(runs_->state()));
@@ -554,9 +620,12 @@ void MainWindow::onRunFinished(const RunOutcome& outcome) {
     searchView_->applyPending();
     runPanel_->setState(outcome.state, stopReasonText(outcome.reason));
     refreshRunPicker();
-    QString text = tr("Run %1: %2 — %3; %n evaluation(s)", nullptr, outcome.evaluations)
-                       .arg(outcome.runId)
-                       .arg(runStateText(outcome.state), stopReasonText(outcome.reason));
+    // A problem set whose problems were all skipped ends without a run of its own.
+    QString text = outcome.runId > 0 ? tr("Run %1: %2 — %3; %n evaluation(s)", nullptr, outcome.evaluations)
+                                           .arg(outcome.runId)
+                                           .arg(runStateText(outcome.state), stopReasonText(outcome.reason))
+                                     : tr("%1 — %2; %n evaluation(s)", nullptr, outcome.evaluations)
+                                           .arg(runStateText(outcome.state), stopReasonText(outcome.reason));
     if (outcome.bestCandidate > 0)
         text += tr("; best: candidate %1 at %2× the reference").arg(outcome.bestCandidate).arg(outcome.bestFitness, 0, 'f', 2);
     searchView_->setSummary(text);

@@ -6,6 +6,7 @@
 #include "launchoptions.h"
 #include "project/kernelbenchset.h"
 #include "runs/engineevent.h"
+#include "runs/kernelbenchsetsearch.h"
 
 class QDockWidget;
 class QMenu;
@@ -43,6 +44,14 @@ public:
     bool openProject(const QString& dir, bool create);
     /** Starts a search on the selected task with the run panel's configuration. */
     bool startSearch();
+    /** Run › Search KernelBench Problem Set…: asks for the set and its budgets, then starts. */
+    bool searchKernelBenchSet();
+    /**
+     * Searches the problems of a KernelBench set one after the other, with the run panel's
+     * configuration per problem and the set's budgets shared out over them; false with a
+     * message when no project is open or the set cannot be read.
+     */
+    bool startKernelBenchSetSearch(const KernelBenchSetSearch& search);
     /**
      * Opens a KernelBench problem set in the project (kept in <project>/kernelbench.json) and
      * lists its problems in the Tasks tab; false with a message when the folder, level or
@@ -95,6 +104,12 @@ private:
     /** Shows run `runId` from the store: the live run (then live events follow) or an earlier one. */
     void showRun(qint64 runId);
     void refreshRunPicker();
+    /** The request's project, run panel configuration, worker, library and executor. */
+    RunRequest baseRequest() const;
+    /** The KernelBench evaluation options of Settings › Executor, for problems of `root`'s `level`. */
+    static void setKernelBenchOptions(RunRequest& request, const QString& root, int level);
+    /** Starts `request`, after reading the LLM keys when the LLM experts are on. */
+    bool startRequest(const RunRequest& request);
     void launch(const RunRequest& request);
     void updateLlmAvailable();
     void inform(const QString& title, const QString& text);

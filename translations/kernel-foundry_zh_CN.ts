@@ -1010,6 +1010,112 @@
     </message>
 </context>
 <context>
+    <name>kfgui::KernelBenchSetSearchDialog</name>
+    <message>
+        <location filename="../gui/runs/kernelbenchsetsearch.cpp" line="+18"/>
+        <source>Search KernelBench Problem Set</source>
+        <translation>搜索 KernelBench 问题集</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Level %1 of %2 (%3)</source>
+        <translation>%2 的级别 %1（%3）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>every problem</source>
+        <translation>全部问题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Problem set:</source>
+        <translation>问题集：</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+7"/>
+        <location line="+7"/>
+        <location line="+7"/>
+        <source>no limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <location line="-20"/>
+        <source>Evaluations over all the set&apos;s problems, shared out as they run: what one problem leaves goes to the next</source>
+        <translation>问题集所有问题共享的评估次数，随运行逐个分配：一个问题未用完的部分留给下一个</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Evaluations for the set:</source>
+        <translation>问题集的评估次数：</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>LLM tokens (input and output) over all the set&apos;s problems</source>
+        <translation>问题集所有问题共享的 LLM 令牌数（输入与输出）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LLM tokens for the set:</source>
+        <translation>问题集的 LLM 令牌数：</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>LLM cost over all the set&apos;s problems, in the unit of the providers&apos; prices</source>
+        <translation>问题集所有问题共享的 LLM 费用，单位与提供方的价格相同</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LLM cost for the set:</source>
+        <translation>问题集的 LLM 费用：</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Wall time of the whole search over the set</source>
+        <translation>整个问题集搜索的实际耗时</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time for the set:</source>
+        <translation>问题集的时间：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Skip problems already searched to the end in this project</source>
+        <translation>跳过本项目中已搜索完成的问题</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Each problem also keeps the run panel&apos;s limits: at most %1 evaluations, and its time limit. The problems are searched one after the other; Stop ends the whole set.</source>
+        <translation>每个问题仍受运行面板的限制：最多 %1 次评估，以及其时间限制。问题依次搜索；“停止”会结束整个问题集。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>%1 problem(s), %2 of them not supported (skipped)</source>
+        <translation>%1 个问题，其中 %2 个不受支持（将跳过）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 problem(s)</source>
+        <translation>%1 个问题</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The set cannot be read: %1</source>
+        <translation>无法读取问题集：%1</translation>
+    </message>
+</context>
+<context>
     <name>kfgui::LibraryDetail</name>
     <message>
         <location filename="../gui/library/librarydetail.cpp" line="+35"/>
@@ -1766,7 +1872,7 @@
 <context>
     <name>kfgui::MainWindow</name>
     <message>
-        <location filename="../gui/mainwindow.cpp" line="+368"/>
+        <location filename="../gui/mainwindow.cpp" line="+371"/>
         <source>Kernel Foundry</source>
         <translation>Kernel Foundry</translation>
     </message>
@@ -1776,7 +1882,7 @@
         <translation>%1 — Kernel Foundry</translation>
     </message>
     <message>
-        <location line="-263"/>
+        <location line="-265"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -1874,6 +1980,11 @@
         <location line="+1"/>
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Search KernelBench Problem &amp;Set…</source>
+        <translation>搜索 KernelBench 问题集(&amp;S)…</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -2076,18 +2187,20 @@
     </message>
     <message>
         <location line="-224"/>
-        <location line="+231"/>
-        <location line="+103"/>
+        <location line="+253"/>
+        <location line="+44"/>
+        <location line="+98"/>
         <source>No project</source>
         <translation>没有项目</translation>
     </message>
     <message>
-        <location line="-103"/>
+        <location line="-142"/>
+        <location line="+44"/>
         <source>Create or open a project first (File › New Project…); runs are kept in it.</source>
         <translation>请先新建或打开一个项目（文件 › 新建项目…）；运行记录保存在项目中。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-39"/>
         <source>No task</source>
         <translation>没有任务</translation>
     </message>
@@ -2107,7 +2220,7 @@
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+12"/>
         <source>Backend not supported</source>
         <translation>不支持该后端</translation>
     </message>
@@ -2117,7 +2230,23 @@
         <translation>任务 %1 没有 %2 后端的参考实现。</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
+        <source>No problem set</source>
+        <translation>没有问题集</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <location line="+4"/>
+        <source>Cannot search the problem set</source>
+        <translation>无法搜索问题集</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>A budget cannot be negative (0 means no limit).</source>
+        <translation>预算不能为负数（0 表示不限）。</translation>
+    </message>
+    <message>
+        <location line="+21"/>
         <source>LLM experts</source>
         <translation>LLM 专家</translation>
     </message>
@@ -2127,7 +2256,7 @@
         <translation>LLM 提供方配置无法使用：%1</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Reading the LLM providers&apos; keys…</source>
         <translation>正在读取 LLM 提供方的密钥…</translation>
     </message>
@@ -2142,9 +2271,9 @@
         <translation>正在对 %1 启动搜索…</translation>
     </message>
     <message>
-        <location line="-160"/>
+        <location line="-215"/>
         <location line="+2"/>
-        <location line="+169"/>
+        <location line="+230"/>
         <location line="+13"/>
         <source>Run %1 on %2: %3</source>
         <translation>运行 %1（%2）：%3</translation>
@@ -2155,19 +2284,27 @@
         <translation>在 KernelBench %2 上的运行 %1：%3（Python worker 评估 ModelNew 文件；暂停不适用）</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="-94"/>
+        <location line="+109"/>
         <source>Open a project with KernelBench problems first (File › Add KernelBench Problems…).</source>
         <translation>请先打开包含 KernelBench 问题的项目（文件 › 添加 KernelBench 问题…）。</translation>
     </message>
     <message numerus="yes">
-        <location line="+15"/>
+        <location line="+16"/>
         <source>Run %1: %2 — %3; %n evaluation(s)</source>
         <translation>
             <numerusform>运行 %1：%2 — %3；%n 次评估</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>%1 — %2; %n evaluation(s)</source>
+        <translation>
+            <numerusform>%1 — %2；%n 次评估</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>; best: candidate %1 at %2× the reference</source>
         <translation>；最佳：候选 %1，达到参考实现的 %2×</translation>
     </message>
@@ -2704,12 +2841,12 @@
 <context>
     <name>kfgui::SearchWorker</name>
     <message>
-        <location filename="../gui/runs/kernelbenchjob.cpp" line="+42"/>
+        <location filename="../gui/runs/kernelbenchjob.cpp" line="+52"/>
         <source>KernelBench trials and timed calls must be at least 1</source>
         <translation>KernelBench 的试验次数和计时调用次数必须至少为 1</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>unknown KernelBench tolerance policy &apos;%1&apos; (Settings › Executor)</source>
         <translation>未知的 KernelBench 容差策略“%1”（设置 › 执行器）</translation>
     </message>
@@ -2725,6 +2862,31 @@
         <translation>LLM 配置不是有效的 JSON</translation>
     </message>
     <message>
+        <location line="+36"/>
+        <source>%1 (not supported)</source>
+        <translation>%1（不受支持）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 (already finished)</source>
+        <translation>%1（已完成）</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>%1 (the set&apos;s %2 budget is spent)</source>
+        <translation>%1（问题集的 %2 预算已用完）</translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>%1 of %2 problem(s) of the set searched</source>
+        <translation>已搜索问题集 %2 个问题中的 %1 个</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; skipped: %1</source>
+        <translation>；已跳过：%1</translation>
+    </message>
+    <message>
         <location filename="../gui/runs/searchworker.cpp" line="+75"/>
         <source>unknown backend %1</source>
         <translation>未知的后端 %1</translation>
@@ -2734,7 +2896,7 @@
         <translation type="vanished">任务 %1 没有 %2 参考实现</translation>
     </message>
     <message>
-        <location filename="../gui/runs/kernelbenchjob.cpp" line="+60"/>
+        <location filename="../gui/runs/kernelbenchjob.cpp" line="+10"/>
         <location filename="../gui/runs/searchworker.cpp" line="+43"/>
         <source>unknown error in the engine thread</source>
         <translation>引擎线程中发生未知错误</translation>

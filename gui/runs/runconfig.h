@@ -60,6 +60,17 @@ struct RunRequest {
     int kbReps = 100;      ///< timed calls per evaluation
     QString kbTolerance = QStringLiteral("current");  ///< a kf::kb::kTolerancePolicies name
     QStringList kbBaselines = {QStringLiteral("eager"), QStringLiteral("compile")};
+    /**
+     * Several problems of kbLevel searched one after the other (a problem set), each with
+     * config.budget evaluations at most and a share of the level's budgets below
+     * (kf::kb::share_level_budgets); empty: kbId alone.
+     */
+    QList<int> kbIds;
+    qint64 kbLevelEvaluations = 0;  ///< over all of kbIds; 0: no limit
+    qint64 kbLevelTokens = 0;       ///< LLM tokens over all of kbIds; 0: no limit
+    double kbLevelCost = 0;         ///< LLM cost over all of kbIds; 0: no limit
+    double kbLevelTimeS = 0;        ///< wall time of the whole set; 0: no limit
+    bool kbSkipFinished = true;     ///< a problem whose latest run in the project is done is not searched again
     bool isKernelBench() const { return !kbRoot.isEmpty(); }
 };
 

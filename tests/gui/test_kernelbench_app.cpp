@@ -9,6 +9,7 @@
 #include "editor/codeeditor.h"
 #include "kf/store.h"
 #include "mainwindow.h"
+#include "runs/kernelbenchsetsearch.h"
 #include "preferences.h"
 #include "project/kernelbenchset.h"
 #include "project/projectsession.h"
@@ -218,6 +219,90 @@ private slots:
         // The details pane shows the run.
         QVERIFY2(labelText(*w, "taskDescription").contains(QStringLiteral("Latest run: %1").arg(run->id)),
                  qPrintable(labelText(*w, "taskDescription")));
+    }
+
+    /**
+     * Run › Search KernelBench Problem Set…: every problem of the set is searched, one after the
+     * other, within the set's evaluation budget; finished problems are skipped when asked, and a
+     * problem whose share of the set's budget is spent does not run.
+     */
+    void aProblemSetIsSearchedWithinItsBudget() {
+        kfgui::prefs::kbWorker.set(qs(kftest::data("kernelbench-fake") / "fake_kb_worker.py"));
+        const QString project = qs(kftest::temp_dir("gui-kb-set") / "project");
+        QVERIFY(!makeWindow(QString())->startKernelBenchSetSearch({{fakeRoot(), 1, QStringLiteral("1-2")}}));  // no project
+        auto w = makeWindow(project);
+        w->findChild<QSpinBox*>(QStringLiteral("runIslands"))->setValue(1);
+        w->findChild<QSpinBox*>(QStringLiteral("runBudget"))->setValue(4);
+        w->findChild<QSpinBox*>(QStringLiteral("runCompileThreads"))->setValue(1);
+        const kfgui::KernelBenchSet set{fakeRoot(), 1, QStringLiteral("1-2")};
+        QVERIFY(w->addKernelBenchSet(set));
+        QVERIFY(!w->startKernelBenchSetSearch({{fakeRoot(), 3, QString()}}));  // a level the folder lacks
+        kfgui::KernelBenchSetSearch search{set};
+        search.evaluations = 5;
+        QVERIFY(w->startKernelBenchSetSearch(search));
+        kfgui::RunController* runs = w->runController();
+        QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 180000);
+        QCOMPARE(runs->state(), QStringLiteral("done"));
+        const QString status = w->statusBar()->currentMessage();
+        QVERIFY2(status.contains(QStringLiteral("2 of 2 problem(s) of the set searched")), qPrintable(status));
+        kf::ProjectView store = kf::ProjectView::open(project.toStdString());
+        auto scale = store.latest_run("level1/1_Scale");
+        auto rowSum = store.latest_run("level1/2_Row_Sum");
+        QVERIFY(scale && rowSum);
+        QCOMPARE(scale->state, kf::RunState::Done);
+        QCOMPARE(rowSum->state, kf::RunState::Done);
+        // The first problem's share: 5 / 2 = 2 (under the run panel's 4); the second gets the rest.
+        QCOMPARE(scale->config.value("budget", 0), 2);
+        const int first = static_cast<int>(store.evaluations(scale->id).size());
+        QVERIFY(first >= 1 && first <= 2);
+        QCOMPARE(rowSum->config.value("budget", 0), std::min(4, 5 - first));
+        QVERIFY(first + static_cast<int>(store.evaluations(rowSum->id).size()) <= 5);
+        // The last run is the one shown.
+        QCOMPARE(static_cast<std::int64_t>(runs->runId()), rowSum->id);
+
+        // Again: both are finished, so both are skipped, and no run is added.
+        QVERIFY(w->startKernelBenchSetSearch(search));
+        QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 60000);
+        QCOMPARE(runs->state(), QStringLiteral("done"));
+        const QString skipped = w->statusBar()->currentMessage();
+        QVERIFY2(skipped.contains(QStringLiteral("0 of 2 problem(s)")) && skipped.contains(QStringLiteral("level1/1_Scale (already finished)")),
+                 qPrintable(skipped));
+        QCOMPARE(store.runs().size(), std::size_t(2));
+
+        // Not skipping finished ones, with a set budget of what 2_Row_Sum's run spent: none is
+        // left for 1_Scale, which does not run.
+        search.skipFinished = false;
+        search.evaluations = static_cast<qint64>(store.evaluations(rowSum->id).size());
+        QVERIFY(w->startKernelBenchSetSearch(search));
+        QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 180000);
+        const QString spent = w->statusBar()->currentMessage();
+        QVERIFY2(spent.contains(QStringLiteral("level1/1_Scale (the set's evaluations budget is spent)")), qPrintable(spent));
+    }
+
+    /** The problem set dialog lists the sets with their problem counts and returns the budgets entered. */
+    void theProblemSetDialogGivesTheBudgets() {
+        const std::vector<kfgui::KernelBenchSet> sets{{fakeRoot(), 1, QStringLiteral("1-2")}, {fakeRoot(), 4, QString()}};
+        kfgui::KernelBenchSetSearchDialog dialog(sets, 7);
+        auto* combo = dialog.findChild<QComboBox*>(QStringLiteral("kbSetCombo"));
+        QVERIFY(combo);
+        QCOMPARE(combo->count(), 2);
+        QCOMPARE(dialog.findChild<QLabel*>(QStringLiteral("kbSetCount"))->text(), QStringLiteral("2 problem(s)"));
+        combo->setCurrentIndex(1);
+        QVERIFY2(dialog.findChild<QLabel*>(QStringLiteral("kbSetCount"))->text().contains(QStringLiteral("not supported")),
+                 qPrintable(dialog.findChild<QLabel*>(QStringLiteral("kbSetCount"))->text()));
+        combo->setCurrentIndex(0);
+        dialog.findChild<QSpinBox*>(QStringLiteral("kbLevelEvaluations"))->setValue(40);
+        dialog.findChild<QSpinBox*>(QStringLiteral("kbLevelTokens"))->setValue(50000);
+        dialog.findChild<QDoubleSpinBox*>(QStringLiteral("kbLevelCost"))->setValue(1.5);
+        dialog.findChild<QSpinBox*>(QStringLiteral("kbLevelMinutes"))->setValue(10);
+        dialog.findChild<QCheckBox*>(QStringLiteral("kbSkipFinished"))->setChecked(false);
+        const kfgui::KernelBenchSetSearch s = dialog.search();
+        QVERIFY(s.set == sets[0]);
+        QCOMPARE(s.evaluations, qint64(40));
+        QCOMPARE(s.tokens, qint64(50000));
+        QCOMPARE(s.cost, 1.5);
+        QCOMPARE(s.timeS, 600.0);
+        QVERIFY(!s.skipFinished);
     }
 
     /** Settings › Executor's evaluation options reach the worker and are kept with the run. */

@@ -1,0 +1,109 @@
+#include "runs/kernelbenchsetsearch.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QPushButton>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace kfgui {
+
+KernelBenchSetSearchDialog::KernelBenchSetSearchDialog(const std::vector<KernelBenchSet>& sets, int perProblemBudget, QWidget* parent)
+    : QDialog(parent), sets_(sets) {
+    setWindowTitle(tr("Search KernelBench Problem Set"));
+    auto* form = new QFormLayout;
+    set_ = new QComboBox(this);
+    set_->setObjectName(QStringLiteral("kbSetCombo"));
+    for (const KernelBenchSet& s : sets_)
+        set_->addItem(tr("Level %1 of %2 (%3)")
+                          .arg(s.level)
+                          .arg(QDir::toNativeSeparators(s.root), s.problems.isEmpty() ? tr("every problem") : s.problems));
+    form->addRow(tr("Problem set:"), set_);
+    count_ = new QLabel(this);
+    count_->setObjectName(QStringLiteral("kbSetCount"));
+    count_->setWordWrap(true);
+    form->addRow(QString(), count_);
+    // 0 means no limit, as on the command line.
+    evaluations_ = new QSpinBox(this);
+    evaluations_->setObjectName(QStringLiteral("kbLevelEvaluations"));
+    evaluations_->setRange(0, 1000000);
+    evaluations_->setSpecialValueText(tr("no limit"));
+    evaluations_->setToolTip(tr("Evaluations over all the set's problems, shared out as they run: what one problem leaves goes to the next"));
+    form->addRow(tr("Evaluations for the set:"), evaluations_);
+    tokens_ = new QSpinBox(this);
+    tokens_->setObjectName(QStringLiteral("kbLevelTokens"));
+    tokens_->setRange(0, 2000000000);
+    tokens_->setSingleStep(10000);
+    tokens_->setSpecialValueText(tr("no limit"));
+    tokens_->setToolTip(tr("LLM tokens (input and output) over all the set's problems"));
+    form->addRow(tr("LLM tokens for the set:"), tokens_);
+    cost_ = new QDoubleSpinBox(this);
+    cost_->setObjectName(QStringLiteral("kbLevelCost"));
+    cost_->setRange(0, 1e6);
+    cost_->setDecimals(2);
+    cost_->setSpecialValueText(tr("no limit"));
+    cost_->setToolTip(tr("LLM cost over all the set's problems, in the unit of the providers' prices"));
+    form->addRow(tr("LLM cost for the set:"), cost_);
+    minutes_ = new QSpinBox(this);
+    minutes_->setObjectName(QStringLiteral("kbLevelMinutes"));
+    minutes_->setRange(0, 60 * 24 * 30);
+    minutes_->setSuffix(tr(" min"));
+    minutes_->setSpecialValueText(tr("no limit"));
+    minutes_->setToolTip(tr("Wall time of the whole search over the set"));
+    form->addRow(tr("Time for the set:"), minutes_);
+    skipFinished_ = new QCheckBox(tr("Skip problems already searched to the end in this project"), this);
+    skipFinished_->setObjectName(QStringLiteral("kbSkipFinished"));
+    skipFinished_->setChecked(true);
+    form->addRow(QString(), skipFinished_);
+    auto* note = new QLabel(tr("Each problem also keeps the run panel's limits: at most %1 evaluations, and its time limit. "
+                               "The problems are searched one after the other; Stop ends the whole set.")
+                                .arg(perProblemBudget),
+                            this);
+    note->setWordWrap(true);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(note);
+    layout->addWidget(buttons);
+    connect(set_, &QComboBox::currentIndexChanged, this, &KernelBenchSetSearchDialog::updateCount);
+    updateCount();
+}
+
+void KernelBenchSetSearchDialog::updateCount() {
+    const int i = set_->currentIndex();
+    if (i < 0 || i >= static_cast<int>(sets_.size())) {
+        count_->clear();
+        return;
+    }
+    try {
+        const auto problems = kernelBenchProblems(sets_[static_cast<std::size_t>(i)]);
+        int unsupported = 0;
+        for (const auto& p : problems) unsupported += !p.unsupported.isEmpty();
+        count_->setText(unsupported ? tr("%1 problem(s), %2 of them not supported (skipped)").arg(problems.size()).arg(unsupported)
+                                    : tr("%1 problem(s)").arg(problems.size()));
+    } catch (const std::exception& e) {
+        count_->setText(tr("The set cannot be read: %1").arg(QString::fromUtf8(e.what())));
+    }
+}
+
+KernelBenchSetSearch KernelBenchSetSearchDialog::search() const {
+    KernelBenchSetSearch s;
+    const int i = set_->currentIndex();
+    if (i >= 0 && i < static_cast<int>(sets_.size())) s.set = sets_[static_cast<std::size_t>(i)];
+    s.evaluations = evaluations_->value();
+    s.tokens = tokens_->value();
+    s.cost = cost_->value();
+    s.timeS = minutes_->value() * 60.0;
+    s.skipFinished = skipFinished_->isChecked();
+    return s;
+}
+
+}  // namespace kfgui
