@@ -57,6 +57,12 @@ inline const Preference<int> kbTrials{"kernelbench/trials", 5};
 inline const Preference<int> kbReps{"kernelbench/reps", 100};
 inline const Preference<QString> kbTolerance{"kernelbench/tolerance", QStringLiteral("current")};
 inline const Preference<QString> kbBaselines{"kernelbench/baselines", QStringLiteral("eager,compile")};
+// Run › Search KernelBench Problem Set…: the budgets over a set last entered (0: no limit).
+inline const Preference<int> kbSetEvaluations{"kernelbench/setEvaluations", 0};
+inline const Preference<int> kbSetTokens{"kernelbench/setTokens", 0};
+inline const Preference<double> kbSetCost{"kernelbench/setCost", 0.0};
+inline const Preference<int> kbSetMinutes{"kernelbench/setMinutes", 0};
+inline const Preference<bool> kbSetSkipFinished{"kernelbench/setSkipFinished", true};
 // Interface: "" follows the system locale, else "en" or "zh_CN" (applied on restart).
 inline const Preference<QString> language{"ui/language", {}};
 // Window layout beyond geometry and dock state.

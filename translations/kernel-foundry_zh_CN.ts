@@ -1012,7 +1012,7 @@
 <context>
     <name>kfgui::KernelBenchSetSearchDialog</name>
     <message>
-        <location filename="../gui/runs/kernelbenchsetsearch.cpp" line="+18"/>
+        <location filename="../gui/runs/kernelbenchsetsearch.cpp" line="+20"/>
         <source>Search KernelBench Problem Set</source>
         <translation>搜索 KernelBench 问题集</translation>
     </message>
@@ -1100,7 +1100,7 @@
         <translation>开始</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+36"/>
         <source>%1 problem(s), %2 of them not supported (skipped)</source>
         <translation>%1 个问题，其中 %2 个不受支持（将跳过）</translation>
     </message>
@@ -2189,12 +2189,12 @@
         <location line="-224"/>
         <location line="+253"/>
         <location line="+44"/>
-        <location line="+98"/>
+        <location line="+100"/>
         <source>No project</source>
         <translation>没有项目</translation>
     </message>
     <message>
-        <location line="-142"/>
+        <location line="-144"/>
         <location line="+44"/>
         <source>Create or open a project first (File › New Project…); runs are kept in it.</source>
         <translation>请先新建或打开一个项目（文件 › 新建项目…）；运行记录保存在项目中。</translation>
@@ -2273,7 +2273,7 @@
     <message>
         <location line="-215"/>
         <location line="+2"/>
-        <location line="+230"/>
+        <location line="+232"/>
         <location line="+13"/>
         <source>Run %1 on %2: %3</source>
         <translation>运行 %1（%2）：%3</translation>
@@ -2284,8 +2284,8 @@
         <translation>在 KernelBench %2 上的运行 %1：%3（Python worker 评估 ModelNew 文件；暂停不适用）</translation>
     </message>
     <message>
-        <location line="-94"/>
-        <location line="+109"/>
+        <location line="-96"/>
+        <location line="+111"/>
         <source>Open a project with KernelBench problems first (File › Add KernelBench Problems…).</source>
         <translation>请先打开包含 KernelBench 问题的项目（文件 › 添加 KernelBench 问题…）。</translation>
     </message>

@@ -11,6 +11,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "preferences.h"
+
 namespace kfgui {
 
 KernelBenchSetSearchDialog::KernelBenchSetSearchDialog(const std::vector<KernelBenchSet>& sets, int perProblemBudget, QWidget* parent)
@@ -75,6 +77,21 @@ KernelBenchSetSearchDialog::KernelBenchSetSearchDialog(const std::vector<KernelB
     layout->addWidget(buttons);
     connect(set_, &QComboBox::currentIndexChanged, this, &KernelBenchSetSearchDialog::updateCount);
     updateCount();
+    // The budgets last entered, kept when the dialog is accepted.
+    evaluations_->setValue(prefs::kbSetEvaluations.get());
+    tokens_->setValue(prefs::kbSetTokens.get());
+    cost_->setValue(prefs::kbSetCost.get());
+    minutes_->setValue(prefs::kbSetMinutes.get());
+    skipFinished_->setChecked(prefs::kbSetSkipFinished.get());
+}
+
+void KernelBenchSetSearchDialog::accept() {
+    prefs::kbSetEvaluations.set(evaluations_->value());
+    prefs::kbSetTokens.set(tokens_->value());
+    prefs::kbSetCost.set(cost_->value());
+    prefs::kbSetMinutes.set(minutes_->value());
+    prefs::kbSetSkipFinished.set(skipFinished_->isChecked());
+    QDialog::accept();
 }
 
 void KernelBenchSetSearchDialog::updateCount() {

@@ -27,7 +27,7 @@ struct KernelBenchSetSearch {
  * Run › Search KernelBench Problem Set…: picks one of the project's sets and the budgets
  * shared over its problems, as `kfoundry kernelbench run --level-budget --level-tokens
  * --level-cost --level-time` takes them. Each problem also keeps the run panel's own limits
- * (its evaluations and wall time).
+ * (its evaluations and wall time). The budgets last accepted are offered again.
  */
 class KernelBenchSetSearchDialog : public QDialog {
     Q_OBJECT
@@ -36,6 +36,8 @@ public:
     KernelBenchSetSearchDialog(const std::vector<KernelBenchSet>& sets, int perProblemBudget, QWidget* parent = nullptr);
 
     KernelBenchSetSearch search() const;
+    /** Keeps the budgets entered for the next time (Settings), then closes. */
+    void accept() override;
 
 private:
     void updateCount();

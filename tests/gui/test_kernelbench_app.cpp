@@ -303,6 +303,18 @@ private slots:
         QCOMPARE(s.cost, 1.5);
         QCOMPARE(s.timeS, 600.0);
         QVERIFY(!s.skipFinished);
+        // Accepted, the budgets are offered again the next time; cancelled, they are not kept.
+        dialog.accept();
+        kfgui::KernelBenchSetSearchDialog again(sets, 7);
+        const kfgui::KernelBenchSetSearch t = again.search();
+        QCOMPARE(t.evaluations, qint64(40));
+        QCOMPARE(t.tokens, qint64(50000));
+        QCOMPARE(t.cost, 1.5);
+        QCOMPARE(t.timeS, 600.0);
+        QVERIFY(!t.skipFinished);
+        again.findChild<QSpinBox*>(QStringLiteral("kbLevelEvaluations"))->setValue(3);
+        again.reject();
+        QCOMPARE(kfgui::KernelBenchSetSearchDialog(sets, 7).search().evaluations, qint64(40));
     }
 
     /** Settings › Executor's evaluation options reach the worker and are kept with the run. */
