@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "enginewords.h"
@@ -97,11 +98,12 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
         // the LLM configuration's own budgets hold over it too.
         kf::kb::LevelBudgets level;
         level.evaluations = request.kbLevelEvaluations;
-        level.tokens = base.llm ? kf::kb::tighter_limit<std::int64_t>(request.kbLevelTokens, base.llm->budgets.max_tokens)
-                                : request.kbLevelTokens;
-        level.cost = base.llm ? kf::kb::tighter_limit(request.kbLevelCost, base.llm->budgets.max_cost) : request.kbLevelCost;
-        level.calls = base.llm ? base.llm->budgets.max_calls : 0;
+        level.tokens = request.kbLevelTokens;
+        level.cost = request.kbLevelCost;
         level.time_s = request.kbLevelTimeS;
+        if (base.llm) level = kf::kb::with_llm_budgets(level, *base.llm);
+        const std::set<std::string> finished =
+            request.kbSkipFinished ? kf::kb::finished_problems(store, tolerance) : std::set<std::string>{};
         std::vector<kf::kb::Problem> toRun;
         for (const auto& p : problems) {
             if (!isSet) {
@@ -112,11 +114,10 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
                 skipped << tr("%1 (not supported)").arg(fromUtf8(p.key()));
                 continue;
             }
-            if (request.kbSkipFinished)
-                if (auto r = kf::ProjectView(store).latest_run(p.key()); r && r->state == kf::RunState::Done) {
-                    skipped << tr("%1 (already finished)").arg(fromUtf8(p.key()));
-                    continue;
-                }
+            if (finished.count(p.key())) {
+                skipped << tr("%1 (already finished)").arg(fromUtf8(p.key()));
+                continue;
+            }
             toRun.push_back(p);
         }
         const auto started = std::chrono::steady_clock::now();

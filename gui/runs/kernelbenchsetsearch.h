@@ -20,7 +20,7 @@ struct KernelBenchSetSearch {
     qint64 tokens = 0;       ///< LLM tokens over all the set's problems
     double cost = 0;         ///< LLM cost over all the set's problems
     double timeS = 0;        ///< wall time of the whole search
-    bool skipFinished = true;  ///< problems whose latest run in the project is done are not searched again
+    bool skipFinished = true;  ///< problems finished in the project with the same tolerance policy are not searched again
 };
 
 /**

@@ -70,7 +70,7 @@ struct RunRequest {
     qint64 kbLevelTokens = 0;       ///< LLM tokens over all of kbIds; 0: no limit
     double kbLevelCost = 0;         ///< LLM cost over all of kbIds; 0: no limit
     double kbLevelTimeS = 0;        ///< wall time of the whole set; 0: no limit
-    bool kbSkipFinished = true;     ///< a problem whose latest run in the project is done is not searched again
+    bool kbSkipFinished = true;     ///< a problem finished in the project with kbTolerance is not searched again (kf::kb::finished_problems)
     bool isKernelBench() const { return !kbRoot.isEmpty(); }
 };
 

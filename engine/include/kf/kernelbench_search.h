@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -145,14 +146,6 @@ struct ProblemSearchOutcome {
  */
 ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStore& store, const ProblemSearchOptions& opt);
 
-/** The smaller of two limits where 0 (or less) means none. */
-template <class T>
-T tighter_limit(T a, T b) {
-    if (a <= 0) return b;
-    if (b <= 0) return a;
-    return a < b ? a : b;
-}
-
 /** Budgets over all the problems one command searches (a level), beside each problem's own; 0: none. */
 struct LevelBudgets {
     std::int64_t evaluations = 0, tokens = 0, calls = 0;
@@ -165,6 +158,15 @@ struct LevelSpent {
     std::int64_t evaluations = 0, tokens = 0, calls = 0;
     double cost = 0;
 };
+
+/** `level` with the LLM configuration's own budgets (tokens, cost, calls) holding over it too. */
+LevelBudgets with_llm_budgets(LevelBudgets level, const llm::LlmConfig& cfg);
+
+/**
+ * The problems (their keys) whose latest finished KernelBench run in the project was judged
+ * with `tolerance`: what a command over several problems skips unless told otherwise.
+ */
+std::set<std::string> finished_problems(ProjectStore& store, const std::string& tolerance);
 
 /** What the latest search runs of `problems` in the project, other than the problem `except`'s, spent. */
 LevelSpent spent_by_others(ProjectStore& store, const std::vector<Problem>& problems, const std::string& except);

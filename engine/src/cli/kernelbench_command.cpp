@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -301,16 +302,13 @@ int cmd_run(KernelBenchArgs& a) {
     fs::create_directories(files);
     // Finished problems, with the tolerance they were judged by (runs from before the policies
     // were recorded used today's KernelBench tolerance).
-    std::map<std::string, std::string> finished;
-    for (const auto& r : store.runs())
-        if (r.config.is_object() && r.config.value("kind", "") == "kernelbench" && r.state == RunState::Done)
-            finished[r.task] = r.config.value("tolerance", "current");
+    const std::set<std::string> finished = kb::finished_problems(store, a.tolerance);
     int done = 0;
     for (const auto& p : problems) {
         ++done;
         std::printf("[%d/%zu] %s\n", done, problems.size(), p.key().c_str());
         std::fflush(stdout);
-        if (auto f = finished.find(p.key()); !a.force && f != finished.end() && f->second == a.tolerance) {
+        if (!a.force && finished.count(p.key())) {
             std::printf("  already finished in this project (--force runs it again)\n");
             continue;
         }
@@ -370,18 +368,18 @@ int cmd_run_search(KernelBenchArgs& a) {
     std::signal(SIGTERM, on_search_interrupt);
     const auto started = std::chrono::steady_clock::now();
     // The configuration's own budgets hold for the whole command, like the level's.
-    const std::int64_t level_tokens = kb::tighter_limit<std::int64_t>(s.level_tokens, cfg->budgets.max_tokens);
-    const double level_cost = kb::tighter_limit(s.level_cost, cfg->budgets.max_cost);
-    const std::int64_t level_calls = cfg->budgets.max_calls;
+    kb::LevelBudgets level;
+    level.evaluations = s.level_evaluations;
+    level.tokens = s.level_tokens;
+    level.cost = s.level_cost;
+    level.time_s = s.level_time_s;
+    level = kb::with_llm_budgets(level, *cfg);
     const int per_problem_evaluations = a.budget > 0 ? a.budget : 30;
 
-    std::map<std::string, std::string> finished;
-    for (const auto& r : store.runs())
-        if (r.config.is_object() && r.config.value("kind", "") == "kernelbench" && r.state == RunState::Done)
-            finished[r.task] = r.config.value("tolerance", "current");
+    const std::set<std::string> finished = kb::finished_problems(store, a.tolerance);
     std::vector<kb::Problem> to_run;
     for (const auto& p : problems) {
-        if (auto f = finished.find(p.key()); !a.force && f != finished.end() && f->second == a.tolerance) {
+        if (!a.force && finished.count(p.key())) {
             std::printf("%s: already finished in this project (--force runs it again)\n", p.key().c_str());
             continue;
         }
@@ -408,12 +406,6 @@ int cmd_run_search(KernelBenchArgs& a) {
         o.search.time_limit_s = s.problem_time_s;
         o.budgets.max_tokens = s.problem_tokens;
         o.budgets.max_cost = s.problem_cost;
-        kb::LevelBudgets level;
-        level.evaluations = s.level_evaluations;
-        level.tokens = level_tokens;
-        level.cost = level_cost;
-        level.calls = level_calls;
-        level.time_s = s.level_time_s;
         const std::string exhausted = kb::share_level_budgets(
             level, others, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), left, o);
         if (!exhausted.empty()) {

@@ -1,4 +1,4 @@
-// Budgets shared over the problems of one KernelBench command (kernelbench_search.h).
+// Budgets shared over the problems of one KernelBench command, and the problems it skips (kernelbench_search.h).
 #include <algorithm>
 #include <map>
 
@@ -6,6 +6,37 @@
 #include "kf/store.h"
 
 namespace kf::kb {
+
+namespace {
+
+/** The smaller of two limits where 0 (or less) means none. */
+template <class T>
+T tighter_limit(T a, T b) {
+    if (a <= 0) return b;
+    if (b <= 0) return a;
+    return std::min(a, b);
+}
+
+}  // namespace
+
+LevelBudgets with_llm_budgets(LevelBudgets level, const llm::LlmConfig& cfg) {
+    level.tokens = tighter_limit<std::int64_t>(level.tokens, cfg.budgets.max_tokens);
+    level.cost = tighter_limit(level.cost, cfg.budgets.max_cost);
+    level.calls = tighter_limit<std::int64_t>(level.calls, cfg.budgets.max_calls);
+    return level;
+}
+
+std::set<std::string> finished_problems(ProjectStore& store, const std::string& tolerance) {
+    // The latest finished run of each problem decides (runs are listed oldest first).
+    std::map<std::string, std::string> judged_with;
+    for (const auto& r : store.runs())
+        if (r.config.is_object() && r.config.value("kind", "") == "kernelbench" && r.state == RunState::Done)
+            judged_with[r.task] = r.config.value("tolerance", "current");
+    std::set<std::string> out;
+    for (const auto& [task, t] : judged_with)
+        if (t == tolerance) out.insert(task);
+    return out;
+}
 
 LevelSpent spent_by_others(ProjectStore& store, const std::vector<Problem>& problems, const std::string& except) {
     std::map<std::string, std::int64_t> latest;
