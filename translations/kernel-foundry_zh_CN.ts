@@ -1033,39 +1033,36 @@
     </message>
     <message>
         <location line="+9"/>
-        <location line="+7"/>
-        <location line="+7"/>
-        <location line="+7"/>
         <source>no limit</source>
         <translation>不限</translation>
     </message>
     <message>
-        <location line="-20"/>
+        <location line="+6"/>
         <source>Evaluations over all the set&apos;s problems, shared out as they run: what one problem leaves goes to the next</source>
         <translation>问题集所有问题共享的评估次数，随运行逐个分配：一个问题未用完的部分留给下一个</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-1"/>
         <source>Evaluations for the set:</source>
         <translation>问题集的评估次数：</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+3"/>
         <source>LLM tokens (input and output) over all the set&apos;s problems</source>
         <translation>问题集所有问题共享的 LLM 令牌数（输入与输出）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-1"/>
         <source>LLM tokens for the set:</source>
         <translation>问题集的 LLM 令牌数：</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+4"/>
         <source>LLM cost over all the set&apos;s problems, in the unit of the providers&apos; prices</source>
         <translation>问题集所有问题共享的 LLM 费用，单位与提供方的价格相同</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-1"/>
         <source>LLM cost for the set:</source>
         <translation>问题集的 LLM 费用：</translation>
     </message>
@@ -1075,22 +1072,22 @@
         <translation> 分钟</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-1"/>
         <source>Wall time of the whole search over the set</source>
         <translation>整个问题集搜索的实际耗时</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+0"/>
         <source>Time for the set:</source>
         <translation>问题集的时间：</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Skip problems already searched to the end in this project</source>
         <translation>跳过本项目中已搜索完成的问题</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>Each problem also keeps the run panel&apos;s limits: at most %1 evaluations, and its time limit. The problems are searched one after the other; Stop ends the whole set.</source>
         <translation>每个问题仍受运行面板的限制：最多 %1 次评估，以及其时间限制。问题依次搜索；“停止”会结束整个问题集。</translation>
     </message>
@@ -2841,7 +2838,7 @@
 <context>
     <name>kfgui::SearchWorker</name>
     <message>
-        <location filename="../gui/runs/kernelbenchjob.cpp" line="+52"/>
+        <location filename="../gui/runs/kernelbenchjob.cpp" line="+53"/>
         <source>KernelBench trials and timed calls must be at least 1</source>
         <translation>KernelBench 的试验次数和计时调用次数必须至少为 1</translation>
     </message>
@@ -2862,12 +2859,12 @@
         <translation>LLM 配置不是有效的 JSON</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+37"/>
         <source>%1 (not supported)</source>
         <translation>%1（不受支持）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>%1 (already finished)</source>
         <translation>%1（已完成）</translation>
     </message>

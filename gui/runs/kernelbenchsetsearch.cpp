@@ -30,37 +30,27 @@ KernelBenchSetSearchDialog::KernelBenchSetSearchDialog(const std::vector<KernelB
     count_->setObjectName(QStringLiteral("kbSetCount"));
     count_->setWordWrap(true);
     form->addRow(QString(), count_);
-    // 0 means no limit, as on the command line.
-    evaluations_ = new QSpinBox(this);
-    evaluations_->setObjectName(QStringLiteral("kbLevelEvaluations"));
-    evaluations_->setRange(0, 1000000);
-    evaluations_->setSpecialValueText(tr("no limit"));
-    evaluations_->setToolTip(tr("Evaluations over all the set's problems, shared out as they run: what one problem leaves goes to the next"));
-    form->addRow(tr("Evaluations for the set:"), evaluations_);
-    tokens_ = new QSpinBox(this);
-    tokens_->setObjectName(QStringLiteral("kbLevelTokens"));
-    tokens_->setRange(0, 2000000000);
+    // A budget over the set; 0 means no limit, as on the command line.
+    auto limit = [this, form](auto* box, const char* name, auto max, const QString& label, const QString& tip) {
+        box->setObjectName(QLatin1String(name));
+        box->setRange(0, max);
+        box->setSpecialValueText(tr("no limit"));
+        box->setToolTip(tip);
+        form->addRow(label, box);
+        return box;
+    };
+    evaluations_ = limit(new QSpinBox(this), "kbLevelEvaluations", 1000000, tr("Evaluations for the set:"),
+                         tr("Evaluations over all the set's problems, shared out as they run: what one problem leaves goes to the next"));
+    tokens_ = limit(new QSpinBox(this), "kbLevelTokens", 2000000000, tr("LLM tokens for the set:"),
+                    tr("LLM tokens (input and output) over all the set's problems"));
     tokens_->setSingleStep(10000);
-    tokens_->setSpecialValueText(tr("no limit"));
-    tokens_->setToolTip(tr("LLM tokens (input and output) over all the set's problems"));
-    form->addRow(tr("LLM tokens for the set:"), tokens_);
-    cost_ = new QDoubleSpinBox(this);
-    cost_->setObjectName(QStringLiteral("kbLevelCost"));
-    cost_->setRange(0, 1e6);
+    cost_ = limit(new QDoubleSpinBox(this), "kbLevelCost", 1e6, tr("LLM cost for the set:"),
+                  tr("LLM cost over all the set's problems, in the unit of the providers' prices"));
     cost_->setDecimals(2);
-    cost_->setSpecialValueText(tr("no limit"));
-    cost_->setToolTip(tr("LLM cost over all the set's problems, in the unit of the providers' prices"));
-    form->addRow(tr("LLM cost for the set:"), cost_);
-    minutes_ = new QSpinBox(this);
-    minutes_->setObjectName(QStringLiteral("kbLevelMinutes"));
-    minutes_->setRange(0, 60 * 24 * 30);
+    minutes_ = limit(new QSpinBox(this), "kbLevelMinutes", 60 * 24 * 30, tr("Time for the set:"), tr("Wall time of the whole search over the set"));
     minutes_->setSuffix(tr(" min"));
-    minutes_->setSpecialValueText(tr("no limit"));
-    minutes_->setToolTip(tr("Wall time of the whole search over the set"));
-    form->addRow(tr("Time for the set:"), minutes_);
     skipFinished_ = new QCheckBox(tr("Skip problems already searched to the end in this project"), this);
     skipFinished_->setObjectName(QStringLiteral("kbSkipFinished"));
-    skipFinished_->setChecked(true);
     form->addRow(QString(), skipFinished_);
     auto* note = new QLabel(tr("Each problem also keeps the run panel's limits: at most %1 evaluations, and its time limit. "
                                "The problems are searched one after the other; Stop ends the whole set.")

@@ -26,28 +26,25 @@ using namespace kf;
 
 namespace {
 
-/** The CPU model, the cores this process may use, and a cgroup's CPU quota, if any. */
+/** The CPU model, the cores this process may use, a cgroup's CPU quota (if any) and AVX-512. */
 std::string host_description() {
     std::string model = "unknown CPU";
+    bool avx512 = false;
     std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string l; std::getline(cpuinfo, l);)
-        if (l.rfind("model name", 0) == 0 && l.find(':') != std::string::npos) {
+    for (std::string l; std::getline(cpuinfo, l);) {
+        if (l.rfind("model name", 0) == 0 && l.find(':') != std::string::npos)
             model = l.substr(l.find(':') + 2);
-            break;
+        if (l.rfind("flags", 0) == 0) {
+            avx512 = l.find(" avx512f") != std::string::npos;
+            break;  // the first processor's lines are enough
         }
+    }
     cpu_set_t set;
     CPU_ZERO(&set);
     const int usable = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
     std::string quota = "none";
     std::ifstream cpu_max("/sys/fs/cgroup/cpu.max");
     if (std::getline(cpu_max, quota) && quota.rfind("max", 0) == 0) quota = "none";
-    bool avx512 = false;
-    std::ifstream flags("/proc/cpuinfo");
-    for (std::string l; std::getline(flags, l);)
-        if (l.rfind("flags", 0) == 0) {
-            avx512 = l.find(" avx512f") != std::string::npos;
-            break;
-        }
     return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " CPUs, " + std::to_string(usable) +
            " usable, cgroup CPU quota " + quota + (avx512 ? ", AVX-512" : ", no AVX-512");
 }

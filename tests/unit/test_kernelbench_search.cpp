@@ -350,7 +350,6 @@ private slots:
         QVERIFY(static_cast<int>(store2.evaluations(r2->id).size()) < 50);
     }
 
-    /** kill -9 of `kfoundry kernelbench run` mid-search: the next run resumes it and loses no committed candidate. */
     /** A level's budgets shared out: the rest over the problems left, each share capped by the problem's own limit. */
     void level_budgets_are_shared_out() {
         kb::ProblemSearchOptions o;
@@ -396,6 +395,7 @@ private slots:
         QCOMPARE(own.search.time_limit_s, 0.0);
     }
 
+    /** kill -9 of `kfoundry kernelbench run` mid-search: the next run resumes it and loses no committed candidate. */
     void resumes_after_kill() {
         fresh_environment("kbs-kill");
         ScriptedModel model;
