@@ -195,7 +195,7 @@ if [[ $parts == *" kbbuild "* ]]; then
 log "KernelBench candidate build times: torch's plain build, the fast build without and with the split (scripts/kernelbench/kb_build_bench.py)"
 mkdir -p "$out/kbbuild"
 timeout "${KF_GPU_KBBUILD_TIMEOUT:-1200}" python3 "$root/scripts/kernelbench/kb_build_bench.py" "$out/kbbuild/build_bench.json" \
-  --modes 0,header,1 --rounds "${KF_GPU_KBBUILD_ROUNDS:-1}" | tee "$out/kbbuild/build_bench.log"
+  --modes "${KF_GPU_KBBUILD_MODES:-0,header,1}" --rounds "${KF_GPU_KBBUILD_ROUNDS:-1}" ${KF_GPU_KBBUILD_CANDIDATES:+--candidates $KF_GPU_KBBUILD_CANDIDATES} | tee "$out/kbbuild/build_bench.log"
 fi
 python3 "$root/scripts/gpu-results.py" "$out" | tee "$out/results.md"
 # (c) the profile table, appended to results.md.

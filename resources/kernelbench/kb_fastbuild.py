@@ -22,9 +22,13 @@ PyTorch installation, compiler and flags instead of once per candidate:
    so a candidate is never rejected for the change.
 3. **Kernels compiled apart** (tried before 2): a CUDA source whose kernels use nothing of
    PyTorch is split (kb_cudasplit) into its kernels, compiled by nvcc without PyTorch's
-   headers (``kf/cuda.cu``), and its host code, compiled by the C++ compiler with the
+   headers (``kf/cuda.cu``), and its host code, compiled by the C++ compiler with a
    precompiled header (``kf/host.cpp``, with the host flags nvcc would have used: its ``-O``,
-   ``-D``, ``-U`` and ``-Xcompiler`` options); the host code launches the kernels through
+   ``-D``, ``-U`` and ``-Xcompiler`` options). Host code that uses nothing of pybind11 or the
+   Python bindings gets torch/types.h in place of torch/extension.h, precompiled: what
+   torch/extension.h adds costs every object that includes it seconds of code generation
+   (its inline functions and vtables), so this makes the host half several times cheaper.
+   The host code launches the kernels through
    launchers defined beside them. If the split source fails to build, the build runs again
    as written (most such sources have an error of their own, which the build as written
    reports), and the folder remembers it (``kf/no-split``).
@@ -52,6 +56,12 @@ import time
 import kb_cudasplit
 
 PCH_HEADER = "kf_torch_extension.h"
+# The host half's header where it needs nothing of torch/extension.h beyond torch/types.h (the
+# header load_inline puts at the top of every CUDA source): torch/extension.h's pybind11 and
+# Python bindings alone cost a C++ compilation several seconds of code generation, whatever
+# the source (their inline functions and vtables are emitted in every object).
+TYPES_PCH_HEADER = "kf_torch_types.h"
+_PCH_INCLUDES = {PCH_HEADER: "torch/extension.h", TYPES_PCH_HEADER: "torch/types.h"}
 _EXT_NAME = re.compile(r"\s*-DTORCH_EXTENSION_NAME=\S+")
 _EXTENSION_INCLUDE = re.compile(r'^(\s*#\s*include\s*)[<"]torch/extension\.h[>"]', re.M)
 # What of torch/extension.h beyond torch/types.h a CUDA source may use: pybind11, the
@@ -60,7 +70,8 @@ _NEEDS_EXTENSION = re.compile(r"\bpybind11\b|\bpy::|PYBIND11_|\bTORCH_LIBRARY|to
                               r"torch::nn\b|torch::optim\b|torch::data\b|torch::autograd\b|torch::jit\b|"
                               r"torch::serialize\b|torch::(save|load)\b|\bat::Dispatch|torch::Library\b")
 
-stats = {"pch": None, "cuda_header": None, "retried_plain": False, "pch_seconds": 0.0, "split": None}
+stats = {"pch": None, "cuda_header": None, "retried_plain": False, "pch_seconds": 0.0, "split": None,
+         "host_header": None}
 
 
 def enabled():
@@ -127,46 +138,51 @@ def compiler_identity(cxx):
     return out.splitlines()[0] if out else cxx
 
 
-def _pch_folder(root, cxx, cflags, post_cflags, extension_header):
-    try:
-        st = os.stat(extension_header)
-        stamp = "%d:%d" % (st.st_size, int(st.st_mtime))
-    except OSError:
-        stamp = "?"
-    key = hashlib.sha256("\n".join([compiler_identity(cxx), cflags, post_cflags, extension_header, stamp])
-                         .encode()).hexdigest()[:20]
+def _pch_folder(root, cxx, cflags, post_cflags, extension_header, header=PCH_HEADER):
+    stamps = []
+    for path in (extension_header, os.path.join(os.path.dirname(extension_header), "types.h")):
+        try:
+            st = os.stat(path)
+            stamps.append("%d:%d" % (st.st_size, int(st.st_mtime)))
+        except OSError:
+            stamps.append("?")
+    parts = [compiler_identity(cxx), cflags, post_cflags, extension_header, stamps[0]]
+    if header != PCH_HEADER:  # the extension header's folders keep their names
+        parts += [header, stamps[1]]
+    key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
     return os.path.join(root, key)
 
 
-def _pch_ready(folder):
-    return os.path.exists(os.path.join(folder, "ok")) and os.path.exists(os.path.join(folder, PCH_HEADER + ".gch"))
+def _pch_ready(folder, header=PCH_HEADER):
+    return os.path.exists(os.path.join(folder, "ok")) and os.path.exists(os.path.join(folder, header + ".gch"))
 
 
 def ensure_pchs(root, cxx, flag_sets, post_cflags, extension_header):
-    """For each set of flags, the folder of a valid precompiled torch/extension.h, or None
-    where it cannot be built. Missing ones are built at once, side by side, each once: under
-    a lock per folder (taken in one order), parallel builds wait for the first. A header that
-    failed to build is not tried again (failed.log in its folder says why)."""
-    folders = [_pch_folder(root, cxx, f, post_cflags, extension_header) for f in flag_sets]
-    result = [f if _pch_ready(f) else None for f in folders]
-    todo = sorted({(f, flags) for f, flags, r in zip(folders, flag_sets, result)
+    """For each (flags, header) of flag_sets, header being PCH_HEADER (torch/extension.h) or
+    TYPES_PCH_HEADER (torch/types.h), the folder of that header precompiled with those flags,
+    or None where it cannot be built. Missing ones are built at once, side by side, each once:
+    under a lock per folder (taken in one order), parallel builds wait for the first. A header
+    that failed to build is not tried again (failed.log in its folder says why)."""
+    folders = [_pch_folder(root, cxx, f, post_cflags, extension_header, h) for f, h in flag_sets]
+    result = [f if _pch_ready(f, h) else None for f, (_, h) in zip(folders, flag_sets)]
+    todo = sorted({(f, flags, h) for f, (flags, h), r in zip(folders, flag_sets, result)
                    if r is None and not os.path.exists(os.path.join(f, "failed.log"))})
     locks, running = [], []
     try:
-        for folder, flags in todo:
+        for folder, flags, name in todo:
             os.makedirs(folder, exist_ok=True)
             lock = open(os.path.join(folder, "lock"), "w")
             locks.append(lock)
             fcntl.flock(lock, fcntl.LOCK_EX)
-            if _pch_ready(folder):
+            if _pch_ready(folder, name):
                 continue
-            header = os.path.join(folder, PCH_HEADER)
-            _write_if_changed(header, "#pragma once\n#include <torch/extension.h>\n")
+            header = os.path.join(folder, name)
+            _write_if_changed(header, "#pragma once\n#include <%s>\n" % _PCH_INCLUDES[name])
             part = header + ".gch.part"
             cmd = "%s -x c++-header %s %s -o %s %s" % (cxx, flags, shlex.quote(header), shlex.quote(part), post_cflags)
             proc = subprocess.Popen(["/bin/sh", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            running.append((folder, cmd, proc, time.perf_counter()))
-        for folder, cmd, proc, t0 in running:
+            running.append((folder, name, cmd, proc, time.perf_counter()))
+        for folder, name, cmd, proc, t0 in running:
             try:
                 log = proc.communicate(timeout=900)[0]
             except subprocess.TimeoutExpired:
@@ -177,14 +193,14 @@ def ensure_pchs(root, cxx, flag_sets, post_cflags, extension_header):
                 with open(os.path.join(folder, "failed.log"), "w") as f:
                     f.write(cmd + "\n" + log)
                 continue
-            header = os.path.join(folder, PCH_HEADER)
+            header = os.path.join(folder, name)
             os.replace(header + ".gch.part", header + ".gch")
             with open(os.path.join(folder, "ok"), "w") as f:
                 f.write(cmd + "\n")
     finally:
         for lock in locks:
             lock.close()
-    return [f if _pch_ready(f) else None for f in folders]
+    return [f if _pch_ready(f, h) else None for f, (_, h) in zip(folders, flag_sets)]
 
 
 def lighter_cuda_source(source):
@@ -192,7 +208,19 @@ def lighter_cuda_source(source):
     source includes nothing to replace or uses what only torch/extension.h declares."""
     if not _EXTENSION_INCLUDE.search(source) or _NEEDS_EXTENSION.search(source):
         return None
+    return _types_for_extension(source)
+
+
+def _types_for_extension(source):
     return _EXTENSION_INCLUDE.sub(lambda m: m.group(1) + "<torch/types.h>", source)
+
+
+def lighter_host_half(host):
+    """(host half, header to precompile for it): torch/types.h in place of torch/extension.h
+    where the host code uses nothing that only torch/extension.h declares."""
+    if _NEEDS_EXTENSION.search(host):
+        return host, PCH_HEADER
+    return _types_for_extension(host), TYPES_PCH_HEADER
 
 
 _NVCC_HOST_FLAG = re.compile(r"(?:^|\s)(-O\S*|-[DU]\s*\S+|(?:-Xcompiler|--compiler-options)[=\s]\s*(\S+))")
@@ -218,8 +246,8 @@ def _ninja_path(path):
     return path.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
 
 
-def _pch_include(folder):
-    return " -Winvalid-pch -include %s" % os.path.join(folder, PCH_HEADER).replace("$", "$$").replace(" ", "$ ")
+def _pch_include(folder, header=PCH_HEADER):
+    return " -Winvalid-pch -include %s" % os.path.join(folder, header).replace("$", "$$").replace(" ", "$ ")
 
 
 # build.ninja's compile step of the CUDA source; group 2 is the source's path.
@@ -261,6 +289,7 @@ def rewrite_build(build_directory, extension_header, original=None):
     have_compile = re.search(r"^build \S+: compile ", text, re.M) is not None
 
     halves = None
+    stats["host_header"] = None
     if cu and os.path.basename(cu.group(2)) == "cuda.cu" and try_split:
         if not (cxx and cflags is not None and have_compile and link):
             stats["split"] = "no C++ compile or link step in build.ninja"
@@ -275,7 +304,9 @@ def rewrite_build(build_directory, extension_header, original=None):
                 kernels, host, why = None, None, str(e)
             stats["split"] = True if kernels is not None else why
             if kernels is not None:
+                host, host_pch = lighter_host_half(host)
                 halves = (kernels, host)
+                stats["host_header"] = _PCH_INCLUDES[host_pch]
 
     # The precompiled headers: main.cpp's, and the host half's where its flags differ.
     host_cflags = None
@@ -286,7 +317,7 @@ def rewrite_build(build_directory, extension_header, original=None):
     else:
         base = _EXT_NAME.sub("", _unescape(cflags)).strip()
         extra = host_flags_of(_unescape(cuda_cflags), _unescape(cflags)) if halves else ""
-        wanted = [base] + ([base + " " + extra] if halves and extra else [])
+        wanted = [(base, PCH_HEADER)] + ([((base + " " + extra).strip(), host_pch)] if halves else [])
         folders = ensure_pchs(pch_dir_for(build_directory), _unescape(cxx), wanted, _unescape(post), extension_header)
         stats["pch"] = folders[0] is not None
         if folders[0]:
@@ -294,7 +325,7 @@ def rewrite_build(build_directory, extension_header, original=None):
         if halves:
             host_cflags = cflags + ((" " + extra.replace("$", "$$")) if extra else "")
             if folders[-1]:
-                host_cflags += _pch_include(folders[-1])
+                host_cflags += _pch_include(folders[-1], host_pch)
 
     if halves and host_cflags is not None:
         os.makedirs(kf_dir, exist_ok=True)

@@ -659,7 +659,7 @@ def build_details(module, built_files):
     and the seconds of each compile step (ninja's log)."""
     out = {"fast": kb_fastbuild.enabled(), "pch": kb_fastbuild.stats["pch"],
            "cuda_header": kb_fastbuild.stats["cuda_header"], "retried_plain": kb_fastbuild.stats["retried_plain"],
-           "split": kb_fastbuild.stats["split"]}
+           "split": kb_fastbuild.stats["split"], "host_header": kb_fastbuild.stats["host_header"]}
     if kb_fastbuild.stats["pch_seconds"]:
         out["pch_build_seconds"] = round(kb_fastbuild.stats["pch_seconds"], 3)
     dirs = {os.path.dirname(p) for p in built_files if p.endswith(".so")}

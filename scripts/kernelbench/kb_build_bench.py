@@ -109,7 +109,7 @@ def main():
             entry["median"][mode] = statistics.median(secs) if secs else None
             ok_rows = [x for x in rows if x["mode"] == mode and x["ok"]]
             entry["steps"][mode] = ok_rows[-1]["build"].get("steps", {}) if ok_rows else {}
-            entry["how"][mode] = {k: ok_rows[-1]["build"].get(k) for k in ("cuda_header", "split", "retried_plain")} \
+            entry["how"][mode] = {k: ok_rows[-1]["build"].get(k) for k in ("cuda_header", "split", "host_header", "retried_plain")} \
                 if ok_rows else {}
         plain = entry["median"].get("0")
         entry["ratio_to_plain"] = {m: plain / v for m, v in entry["median"].items() if plain and v and m != "0"}

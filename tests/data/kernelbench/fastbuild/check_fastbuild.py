@@ -27,7 +27,7 @@ inc = os.path.join(work, "include")
 os.makedirs(os.path.join(inc, "torch"), exist_ok=True)
 with open(os.path.join(inc, "torch", "extension.h"), "w") as f:
     f.write("#pragma once\n#include <vector>\n#include <map>\n#include <string>\n"
-            "inline int kf_only_in_extension() { return 42; }\n")
+            "namespace pybind11 {}\ninline int kf_only_in_extension() { return 42; }\n")
 with open(os.path.join(inc, "torch", "types.h"), "w") as f:
     f.write("#pragma once\n#include <cstdint>\ninline int kf_in_types() { return 7; }\n"
             "namespace torch { struct Tensor { float* p; int64_t n;\n"
@@ -303,6 +303,24 @@ default {name}.so
           and "forward(torch::Tensor, double)" in syms, "the library defines the launchers and the host code")
     pchs = set(re.findall(r"^! (\S+\.gch)", out, re.M))
     check(len(pchs) == 2, "main.cpp and the host half each use a precompiled header for their flags: %s" % pchs)
+    check(any(p.endswith(fb.PCH_HEADER + ".gch") for p in pchs) and any(p.endswith(fb.TYPES_PCH_HEADER + ".gch") for p in pchs)
+          and fb.stats["host_header"] == "torch/types.h",
+          "main.cpp uses torch/extension.h precompiled, the host half torch/types.h: %s" % pchs)
+
+    # A host half that includes torch/extension.h and uses none of it gets torch/types.h
+    # instead; one that uses pybind11 keeps torch/extension.h, precompiled for its flags.
+    for name, extra, header in (("ext_split_light", "", "torch/types.h"),
+                                ("ext_split_py", "namespace py = pybind11;\nint kf_ext() { return kf_only_in_extension(); }\n",
+                                 "torch/extension.h")):
+        d = make_nvcc_build(name, "#include <torch/extension.h>\n" + SPLIT_SRC.replace("#include <torch/types.h>\n", "") + extra)
+        out = cpp._run_ninja_build(d, False, "Error building extension")
+        host_cpp = open(os.path.join(d, "kf", "host.cpp")).read()
+        used = set(re.findall(r"^! (\S+\.gch)", out, re.M))
+        want = fb.PCH_HEADER if header == "torch/extension.h" else fb.TYPES_PCH_HEADER
+        check(fb.stats["cuda_header"] == "split" and fb.stats["host_header"] == header
+              and ("#include <%s>" % header) in host_cpp and len(used) == 2
+              and sum(p.endswith(want + ".gch") for p in used) == (2 if want == fb.PCH_HEADER else 1),
+              "%s: the host half is compiled with %s, precompiled: %s %s" % (name, header, fb.stats["host_header"], used))
     with open(os.path.join(e, "build.ninja"), "w") as f:
         f.write(NINJA_NVCC.format(name="ext_split", inc=inc, dir=e, cuda=cuda_home, nvcc=nvcc))
     again = cpp._run_ninja_build(e, False, "Error building extension")
