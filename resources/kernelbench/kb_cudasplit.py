@@ -51,13 +51,28 @@ KERNEL_PRELUDE = ("#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <
                   "#include <algorithm>\n#include <type_traits>\n#include <utility>\n")
 
 
+# AT_DISPATCH_* macros whose types the kernels' half can name without PyTorch, in the order
+# c10 lists them (scalar_t is each in turn).
+_INTEGRAL = ["uint8_t", "int8_t", "int", "int64_t", "int16_t"]
+_DISPATCH_TYPES = {"AT_DISPATCH_FLOATING_TYPES": ["double", "float"],
+                   "AT_DISPATCH_INTEGRAL_TYPES": _INTEGRAL,
+                   "AT_DISPATCH_ALL_TYPES": _INTEGRAL + ["double", "float"]}
+_DISPATCH = re.compile(r"\b(AT_DISPATCH_\w+)\s*\(")
+# A template argument the kernels' half can name: a built-in or <cstdint> type, a number, a
+# truth value.
+_PLAIN_TARG = re.compile(r"^(?:(?:const|unsigned|signed|short|long|int|char|float|double|bool|size_t|"
+                         r"u?int(?:8|16|32|64)_t|half|__half|__nv_bfloat16)\b\s*)+\**$|^-?\d+[uUlL]*$|^true$|^false$")
+
+
 class Item:
-    __slots__ = ("text", "code", "line", "kind", "name", "params", "template")
+    __slots__ = ("text", "code", "line", "kind", "name", "params", "template", "thead", "tparams")
 
     def __init__(self, text, code, line):
         self.text, self.code, self.line = text, code, line
         self.kind = self.name = self.params = None
         self.template = False
+        self.thead = None     # a kernel template's "template <...>", as written
+        self.tparams = None   # and its parameters' names
 
 
 def blank_comments_and_strings(source):
@@ -161,6 +176,9 @@ def top_level_items(source):
                 head = code[start:i]
                 brace = head.find("{")
                 before = head[:brace] if brace >= 0 else head
+                th = _template_head(before)
+                if th:  # a template's head may hold '=' (default arguments) or 'class'
+                    before = before[before.index(th[0]) + len(th[0]):]
                 # A function, namespace or linkage block ends at its '}'; a class, an enum or
                 # an initializer goes on to its ';'.
                 aggregate = re.search(r"\b(struct|class|union|enum)\b|=", before)
@@ -225,6 +243,30 @@ def _function_head(item):
     return m.group(1), item.text[op + 1:len(head) - 1], head
 
 
+def _template_head(text):
+    """(head text, parameter names) of a leading "template <...>", or None where a parameter
+    is a pack or a template template parameter, or has no name."""
+    m = re.match(r"\s*template\s*<", text)
+    if not m:
+        return None
+    depth, k = 1, m.end()
+    while k < len(text) and depth:
+        depth += {"<": 1, ">": -1}.get(text[k], 0)
+        k += 1
+    if depth:
+        return None
+    names = []
+    for part in _split_top_commas(text[m.end():k - 1]):
+        part = part.split("=")[0]
+        if "..." in part or re.match(r"\s*template\b", part):
+            return None
+        words = _IDENT.findall(part)
+        if len(words) < 2:
+            return None
+        names.append(words[-1])
+    return text[:k].strip(), names
+
+
 def classify(item):
     """Sets item.kind: 'include-torch', 'include-device' (a header only nvcc reads), 'pre'
     (another preprocessor line), 'kernel', 'device',
@@ -249,6 +291,10 @@ def classify(item):
         elif head:
             item.kind = "kernel"
             item.name, item.params = head[0], head[1]
+            if item.template:
+                th = _template_head(item.text)
+                if th:
+                    item.thead, item.tparams = th
         else:  # a declaration: the definition comes later
             item.kind = "device"
             m = re.search(r"([A-Za-z_]\w*)\s*\([^;]*;\s*$", code)
@@ -280,20 +326,88 @@ def classify(item):
     item.kind = "shared"
 
 
-def _rewrite_launches(text, code, kernels):
-    """Host text with every ``k<<<cfg>>>(args)`` of a known kernel made a launcher call;
-    raises ValueError for a launch it cannot rewrite."""
+def _launches(code):
+    """Each ``k<<<`` or ``k<args><<<`` of the code: (start, name, template arguments or None,
+    the offsets of their '<' and '>' or None, offset just past '<<<')."""
     out, pos = [], 0
-    for m in _LAUNCH.finditer(code):
-        name = m.group(1)
-        if m.start() < pos:
+    while True:
+        at = code.find("<<<", pos)
+        if at < 0:
+            return out
+        pos = at + 3
+        k, targs, span = at, None, None
+        while k > 0 and code[k - 1] in " \t\r\n":
+            k -= 1
+        if k > 0 and code[k - 1] == ">":
+            depth, j = 0, k - 1
+            while j >= 0:
+                depth += {">": 1, "<": -1}.get(code[j], 0)
+                if depth == 0:
+                    break
+                j -= 1
+            if j < 0:
+                out.append((at, None, None, None, pos))
+                continue
+            targs, span, k = code[j + 1:k - 1], (j, k - 1), j
+            while k > 0 and code[k - 1] in " \t\r\n":
+                k -= 1
+        m = re.search(r"[A-Za-z_]\w*$", code[:k])
+        out.append((m.start() if m else at, m.group(0) if m else None, targs, span, pos))
+
+
+def _dispatch_around(code, at):
+    """The name of the innermost AT_DISPATCH_* call whose parentheses hold offset `at`."""
+    best = None
+    for m in _DISPATCH.finditer(code[:at]):
+        depth, k = 1, m.end()
+        while k < len(code) and depth:
+            depth += {"(": 1, ")": -1}.get(code[k], 0)
+            k += 1
+        if k > at:
+            best = m.group(1)
+    return best
+
+
+def _instances(targs, code, at, known, line):
+    """The concrete template arguments a launch ``k<targs>`` at offset `at` stands for: one
+    list per type that an enclosing AT_DISPATCH_* gives scalar_t, or the arguments as they
+    are. Raises ValueError for arguments the kernels' half cannot name."""
+    parts = _split_top_commas(targs)
+    if any("scalar_t" in _IDENT.findall(p) for p in parts):
+        macro = _dispatch_around(code, at)
+        if macro not in _DISPATCH_TYPES:
+            raise ValueError("a kernel template launched with scalar_t at line %d %s" % (
+                line, "in %s, whose types need PyTorch's headers" % macro if macro else "outside an AT_DISPATCH_*"))
+        choices = [[re.sub(r"\bscalar_t\b", t, p) for p in parts] for t in _DISPATCH_TYPES[macro]]
+    else:
+        choices = [parts]
+    for p in parts:
+        if not (_PLAIN_TARG.match(p) or p == "scalar_t" or p in known):
+            raise ValueError("a kernel template launched at line %d with '%s', which the kernels' half cannot name"
+                             % (line, p))
+    return [", ".join(c) for c in choices]
+
+
+def _rewrite_launches(text, code, kernels, known, instances, line):
+    """Host text with every ``k<<<cfg>>>(args)`` of a known kernel made a launcher call, and
+    a kernel template's launch ``k<T><<<cfg>>>(args)`` made ``kf_launch_k<T>(cfg, args)``,
+    its concrete arguments added to instances[k]. Raises ValueError for a launch it cannot
+    rewrite."""
+    out, pos = [], 0
+    for start, name, targs, span, after in _launches(code):
+        if start < pos:
             continue
-        if name not in kernels:
-            raise ValueError("a launch of '%s', which is not a kernel of this source (or is a template)" % name)
-        close = code.find(">>>", m.end())
+        if name is None or name not in kernels:
+            raise ValueError("a launch of '%s', which is not a kernel of this source" % (name or "?"))
+        kernel = kernels[name]
+        if kernel.template and targs is None:
+            raise ValueError("a launch of the kernel template '%s' without its template arguments" % name)
+        if not kernel.template and targs is not None:
+            raise ValueError("a launch of '%s' with template arguments" % name)
+        close = code.find(">>>", after)
         if close < 0:
             raise ValueError("a launch of '%s' without '>>>'" % name)
-        cfg = _split_top_commas(code[m.end():close])
+        cfg = _split_top_commas(code[after:close])
         if not 2 <= len(cfg) <= 4:
             raise ValueError("a launch of '%s' with %d configuration values" % (name, len(cfg)))
         k = close + 3
@@ -302,7 +416,7 @@ def _rewrite_launches(text, code, kernels):
         if k >= len(code) or code[k] != "(":
             raise ValueError("a launch of '%s' without its arguments" % name)
         # The configuration as written (its strings kept), by the offsets found in the code.
-        cfg_text, off = [], m.end()
+        cfg_text, off = [], after
         for part in cfg:
             at = code.find(part, off)
             cfg_text.append(text[at:at + len(part)])
@@ -310,8 +424,14 @@ def _rewrite_launches(text, code, kernels):
         cfg_text += ["0"] * (4 - len(cfg_text))
         rest = code[k + 1:].lstrip()
         sep = "" if rest.startswith(")") else ", "
-        out.append(text[pos:m.start()])
-        out.append("kf_launch_%s(%s%s" % (name, ", ".join(cfg_text), sep))
+        targ_text = ""
+        if targs is not None:
+            targ_text = text[span[0]:span[1] + 1]
+            for inst in _instances(targs, code, start, known, line + code.count("\n", 0, start)):
+                if inst not in instances.setdefault(name, []):
+                    instances[name].append(inst)
+        out.append(text[pos:start])
+        out.append("kf_launch_%s%s(%s%s" % (name, targ_text, ", ".join(cfg_text), sep))
         pos = k + 1
     out.append(text[pos:])
     return "".join(out)
@@ -333,6 +453,11 @@ def _parameters(params):
     return out
 
 
+def kernel_launcher(kernel, head, decl, targs, names):
+    return "%svoid kf_launch_%s(%s) {\n    %s%s<<<kf_grid, kf_block, kf_shared, kf_stream>>>(%s);\n}\n" % (
+        head, kernel.name, decl, kernel.name, targs, ", ".join(names))
+
+
 def split(source, filename="cuda.cu"):
     """(kernels, host, None) or (None, None, why not)."""
     try:
@@ -346,8 +471,10 @@ def split(source, filename="cuda.cu"):
             return None, None, "conditional compilation at top level (line %d)" % it.line
         if it.kind in ("kernel-torch", "device-torch"):
             return None, None, "device code that uses PyTorch (line %d)" % it.line
-        if it.kind == "kernel" and (it.template or not it.name or it.params is None or "::" in it.name):
-            return None, None, "a kernel template or a kernel that is not a plain definition (line %d)" % it.line
+        if it.kind == "kernel" and it.template and it.thead is None:
+            return None, None, "a kernel template with a parameter pack or an unnamed parameter (line %d)" % it.line
+        if it.kind == "kernel" and (not it.name or it.params is None or "::" in it.name):
+            return None, None, "a kernel that is not a plain definition (line %d)" % it.line
         if it.kind == "block-device":
             return None, None, "device code inside a namespace or a linkage block (line %d)" % it.line
     kernels = {}
@@ -361,6 +488,22 @@ def split(source, filename="cuda.cu"):
     if not any(it.kind == "torch" for it in items):
         return None, None, "no host code that uses PyTorch"
     device_names = {it.name for it in items if it.kind in ("kernel", "device") and it.name}
+    # Names both halves declare (macros, constants, types): template arguments may use them.
+    known = set()
+    for it in items:
+        if it.kind == "pre":
+            m = re.match(r"#\s*define\s+([A-Za-z_]\w*)", it.code)
+            if m:
+                known.add(m.group(1))
+        elif it.kind == "shared":
+            m = re.search(r"([A-Za-z_]\w*)\s*(\[[^\]]*\]\s*)*(=[^;]*|\{[^;]*\})?;\s*$", it.code)
+            if m and re.search(r"\b(constexpr|const)\b", it.code):
+                known.add(m.group(1))
+            m = re.match(r"\s*(?:typedef\b.*?([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=|(?:struct|class|enum(?:\s+class)?)\s+([A-Za-z_]\w*))",
+                         it.code, re.S)
+            if m:
+                known.add(next(g for g in m.groups() if g))
+    instances = {}
 
     kern, host = [KERNEL_PRELUDE], []
     launchers = []
@@ -383,13 +526,17 @@ def split(source, filename="cuda.cu"):
                 decl = ", ".join(["dim3 kf_grid", "dim3 kf_block", "size_t kf_shared", "cudaStream_t kf_stream"]
                                  + [p[0] for p in params])
                 place(kern, it, it.text)
-                launchers.append("void kf_launch_%s(%s) {\n    %s<<<kf_grid, kf_block, kf_shared, kf_stream>>>(%s);\n}\n"
-                                 % (it.name, decl, it.name, ", ".join(names)))
-                place(host, it, "void kf_launch_%s(%s);" % (it.name, decl))
+                # A kernel template's launcher is a template of the same parameters; the
+                # kernels' half instantiates it for every launch of the host code (below).
+                head = it.thead + "\n" if it.template else ""
+                targs = "<%s>" % ", ".join(it.tparams) if it.template else ""
+                launchers.append(kernel_launcher(it, head, decl, targs, names))
+                place(host, it, "%svoid kf_launch_%s(%s);" % (head, it.name, decl))
             elif it.kind == "device":
                 place(kern, it, it.text)
             else:  # torch, function: host code
-                text = _rewrite_launches(it.text, it.code, kernels) if "<<<" in it.code else it.text
+                text = _rewrite_launches(it.text, it.code, kernels, known, instances, it.line) \
+                    if "<<<" in it.code else it.text
                 code = blank_comments_and_strings(text)
                 if "<<<" in code:
                     raise ValueError("a launch at line %d that cannot be rewritten (a template argument?)" % it.line)
@@ -400,6 +547,9 @@ def split(source, filename="cuda.cu"):
                 place(host, it, text)
     except ValueError as e:
         return None, None, str(e)
+    for name in kernels:
+        for inst in instances.get(name, []):
+            launchers.append("template decltype(kf_launch_%s<%s>) kf_launch_%s<%s>;\n" % (name, inst, name, inst))
     kern.append("\n// Launchers for the host code, compiled apart.\n" + "\n".join(launchers))
     host.insert(0, "#include <cuda_runtime.h>\n")
     return "".join(kern), "".join(host), None

@@ -260,6 +260,22 @@ def _set_cuda_source(text, path):
     return text[:cu.start(2)] + _ninja_path(path) + text[cu.end(2):]
 
 
+# A step of the split build: every launcher the host half calls (a kernel template's for each
+# of its template arguments) must be defined by the kernels' object. A shared library links
+# with symbols undefined, so without it a missing launcher would fail only at import; with
+# it, the build fails and runs again as written (kf/no-split).
+LAUNCHER_CHECK = "\n".join([
+    "rule kf_launchers",
+    "  command = nm -uP $host > $out.undefined && nm -P --defined-only $kernels > $out.defined && "
+    "awk '$$1 ~ /kf_launch_/ {print $$1}' $out.undefined | sort -u > $out.need && "
+    "awk '{print $$1}' $out.defined | sort -u > $out.have && comm -23 $out.need $out.have > $out.missing && "
+    "if [ -s $out.missing ]; then echo \"launchers the kernels' object does not define:\"; cat $out.missing; exit 1; fi && "
+    "touch $out",
+    "build kf_launchers.ok: kf_launchers kf_host.o @KERNELS@",
+    "  host = kf_host.o",
+    "  kernels = @KERNELS@"])
+
+
 def rewrite_build(build_directory, extension_header, original=None):
     """Edits build.ninja (and writes kf/cuda.cu, kf/host.cpp); returns the original
     build.ninja text, or None where nothing was changed. The CUDA source is not split in a
@@ -334,12 +350,16 @@ def rewrite_build(build_directory, extension_header, original=None):
         _write_if_changed(kf_host, halves[1])
         text = _set_cuda_source(text, kf_cu)
         cu = _CUDA_STEP.search(text)
+        kernels_object = re.match(r"build (\S+):", cu.group(1)).group(1)
         text = text[:cu.end()] + "\nbuild kf_host.o: compile %s\n  cflags = %s" % (_ninja_path(kf_host), host_cflags) \
-            + text[cu.end():]
+            + "\n" + LAUNCHER_CHECK.replace("@KERNELS@", kernels_object) + text[cu.end():]
         link = re.search(r"^build \S+: link .*$", text, re.M)
         line = link.group(0)
         pipe = line.find(" |")
         line = line + " kf_host.o" if pipe < 0 else line[:pipe] + " kf_host.o" + line[pipe:]
+        # The library is linked only once the check has passed.
+        main, order, rest = line.partition(" ||")
+        line = main + (" kf_launchers.ok" if " |" in main else " | kf_launchers.ok") + order + rest
         text = text[:link.start()] + line + text[link.end():]
         stats["cuda_header"] = "split"
     elif cu and os.path.basename(cu.group(2)) == "cuda.cu" and not plain_cuda:

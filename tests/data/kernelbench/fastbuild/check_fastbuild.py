@@ -32,7 +32,9 @@ with open(os.path.join(inc, "torch", "types.h"), "w") as f:
     f.write("#pragma once\n#include <cstdint>\ninline int kf_in_types() { return 7; }\n"
             "namespace torch { struct Tensor { float* p; int64_t n;\n"
             "  float* data_ptr() const { return p; } int64_t numel() const { return n; } }; }\n"
-            "#ifdef __CUDACC__\n__device__ inline float kf_from_types(float v) { return v; }\n#endif\n")
+            "#ifdef __CUDACC__\n__device__ inline float kf_from_types(float v) { return v; }\n#endif\n"
+            "#define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...) do { if (TYPE) { using scalar_t = double; __VA_ARGS__(); }"
+            " else { using scalar_t = float; __VA_ARGS__(); } } while (0)\n")
 ext_header = os.path.join(inc, "torch", "extension.h")
 
 # 1. The lighter CUDA header.
@@ -228,9 +230,58 @@ check(why is None and "void kf_launch_tick(dim3 kf_grid, dim3 kf_block, size_t k
       and "tick<<<kf_grid, kf_block, kf_shared, kf_stream>>>();" in kk and "kf_launch_tick(1, 1, 0, 0);" in hh,
       "a kernel declared with (void) gets a launcher without parameters: %s" % why)
 
+# Kernel templates: the launcher is a template too, instantiated in the kernels' half for what
+# the host code launches: each type an AT_DISPATCH_* gives scalar_t, or the arguments written.
+DISPATCH_SRC = """#include <torch/types.h>
+#define UNROLL 4
+template <typename scalar_t>
+__global__ void halve_kernel(const scalar_t* __restrict__ x, scalar_t* y, long n) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] / (scalar_t)2;
+}
+template <typename T, int U = 1>
+__global__ void fill_kernel(T* y, T v, long n) {
+    long i = (blockIdx.x * (long)blockDim.x + threadIdx.x) * U;
+    for (int u = 0; u < U; ++u) if (i + u < n) y[i + u] = v;
+}
+torch::Tensor forward(torch::Tensor x) {
+    AT_DISPATCH_FLOATING_TYPES(x.numel() > 1000, "forward", ([&] {
+        halve_kernel<scalar_t><<<(x.numel() + 255) / 256, 256>>>((const scalar_t*)x.data_ptr(), (scalar_t*)x.data_ptr(), x.numel());
+    }));
+    fill_kernel<float, UNROLL><<<1, 32>>>(x.data_ptr(), 0.f, x.numel());
+    fill_kernel<unsigned int><<<1, 32>>>((unsigned int*)x.data_ptr(), 0u, x.numel());
+    return x;
+}
+"""
+kd, hd, why = ks.split(DISPATCH_SRC)
+kd, hd = kd or "", hd or ""
+check(why is None and "template decltype(kf_launch_halve_kernel<double>) kf_launch_halve_kernel<double>;" in kd
+      and "template decltype(kf_launch_halve_kernel<float>) kf_launch_halve_kernel<float>;" in kd
+      and "template decltype(kf_launch_fill_kernel<float, UNROLL>) kf_launch_fill_kernel<float, UNROLL>;" in kd
+      and "template decltype(kf_launch_fill_kernel<unsigned int>) kf_launch_fill_kernel<unsigned int>;" in kd,
+      "a kernel template's launcher is instantiated for each type of an AT_DISPATCH_* and each launch: %s" % why)
+check("template <typename T, int U = 1>\nvoid kf_launch_fill_kernel(dim3 kf_grid" in kd
+      and "fill_kernel<T, U><<<kf_grid, kf_block, kf_shared, kf_stream>>>(y, v, n);" in kd
+      and "template <typename T, int U = 1>\nvoid kf_launch_fill_kernel(dim3 kf_grid, dim3 kf_block, size_t kf_shared, "
+          "cudaStream_t kf_stream, T* y, T v, long n);" in hd,
+      "the launcher template has the kernel's template parameters, defaults included, and launches with all of them")
+check("kf_launch_halve_kernel<scalar_t>((x.numel() + 255) / 256, 256, 0, 0, (const scalar_t*)" in hd
+      and "kf_launch_fill_kernel<float, UNROLL>(1, 32, 0, 0, x.data_ptr()" in hd and "<<<" not in hd,
+      "host launches of kernel templates call the launcher with the same template arguments")
+
 refusals = [
-    ("template <typename T> __global__ void k(T* x) {}\ntorch::Tensor f(torch::Tensor x) { k<float><<<1, 1>>>(x.data_ptr()); return x; }\n",
-     "template"),
+    ("template <typename T> __global__ void k(T* x) {}\ntorch::Tensor f(torch::Tensor x) {\n"
+     "  AT_DISPATCH_FLOATING_TYPES_AND_HALF(x.scalar_type(), \"f\", ([&] { k<scalar_t><<<1, 1>>>(x.data_ptr<scalar_t>()); }));\n"
+     "  return x; }\n", "AT_DISPATCH_FLOATING_TYPES_AND_HALF, whose types need PyTorch"),
+    ("template <typename T> __global__ void k(T* x) {}\ntorch::Tensor f(torch::Tensor x) { k<<<1, 1>>>(x.data_ptr<float>()); return x; }\n",
+     "without its template arguments"),
+    ("template <typename T, int B> __global__ void k(T* x) {}\n"
+     "torch::Tensor f(torch::Tensor x) { const int b = 4; k<float, b><<<1, 1>>>(x.data_ptr<float>()); return x; }\n",
+     "with 'b', which the kernels' half cannot name"),
+    ("template <typename T> __global__ void k(T* x) {}\n"
+     "template <typename T> void run(T* p) { k<T><<<1, 1>>>(p); }\ntorch::Tensor f(torch::Tensor x) { run(x.data_ptr<float>()); return x; }\n",
+     "with 'T', which the kernels' half cannot name"),
+    ("template <typename... T> __global__ void k(T... x) {}\ntorch::Tensor f(torch::Tensor x) { return x; }\n", "parameter pack"),
     ("__constant__ float c[4];\n__global__ void k(float* x) { x[0] = c[0]; }\n"
      "torch::Tensor f(torch::Tensor x) { float h[4] = {}; cudaMemcpyToSymbol(c, h, 16); k<<<1, 1>>>(x.data_ptr()); return x; }\n",
      "names device code"),
@@ -296,7 +347,7 @@ default {name}.so
     te = open(os.path.join(e, "build.ninja")).read()
     check(fb.stats["cuda_header"] == "split" and fb.stats["split"] is True and not fb.stats["retried_plain"],
           "the source is built split: %s %s" % (fb.stats["cuda_header"], fb.stats["split"]))
-    check("build kf_host.o: compile" in te and re.search(r"^build ext_split\.so: link main\.o cuda\.cuda\.o kf_host\.o$", te, re.M)
+    check("build kf_host.o: compile" in te and re.search(r"^build ext_split\.so: link main\.o cuda\.cuda\.o kf_host\.o \| kf_launchers\.ok$", te, re.M)
           and "-O2" in te.split("build kf_host.o")[1], "build.ninja compiles kf/host.cpp with nvcc's host flags and links it")
     syms = subprocess.run(["nm", "-C", "--defined-only", os.path.join(e, "ext_split.so")], capture_output=True, text=True).stdout
     check("kf_launch_scale_kernel(dim3, dim3, unsigned long, CUstream_st*, float const*, float*, float, long)" in syms
@@ -332,6 +383,37 @@ default {name}.so
     fb.rewrite_build(r, ext_header, rdc)
     check(fb.stats["split"] == "separate compilation (-rdc)" and "kf_host.o" not in open(os.path.join(r, "build.ninja")).read(),
           "a source compiled for separate compilation (-rdc=true) is not split: %s" % fb.stats["split"])
+
+    # Kernel templates, built: the launchers the host half calls are the ones instantiated.
+    t = make_nvcc_build("ext_split_templates", DISPATCH_SRC.replace("#include <torch/types.h>\n", ""))
+    fb.stats["retried_plain"] = False
+    cpp._run_ninja_build(t, False, "Error building extension")
+    syms = subprocess.run(["nm", "-C", "--defined-only", os.path.join(t, "ext_split_templates.so")],
+                          capture_output=True, text=True).stdout
+    check(fb.stats["cuda_header"] == "split" and not fb.stats["retried_plain"]
+          and "void kf_launch_halve_kernel<double>(dim3, dim3, unsigned long, CUstream_st*, double const*, double*, long)" in syms
+          and "void kf_launch_fill_kernel<float, 4>(dim3, dim3, unsigned long, CUstream_st*, float*, float, long)" in syms
+          and "void kf_launch_fill_kernel<unsigned int, 1>(" in syms,
+          "kernel templates build split, their launchers defined for every launch: %s" % fb.stats["split"])
+
+    # A launcher the kernels' half does not define fails the build's check (a shared library
+    # would link without it and fail only at import), and the source builds as written.
+    real_split = ks.split
+    ks.split = lambda *a: (lambda r: (r[0] and re.sub(r"template decltype\(kf_launch_halve_kernel<float>\)[^;]*;", "", r[0]),) + r[1:])(real_split(*a))
+    try:
+        m2 = make_nvcc_build("ext_split_missing", DISPATCH_SRC.replace("#include <torch/types.h>\n", ""))
+        # Linked as torch links an extension: undefined symbols allowed.
+        with open(os.path.join(m2, "build.ninja")) as f:
+            ninja_text = f.read().replace(" -Wl,--no-undefined", "")
+        with open(os.path.join(m2, "build.ninja"), "w") as f:
+            f.write(ninja_text)
+        retried = builds_after_retry(m2)
+    finally:
+        ks.split = real_split
+    why_file = os.path.join(m2, "kf", "no-split")
+    check(retried and os.path.exists(why_file) and "kf_launch_halve_kernel" in open(why_file).read()
+          and "does not define" in open(why_file).read(),
+          "a launcher missing from the kernels' object fails the split build, which is built again as written")
 
     g = make_nvcc_build("ext_split_fails", SPLIT_SRC.replace("twice(x[i])", "kf_from_types(x[i])"))
     check(builds_after_retry(g) and os.path.exists(os.path.join(g, "kf", "no-split"))
