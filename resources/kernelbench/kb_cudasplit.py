@@ -16,13 +16,19 @@ the host compiler each parse PyTorch's headers for the wrappers' sake: most of a
   rewritten to ``kf_launch_k(g, b, s, st, args)``, and each kernel's definition replaced by
   its launcher's declaration (same place, so every type it names is declared before it).
 
+A kernel template's launcher is a template of the same parameters; the kernels' half
+instantiates it for every launch of the host code: for each type an enclosing
+``AT_DISPATCH_FLOATING_TYPES``, ``_INTEGRAL_TYPES`` or ``_ALL_TYPES`` gives ``scalar_t``, or
+with the template arguments as written.
+
 Items are the source's top-level declarations: functions, structs, variables, namespaces,
 preprocessor lines. Every item of either half keeps its line number (``#line``), so compiler
 messages point into the source as written. A source is not split, and ``split`` says why,
-wherever the halves could differ from the whole: a kernel template or one inside a namespace,
-a device function or ``__constant__`` that host code names (``cudaMemcpyToSymbol``,
-``cudaFuncSetAttribute``), a device item that uses PyTorch, conditional compilation at top
-level, separate compilation (``-rdc``).
+wherever the halves could differ from the whole: a kernel template launched with arguments
+the kernels' half cannot name (types that need PyTorch, a local variable) or without any, a
+kernel inside a namespace, a device function or ``__constant__`` that host code names
+(``cudaMemcpyToSymbol``, ``cudaFuncSetAttribute``), a device item that uses PyTorch,
+conditional compilation at top level, separate compilation (``-rdc``).
 """
 
 import bisect
