@@ -341,6 +341,54 @@ private slots:
         QCOMPARE(templates_for_task(sm, Backend::Cuda).size(), std::size_t(1));
     }
 
+    /**
+     * A column's sum and its centred second moment (col_std's mean and variance) also get the
+     * one-pass CUDA instance; another second stat, or a mean over another count, does not.
+     */
+    void centred_moments_get_the_one_pass_instance() {
+        Task t = load_task(kftest::data("tasks/col_std"));
+        QVERIFY(t.computation);
+        std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
+        QCOMPARE(ks.size(), std::size_t(2));
+        QCOMPARE(ks[0].name, std::string("cols-moments"));
+        QCOMPARE(ks[1].name, std::string("cols-split"));
+        QVERIFY2(ks[0].source.find("kf_d2 - kf_d1 * kf_d1 / kf_n") != std::string::npos, ks[0].source.c_str());
+        QVERIFY(ks[0].source.find("@kf tunable values(1, 2, 4, 8)") != std::string::npos);
+        // x is read as it is: VEC columns per thread in vector loads.
+        QVERIFY(ks[0].source.find("#define VEC 4     // @kf tunable values(1, 2, 4)") != std::string::npos);
+        QVERIFY(ks[0].source.find("__ldg(reinterpret_cast<const float4*>(kf_p))") != std::string::npos);
+        if (auto nvcc = nvcc_evaluator(cache_)) {
+            for (const Assignment& point :
+                 {Assignment{{"VEC", 1}, {"BX", 256}, {"BY", 4}, {"UNROLL", 8}, {"SPLIT", 1}},
+                  Assignment{{"VEC", 2}, {"BX", 32}, {"BY", 32}, {"UNROLL", 1}, {"SPLIT", 256}}}) {
+                CompileResult cr = nvcc->compile(t, {ks[0].source, "tmpl"}, point);
+                QVERIFY2(cr.ok, cr.info.log.c_str());
+            }
+        }
+        // e an expression: one column per thread, e computed per element.
+        Task w = t;
+        w.computation->stats[0].map = ComputeExpr::parse("x * 2");
+        w.computation->stats[1].map = ComputeExpr::parse("(x * 2 - s / rows) * (x * 2 - s / rows)");
+        std::vector<TemplateKernel> ws = templates_for_task(w, Backend::Cuda);
+        QCOMPARE(ws.front().name, std::string("cols-moments"));
+        QVERIFY(ws.front().source.find("#define VEC 1\n") != std::string::npos);
+        QVERIFY(ws.front().source.find("float4") == std::string::npos);
+        if (auto nvcc = nvcc_evaluator(cache_)) {
+            CompileResult cr = nvcc->compile(w, {ws.front().source, "tmpl"});
+            QVERIFY2(cr.ok, cr.info.log.c_str());
+        }
+        for (const char* other : {"(x - s / cols) * (x - s / cols)", "(x - s / rows) * (x - s / rows) + 1", "x * x",
+                                  "(x - s / rows) * (x + s / rows)"}) {
+            Task u = t;
+            u.computation->stats[1].map = ComputeExpr::parse(other);
+            std::vector<TemplateKernel> us = templates_for_task(u, Backend::Cuda);
+            QVERIFY2(us.size() == 1 && us[0].name == "cols-split", other);
+        }
+        Task r = t;
+        r.computation->stats[1].map = ComputeExpr::parse("(s / rows - x) * (s / rows - x)");
+        QCOMPARE(templates_for_task(r, Backend::Cuda).front().name, std::string("cols-moments"));
+    }
+
     /** The bundled tasks that declare stencils, histograms and masked rows read as they should. */
     void new_op_classes_are_read_from_bundled_manifests() {
         Task st = load_task(kftest::source_dir() / "tasks/level1/stencil2d");

@@ -1,6 +1,7 @@
 #include "template_parts.h"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 
 #include "kf/retrieval.h"
@@ -151,6 +152,21 @@ std::string header_comment(const std::string& title, const Computation& c) {
     std::string s = "// " + title + "\n// Instantiated by Kernel Foundry's op-class templates from the task's computation (" +
                     c.origin + "):\n//   " + c.summary() + "\n";
     return s;
+}
+
+bool is_centred_moment(const Computation& c) {
+    if (c.op != "col_reduce" || c.stats.size() != 2 || c.stats[0].combine != "sum" || c.stats[1].combine != "sum")
+        return false;
+    auto squeeze = [](std::string t) {
+        t.erase(std::remove_if(t.begin(), t.end(), [](unsigned char ch) { return std::isspace(ch); }), t.end());
+        return t;
+    };
+    const std::string e = squeeze(c.stats[0].map.text()), mean = c.stats[0].name + "/" + squeeze(c.rows);
+    const std::string q = squeeze(c.stats[1].map.text());
+    const std::string d = "(" + e + "-" + mean + ")";
+    if (q == d + "*" + d) return true;
+    const std::string r = "(" + mean + "-" + e + ")";
+    return c.stats[0].map.is_name() && q == r + "*" + r;
 }
 
 }  // namespace kf::templates

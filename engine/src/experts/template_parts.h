@@ -71,6 +71,14 @@ std::string stencil_edge(const Computation& c, const std::function<std::string(c
 /** What a stencil instance defines before its kernel: kf_clamp for a clamp pad; on CUDA, the index division helpers. */
 std::string stencil_helpers(const Computation& c, bool cuda);
 
+/**
+ * True for a column reduction whose stats are a sum `s` of some e and the centred second
+ * moment of e about the mean s / rows, written `(e - s / rows) * (e - s / rows)` (or, for e a
+ * name, `(s / rows - e) * (s / rows - e)`), `rows` being the layout's rows as written: both
+ * can then be had in one pass, from the sums of e - k and (e - k)^2 for a shift k per column.
+ */
+bool is_centred_moment(const Computation& c);
+
 /** The comment block that opens every instance: what it computes and where that came from. */
 std::string header_comment(const std::string& title, const Computation& c);
 

@@ -850,6 +850,173 @@ TemplateKernel cuda_cols(const Task& task, const Computation& c) {
             "column reduction over SPLIT slices of the rows, BX columns x BY threads per block (tunables: BX, BY, SPLIT)", os.str()};
 }
 
+/**
+ * A column's sum and centred second moment in one pass (is_centred_moment): each thread sums
+ * d = e - k and d * d over its rows, k being e at the column's first row, so that every
+ * element is read once and the sums stay small; a second kernel adds the SPLIT partials and
+ * gives s = sum(d) + rows * k and the moment sum(d * d) - sum(d)^2 / rows. Where e is an fp32
+ * tensor read as it is, a thread takes VEC adjacent columns in vector loads (when the columns
+ * divide by VEC and the tensor is aligned; one column per thread otherwise).
+ */
+TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    auto at = element_resolver(task, c, T, "kf_r * kf_cols + kf_c", "kf_c", "kf_r");
+    const std::string e = c.stats[0].map.to_c(at, f32, true);
+    const std::string params = entry_params(task, Backend::Cuda), args = entry_args(task);
+    const std::string zero = identity("sum", f32);
+    const std::string name = c.stats[0].map.text();
+    const bool vector = f32 && c.stats[0].map.is_name() && c.inputs.count(name) && c.inputs.at(name) == Indexing::Full;
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n#include <stdint.h>\n\n"
+       << header_comment("Column sum and centred second moment (CUDA) in one pass: sums of e - k and (e - k)^2 per column, "
+                         "k the column's first e; BX threads x BY rows per block over SPLIT slices of the rows.",
+                         c)
+       << "\n#define BX 32     // @kf tunable values(32, 64, 128, 256)\n"
+       << "#define BY 8      // @kf tunable values(1, 2, 4, 8, 16, 32)\n"
+       << "#define SPLIT 16  // @kf tunable values(1, 4, 16, 64, 256)\n"
+       << "#define UNROLL 4  // @kf tunable values(1, 2, 4, 8)\n"
+       << (vector ? "#define VEC 4     // @kf tunable values(1, 2, 4)\n" : "#define VEC 1\n")
+       << "// @kf constraint BX * BY <= 1024\n\n"
+       << "// e at row kf_r of the V columns from kf_c0, into o.\n"
+       << "template <int V>\n"
+       << "__device__ __forceinline__ void kf_row(" << params << ", long long kf_r, long long kf_c0, long long kf_cols, " << T
+       << "* o) {\n";
+    if (vector)
+        os << "    const float* kf_p = " << name << " + kf_r * kf_cols + kf_c0;\n"
+           << "    if constexpr (V == 4) {\n"
+           << "        const float4 kf_t = __ldg(reinterpret_cast<const float4*>(kf_p));\n"
+           << "        o[0] = kf_t.x; o[1] = kf_t.y; o[2] = kf_t.z; o[3] = kf_t.w;\n"
+           << "    } else if constexpr (V == 2) {\n"
+           << "        const float2 kf_t = __ldg(reinterpret_cast<const float2*>(kf_p));\n"
+           << "        o[0] = kf_t.x; o[1] = kf_t.y;\n"
+           << "    } else {\n"
+           << "        o[0] = __ldg(kf_p);\n"
+           << "    }\n";
+    else
+        os << "#pragma unroll\n"
+           << "    for (int kf_j = 0; kf_j < V; ++kf_j) {\n"
+           << "        const long long kf_c = kf_c0 + kf_j;\n"
+           << "        o[kf_j] = " << e << ";\n"
+           << "    }\n";
+    os << "}\n\n"
+       << "template <int V>\n"
+       << "__global__ void __launch_bounds__(BX * BY) kf_col_moments(" << params << ", " << T
+       << "* kf_part, long long kf_rows, long long kf_cols, long long kf_chunk, long long kf_split) {\n"
+       << "    __shared__ " << T << " kf_sm[2][BY][BX * V];\n"
+       << "    const long long kf_c0 = (static_cast<long long>(blockIdx.x) * BX + threadIdx.x) * V;\n"
+       << "    const bool kf_active = kf_c0 < kf_cols;\n"
+       << "    const long long kf_r0 = static_cast<long long>(blockIdx.y) * kf_chunk;\n"
+       << "    const long long kf_r1 = kf_r0 + kf_chunk < kf_rows ? kf_r0 + kf_chunk : kf_rows;\n"
+       << "    " << T << " kf_d1[V], kf_d2[V], kf_k[V];\n"
+       << "#pragma unroll\n"
+       << "    for (int kf_j = 0; kf_j < V; ++kf_j) kf_d1[kf_j] = kf_d2[kf_j] = " << zero << ";\n"
+       << "    if (kf_active && kf_rows > 0) {\n"
+       << "        kf_row<V>(" << args << ", 0, kf_c0, kf_cols, kf_k);\n"
+       << "        long long kf_r = kf_r0 + threadIdx.y;\n"
+       << "        // UNROLL rows per step, their loads issued before their sums.\n"
+       << "        for (; kf_r + (UNROLL - 1) * BY < kf_r1; kf_r += UNROLL * BY) {\n"
+       << "            " << T << " kf_v[UNROLL][V];\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_u = 0; kf_u < UNROLL; ++kf_u) kf_row<V>(" << args << ", kf_r + kf_u * BY, kf_c0, kf_cols, kf_v[kf_u]);\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_u = 0; kf_u < UNROLL; ++kf_u)\n"
+       << "#pragma unroll\n"
+       << "                for (int kf_j = 0; kf_j < V; ++kf_j) {\n"
+       << "                    const " << T << " kf_d = kf_v[kf_u][kf_j] - kf_k[kf_j];\n"
+       << "                    kf_d1[kf_j] += kf_d;\n"
+       << "                    kf_d2[kf_j] += kf_d * kf_d;\n"
+       << "                }\n"
+       << "        }\n"
+       << "        for (; kf_r < kf_r1; kf_r += BY) {\n"
+       << "            " << T << " kf_v[V];\n"
+       << "            kf_row<V>(" << args << ", kf_r, kf_c0, kf_cols, kf_v);\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_j = 0; kf_j < V; ++kf_j) {\n"
+       << "                const " << T << " kf_d = kf_v[kf_j] - kf_k[kf_j];\n"
+       << "                kf_d1[kf_j] += kf_d;\n"
+       << "                kf_d2[kf_j] += kf_d * kf_d;\n"
+       << "            }\n"
+       << "        }\n"
+       << "    }\n"
+       << "#pragma unroll\n"
+       << "    for (int kf_j = 0; kf_j < V; ++kf_j) {\n"
+       << "        kf_sm[0][threadIdx.y][threadIdx.x * V + kf_j] = kf_d1[kf_j];\n"
+       << "        kf_sm[1][threadIdx.y][threadIdx.x * V + kf_j] = kf_d2[kf_j];\n"
+       << "    }\n"
+       << "    __syncthreads();\n"
+       << "    if (threadIdx.y == 0 && kf_active) {\n"
+       << "        for (int kf_y = 1; kf_y < BY; ++kf_y)\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_j = 0; kf_j < V; ++kf_j) {\n"
+       << "                kf_d1[kf_j] += kf_sm[0][kf_y][threadIdx.x * V + kf_j];\n"
+       << "                kf_d2[kf_j] += kf_sm[1][kf_y][threadIdx.x * V + kf_j];\n"
+       << "            }\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_j = 0; kf_j < V; ++kf_j) {\n"
+       << "            kf_part[static_cast<long long>(blockIdx.y) * kf_cols + kf_c0 + kf_j] = kf_d1[kf_j];\n"
+       << "            kf_part[(kf_split + static_cast<long long>(blockIdx.y)) * kf_cols + kf_c0 + kf_j] = kf_d2[kf_j];\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n\n"
+       << "__global__ void kf_col_moments_combine(" << params << ", " << T
+       << "* kf_stats, const " << T << "* kf_part, long long kf_rows, long long kf_cols, long long kf_split) {\n"
+       << "    const long long kf_c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+       << "    if (kf_c >= kf_cols) return;\n"
+       << "    " << T << " kf_d1 = " << zero << ", kf_d2 = " << zero << ";\n"
+       << "    for (long long kf_s = 0; kf_s < kf_split; ++kf_s) {\n"
+       << "        kf_d1 += kf_part[kf_s * kf_cols + kf_c];\n"
+       << "        kf_d2 += kf_part[(kf_split + kf_s) * kf_cols + kf_c];\n"
+       << "    }\n"
+       << "    const " << T << " kf_n = static_cast<" << T << ">(kf_rows);\n"
+       << "    " << T << " kf_k = " << zero << ";\n"
+       << "    if (kf_rows > 0) kf_row<1>(" << args << ", 0, kf_c, kf_cols, &kf_k);\n"
+       << "    kf_stats[kf_c] = kf_d1 + kf_n * kf_k;\n"
+       << "    " << T << " kf_m2 = kf_d2 - kf_d1 * kf_d1 / kf_n;\n"
+       << "    kf_stats[kf_cols + kf_c] = kf_m2 > " << zero << " ? kf_m2 : " << zero << ";\n"
+       << "}\n\n";
+    std::string load;
+    for (std::size_t k = 0; k < 2; ++k)
+        load += "    const " + T + " kf_s_" + c.stats[k].name + " = kf_stats[" + std::to_string(k) + " * kf_cols + kf_c];\n    (void)kf_s_" +
+                c.stats[k].name + ";\n";
+    os << "__global__ void kf_col_epilogue(" << params << ", const " << T << "* kf_stats, long long kf_cols) {\n"
+       << "    const long long kf_c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+       << "    if (kf_c >= kf_cols) return;\n"
+       << load
+       << "    " << c.output << "[kf_c] = static_cast<" << T << ">(" << c.epilogue.to_c(at, f32, true) << ");\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << layout_consts(c)
+       << "    if (kf_cols <= 0) return;\n"
+       << "    long long kf_split = SPLIT < kf_rows ? SPLIT : kf_rows;\n"
+       << "    if (kf_split < 1) kf_split = 1;\n"
+       << "    const long long kf_chunk = (kf_rows + kf_split - 1) / kf_split > 0 ? (kf_rows + kf_split - 1) / kf_split : 1;\n"
+       << "    " << T << "* kf_scratch = nullptr;\n"
+       << "    if (cudaMallocAsync(reinterpret_cast<void**>(&kf_scratch), static_cast<size_t>(2 + 2 * kf_split) * static_cast<size_t>(kf_cols) * sizeof("
+       << T << "), stream) != cudaSuccess) return;\n"
+       << "    " << T << "* kf_stats = kf_scratch;\n"
+       << "    " << T << "* kf_part = kf_scratch + 2 * kf_cols;\n"
+       << "    const unsigned kf_flat = static_cast<unsigned>((kf_cols + 255) / 256);\n"
+       << "    const bool kf_vec = VEC > 1 && kf_cols % VEC == 0"
+       << (vector ? " && reinterpret_cast<uintptr_t>(" + name + ") % (VEC * sizeof(float)) == 0" : "") << ";\n"
+       << "    if (kf_vec) {\n"
+       << "        const dim3 kf_grid(static_cast<unsigned>((kf_cols + BX * VEC - 1) / (BX * VEC)), static_cast<unsigned>(kf_split));\n"
+       << "        kf_col_moments<VEC><<<kf_grid, dim3(BX, BY), 0, stream>>>(" << args << ", kf_part, kf_rows, kf_cols, kf_chunk, kf_split);\n"
+       << "    } else {\n"
+       << "        const dim3 kf_grid(static_cast<unsigned>((kf_cols + BX - 1) / BX), static_cast<unsigned>(kf_split));\n"
+       << "        kf_col_moments<1><<<kf_grid, dim3(BX, BY), 0, stream>>>(" << args << ", kf_part, kf_rows, kf_cols, kf_chunk, kf_split);\n"
+       << "    }\n"
+       << "    kf_col_moments_combine<<<kf_flat, 256, 0, stream>>>(" << entry_args(task) << ", kf_stats, kf_part, kf_rows, kf_cols, kf_split);\n"
+       << "    kf_col_epilogue<<<kf_flat, 256, 0, stream>>>(" << entry_args(task) << ", kf_stats, kf_cols);\n"
+       << "    cudaFreeAsync(kf_scratch, stream);\n"
+       << launch_check() << "}\n";
+    return {"cols-moments", "template/cols-moments",
+            "column sum and centred second moment in one pass over SPLIT slices of the rows, BX threads x BY rows per block, "
+            "UNROLL rows per step, VEC columns per thread in vector loads where e is a tensor read as it is "
+            "(tunables: BX, BY, SPLIT, UNROLL, VEC)",
+            os.str()};
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& c, const std::string& n_expr) {
@@ -859,7 +1026,10 @@ std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& 
         if (c.radius_rows == 0 && c.radius_cols <= 8) return {cuda_stencil(task, c), cuda_stencil_rows(task, c)};
         return {cuda_stencil(task, c)};
     }
-    if (c.op == "col_reduce") return {cuda_cols(task, c)};
+    if (c.op == "col_reduce") {
+        if (is_centred_moment(c)) return {cuda_cols_moments(task, c), cuda_cols(task, c)};
+        return {cuda_cols(task, c)};
+    }
     if (c.rows.empty()) return {cuda_map(task, c, n_expr)};
     if (c.op == "transpose") return {cuda_transpose(task, c)};
     if (c.op == "gemm") return {cuda_gemm(task, c)};
