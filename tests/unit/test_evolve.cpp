@@ -199,7 +199,8 @@ private slots:
         // Measured 3.3x to 4.9x (on one core 3.27x).
         QTest::newRow("dwconv1d") << "dwconv1d" << 2.0;
         // Replicate padding: the naive reference clamps every neighbour's coordinates
-        // (measured 3.19x; on one core 2.08x).
+        // (measured 3.19x; on one core 2.08x; 2.04x on a 2-core AVX-512 host, where the
+        // template's OpenMP team, before it ran small layouts on one thread, made 0.27x to 0.38x).
         QTest::newRow("smooth_clamp") << "smooth_clamp" << 1.5;
         // Residual add and LayerNorm: the naive reference's float sums do not vectorise
         // (measured 2.72x to 2.83x; on one core 1.57x).

@@ -203,9 +203,10 @@ TemplateKernel host_gemm(const Task& task, const Computation& c) {
 }
 
 /**
- * Stencil: OpenMP over rows in chunks of CHUNK; the interior of each row in a SIMD loop over
- * its columns, the cells within the radius of an edge (per dimension) from the border
- * expression or from the map with its neighbours padded.
+ * Stencil: OpenMP over rows in chunks of CHUNK, for layouts of PAR_MIN cells or more (a
+ * smaller one on the calling thread alone: waking a team costs more than it saves there); the
+ * interior of each row in a SIMD loop over its columns, the cells within the radius of an edge
+ * (per dimension) from the border expression or from the map with its neighbours padded.
  */
 TemplateKernel host_stencil(const Task& task, const Computation& c) {
     const std::string T = element_type(task, c);
@@ -216,13 +217,14 @@ TemplateKernel host_stencil(const Task& task, const Computation& c) {
         c.output + "[kf_base + kf_c] = static_cast<" + T + ">(" + stencil_edge(c, cell, T, "kf_base + kf_c", f32, false) + ");";
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
-       << header_comment("Stencil (host): OpenMP over rows in chunks of CHUNK, a SIMD loop over each row's interior.", c)
-       << "\n#define CHUNK 8  // @kf tunable values(1, 2, 8, 32, 128)\n\n"
+       << header_comment("Stencil (host): OpenMP over rows in chunks of CHUNK from PAR_MIN cells, a SIMD loop over each row's interior.", c)
+       << "\n#define CHUNK 8  // @kf tunable values(1, 2, 8, 32, 128)\n"
+       << "#define PAR_MIN 1048576  // @kf tunable values(0, 65536, 1048576, 16777216)\n\n"
        << stencil_helpers(c, false) << entry_definition(task, Backend::Host) << " {\n"
        << layout_consts(c)
        << "    const long long kf_lo = " << RC << " < kf_cols ? " << RC << " : kf_cols;  // the interior columns: [kf_lo, kf_hi)\n"
        << "    const long long kf_hi = kf_cols - " << RC << " > kf_lo ? kf_cols - " << RC << " : kf_lo;\n"
-       << "#pragma omp parallel for schedule(static, CHUNK)\n"
+       << "#pragma omp parallel for schedule(static, CHUNK) if (kf_rows * kf_cols >= PAR_MIN)\n"
        << "    for (long long kf_r = 0; kf_r < kf_rows; ++kf_r) {\n"
        << "        const long long kf_base = kf_r * kf_cols;\n"
        << "        if (kf_r < " << RR << " || kf_r >= kf_rows - " << RR << ") {\n"
@@ -238,7 +240,7 @@ TemplateKernel host_stencil(const Task& task, const Computation& c) {
        << "    }\n"
        << "}\n";
     return {"stencil-omp", "template/stencil-omp",
-            "stencil, OpenMP over rows in chunks of CHUNK, SIMD over each row's interior (tunable: CHUNK)", os.str()};
+            "stencil, OpenMP over rows in chunks of CHUNK from PAR_MIN cells, SIMD over each row's interior (tunables: CHUNK, PAR_MIN)", os.str()};
 }
 
 /**
