@@ -11,17 +11,13 @@
 #include <vector>
 
 #include "kf/compile.h"
+#include "../util/text.h"
 
 namespace kf {
 
 namespace {
 
-std::string trim(std::string_view s) {
-    std::size_t b = 0, e = s.size();
-    while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
-    while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n')) --e;
-    return std::string(s.substr(b, e - b));
-}
+using util::trim;
 
 std::vector<std::string> split_lines(std::string_view text) {
     std::vector<std::string> lines;

@@ -4,16 +4,13 @@
 
 #include "kf/error.h"
 #include "kf/process.h"
+#include "../util/text.h"
 
 namespace kf::exec {
 
 namespace {
 
-std::string trim(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-    while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.erase(0, 1);
-    return s;
-}
+using util::trim;
 
 }  // namespace
 

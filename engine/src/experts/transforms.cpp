@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kf/tunables.h"
+#include "../util/text.h"
 
 namespace kf {
 
@@ -162,10 +163,7 @@ std::vector<std::string> statements(const std::string& text) {
     return out;
 }
 
-std::string trim(const std::string& s) {
-    const auto a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
-    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-}
+using util::trim;
 
 /**
  * warp-rows: a kernel with a thread per row (`r = blockIdx.x * blockDim.x + threadIdx.x; if
@@ -376,7 +374,7 @@ TransformResult vector_loads(const std::string& src) {
         const std::string p = (*it)[1];
         auto f = floats.find(p);
         if (f == floats.end()) return refuse("'" + p + "[...]' is not a float tensor of the kernel: the loads are written for float");
-        if (trim((*it)[2]) != i) return refuse(p + "[" + trim((*it)[2]) + "]: a tensor read at another index than " + i);
+        if (trim((*it)[2].str()) != i) return refuse(p + "[" + trim((*it)[2].str()) + "]: a tensor read at another index than " + i);
         const std::string op = (*it)[3];
         if (op.empty()) {
             if (!f->second) return refuse("the body reads its output " + p);

@@ -8,6 +8,7 @@
 #include "kf/error.h"
 #include "kf/llm/prompt.h"
 #include "kf/vocabulary.h"
+#include "../util/text.h"
 
 namespace kf::llm {
 
@@ -15,12 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string trim(const std::string& s) {
-    std::size_t a = s.find_first_not_of(" \t\r\n");
-    if (a == std::string::npos) return {};
-    std::size_t b = s.find_last_not_of(" \t\r\n");
-    return s.substr(a, b - a + 1);
-}
+using util::trim;
 
 std::string render(const std::string& text, const TemplateValues& values, const TemplateLoader& load, int depth) {
     if (depth > 8) throw Error("template includes nest more than 8 deep (an include loop?)");

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "kf/profile.h"
+#include "../util/text.h"
 
 namespace kf {
 
@@ -31,12 +32,7 @@ const char* kGridSize = "launch__grid_size";
 const char* kBlockSize = "launch__block_size";
 const char* kLimitPrefix = "launch__occupancy_limit_";
 
-std::string trim(std::string_view s) {
-    std::size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return std::string(s.substr(b, e - b));
-}
+using util::trim;
 
 /** Splits one CSV record; false when a quoted field is not terminated on the line. */
 bool split_csv(std::string_view line, std::vector<std::string>& out) {
