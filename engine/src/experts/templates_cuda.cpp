@@ -878,21 +878,13 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
        << "#define UNROLL 4  // @kf tunable values(1, 2, 4, 8)\n"
        << (vector ? "#define VEC 4     // @kf tunable values(1, 2, 4)\n" : "#define VEC 1\n")
        << "// @kf constraint BX * BY <= 1024\n\n"
+       << (vector ? pack_loader() : std::string())
        << "// e at row kf_r of the V columns from kf_c0, into o.\n"
        << "template <int V>\n"
        << "__device__ __forceinline__ void kf_row(" << params << ", long long kf_r, long long kf_c0, long long kf_cols, " << T
-       << "* o) {\n";
+       << " (&o)[V]) {\n";
     if (vector)
-        os << "    const float* kf_p = " << name << " + kf_r * kf_cols + kf_c0;\n"
-           << "    if constexpr (V == 4) {\n"
-           << "        const float4 kf_t = __ldg(reinterpret_cast<const float4*>(kf_p));\n"
-           << "        o[0] = kf_t.x; o[1] = kf_t.y; o[2] = kf_t.z; o[3] = kf_t.w;\n"
-           << "    } else if constexpr (V == 2) {\n"
-           << "        const float2 kf_t = __ldg(reinterpret_cast<const float2*>(kf_p));\n"
-           << "        o[0] = kf_t.x; o[1] = kf_t.y;\n"
-           << "    } else {\n"
-           << "        o[0] = __ldg(kf_p);\n"
-           << "    }\n";
+        os << "    kf_load_pack<V>(" << name << " + kf_r * kf_cols + kf_c0, o);\n";
     else
         os << "#pragma unroll\n"
            << "    for (int kf_j = 0; kf_j < V; ++kf_j) {\n"
@@ -969,9 +961,9 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
        << "        kf_d2 += kf_part[(kf_split + kf_s) * kf_cols + kf_c];\n"
        << "    }\n"
        << "    const " << T << " kf_n = static_cast<" << T << ">(kf_rows);\n"
-       << "    " << T << " kf_k = " << zero << ";\n"
-       << "    if (kf_rows > 0) kf_row<1>(" << args << ", 0, kf_c, kf_cols, &kf_k);\n"
-       << "    kf_stats[kf_c] = kf_d1 + kf_n * kf_k;\n"
+       << "    " << T << " kf_k[1] = {" << zero << "};\n"
+       << "    if (kf_rows > 0) kf_row<1>(" << args << ", 0, kf_c, kf_cols, kf_k);\n"
+       << "    kf_stats[kf_c] = kf_d1 + kf_n * kf_k[0];\n"
        << "    " << T << " kf_m2 = kf_d2 - kf_d1 * kf_d1 / kf_n;\n"
        << "    kf_stats[kf_cols + kf_c] = kf_m2 > " << zero << " ? kf_m2 : " << zero << ";\n"
        << "}\n\n";
