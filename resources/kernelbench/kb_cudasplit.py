@@ -18,8 +18,10 @@ the host compiler each parse PyTorch's headers for the wrappers' sake: most of a
 
 A kernel template's launcher is a template of the same parameters; the kernels' half
 instantiates it for every launch of the host code: for each type an enclosing
-``AT_DISPATCH_FLOATING_TYPES``, ``_INTEGRAL_TYPES`` or ``_ALL_TYPES`` gives ``scalar_t``, or
-with the template arguments as written.
+``AT_DISPATCH_FLOATING_TYPES``, ``_INTEGRAL_TYPES`` or ``_ALL_TYPES`` (or their ``_AND``
+forms with ``Half`` and ``BFloat16``, and ``_FLOATING_TYPES_AND_HALF``) gives ``scalar_t``,
+or with the template arguments as written. Device code may use ``at::Half`` and
+``at::BFloat16``; the kernels' half then includes their c10 headers alone.
 
 Items are the source's top-level declarations: functions, structs, variables, namespaces,
 preprocessor lines. Every item of either half keeps its line number (``#line``), so compiler
@@ -27,7 +29,8 @@ messages point into the source as written. A source is not split, and ``split`` 
 wherever the halves could differ from the whole: a kernel template launched with arguments
 the kernels' half cannot name (types that need PyTorch, a local variable) or without any, a
 kernel inside a namespace, a device function or ``__constant__`` that host code names
-(``cudaMemcpyToSymbol``, ``cudaFuncSetAttribute``), a device item that uses PyTorch,
+(``cudaMemcpyToSymbol``, ``cudaFuncSetAttribute``), a device item that uses PyTorch beyond
+its half types,
 conditional compilation at top level, separate compilation (``-rdc``).
 """
 
@@ -64,10 +67,18 @@ _DISPATCH_TYPES = {"AT_DISPATCH_FLOATING_TYPES": ["double", "float"],
                    "AT_DISPATCH_INTEGRAL_TYPES": _INTEGRAL,
                    "AT_DISPATCH_ALL_TYPES": _INTEGRAL + ["double", "float"]}
 _DISPATCH = re.compile(r"\b(AT_DISPATCH_\w+)\s*\(")
+# PyTorch's half and bfloat16 types: device code may use them, and the kernels' half then
+# includes their headers alone (light next to PyTorch's others), as KERNEL_SCALARS.
+_TORCH_SCALARS = re.compile(r"\b(?:at|c10)::(?:Half|BFloat16)\b")
+KERNEL_SCALARS = ("#include <c10/util/Half.h>\n#include <c10/util/BFloat16.h>\n"
+                  "namespace at { using ::c10::Half; using ::c10::BFloat16; }\n")
+# The ScalarType names an AT_DISPATCH_*_AND* macro may add, as the kernels' half names them.
+_EXTRA_DISPATCH_TYPES = {"Half": "at::Half", "BFloat16": "at::BFloat16"}
 # A template argument the kernels' half can name: a built-in or <cstdint> type, a number, a
 # truth value.
 _PLAIN_TARG = re.compile(r"^(?:(?:const|unsigned|signed|short|long|int|char|float|double|bool|size_t|"
-                         r"u?int(?:8|16|32|64)_t|half|__half|__nv_bfloat16)\b\s*)+\**$|^-?\d+[uUlL]*$|^true$|^false$")
+                         r"u?int(?:8|16|32|64)_t|half|__half|__nv_bfloat16)\b\s*)+\**$|^-?\d+[uUlL]*$|^true$|^false$|"
+                         r"^(?:at|c10)::(?:Half|BFloat16)$")
 
 
 class Item:
@@ -285,6 +296,8 @@ def classify(item):
         return
     uses_torch = bool(_TORCH.search(code))
     uses_device = bool(_DEVICE.search(code))
+    # Device code may use PyTorch's half and bfloat16 types (KERNEL_SCALARS), nothing else of it.
+    device_torch = bool(_TORCH.search(_TORCH_SCALARS.sub(" ", code)))
     item.template = bool(re.match(r"\s*template\s*<", code))
     if re.match(r'\s*(inline\s+)?namespace\b|\s*extern\s*"[^"]*"\s*\{', code):
         # A namespace or a linkage block: one item, wherever its declarations go.
@@ -292,7 +305,7 @@ def classify(item):
         return
     head = _function_head(item)
     if re.search(r"\b__global__\b", code):
-        if uses_torch:
+        if device_torch:
             item.kind = "kernel-torch"
         elif head:
             item.kind = "kernel"
@@ -307,7 +320,7 @@ def classify(item):
             item.name = m.group(1) if m else None
         return
     if uses_device:
-        item.kind = "device-torch" if uses_torch else "device"
+        item.kind = "device-torch" if device_torch else "device"
         if head:
             item.name = head[0]
         else:
@@ -362,16 +375,36 @@ def _launches(code):
 
 
 def _dispatch_around(code, at):
-    """The name of the innermost AT_DISPATCH_* call whose parentheses hold offset `at`."""
-    best = None
+    """(name, arguments) of the innermost AT_DISPATCH_* call whose parentheses hold offset
+    `at`, or (None, None)."""
+    best = (None, None)
     for m in _DISPATCH.finditer(code[:at]):
         depth, k = 1, m.end()
         while k < len(code) and depth:
             depth += {"(": 1, ")": -1}.get(code[k], 0)
             k += 1
         if k > at:
-            best = m.group(1)
+            best = (m.group(1), code[m.end():k - 1])
     return best
+
+
+def _dispatch_types(macro, args):
+    """The types an AT_DISPATCH_* macro gives scalar_t, as the kernels' half names them, or
+    None where it gives one that needs PyTorch's headers: the floating, integral or all types,
+    and with _AND_HALF or _AND, _AND2, _AND3 of Half and BFloat16."""
+    if macro in _DISPATCH_TYPES:
+        return list(_DISPATCH_TYPES[macro])
+    if macro == "AT_DISPATCH_FLOATING_TYPES_AND_HALF":
+        return _DISPATCH_TYPES["AT_DISPATCH_FLOATING_TYPES"] + ["at::Half"]
+    m = re.match(r"(AT_DISPATCH_(?:FLOATING|INTEGRAL|ALL)_TYPES)_AND(\d?)$", macro or "")
+    if not m:
+        return None
+    count = int(m.group(2) or 1)
+    extra = _split_top_commas(args)[:count]
+    names = [re.sub(r"^(?:(?:at|c10)::)?(?:ScalarType::|k)", "", e.strip()) for e in extra]
+    if len(names) != count or any(n not in _EXTRA_DISPATCH_TYPES for n in names):
+        return None
+    return _DISPATCH_TYPES[m.group(1)] + [_EXTRA_DISPATCH_TYPES[n] for n in names]
 
 
 def _instances(targs, code, at, known, line):
@@ -380,11 +413,12 @@ def _instances(targs, code, at, known, line):
     are. Raises ValueError for arguments the kernels' half cannot name."""
     parts = _split_top_commas(targs)
     if any("scalar_t" in _IDENT.findall(p) for p in parts):
-        macro = _dispatch_around(code, at)
-        if macro not in _DISPATCH_TYPES:
+        macro, args = _dispatch_around(code, at)
+        types = _dispatch_types(macro, args) if macro else None
+        if types is None:
             raise ValueError("a kernel template launched with scalar_t at line %d %s" % (
                 line, "in %s, whose types need PyTorch's headers" % macro if macro else "outside an AT_DISPATCH_*"))
-        choices = [[re.sub(r"\bscalar_t\b", t, p) for p in parts] for t in _DISPATCH_TYPES[macro]]
+        choices = [[re.sub(r"\bscalar_t\b", t, p) for p in parts] for t in types]
     else:
         choices = [parts]
     for p in parts:
@@ -556,6 +590,9 @@ def split(source, filename="cuda.cu"):
     for name in kernels:
         for inst in instances.get(name, []):
             launchers.append("template decltype(kf_launch_%s<%s>) kf_launch_%s<%s>;\n" % (name, inst, name, inst))
+    if any(_TORCH_SCALARS.search(it.code) for it in items if it.kind in ("kernel", "device")) \
+            or any(_TORCH_SCALARS.search(i) for insts in instances.values() for i in insts):
+        kern[0] = KERNEL_PRELUDE + KERNEL_SCALARS
     kern.append("\n// Launchers for the host code, compiled apart.\n" + "\n".join(launchers))
     host.insert(0, "#include <cuda_runtime.h>\n")
     return "".join(kern), "".join(host), None

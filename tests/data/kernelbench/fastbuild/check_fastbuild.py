@@ -35,6 +35,17 @@ with open(os.path.join(inc, "torch", "types.h"), "w") as f:
             "#ifdef __CUDACC__\n__device__ inline float kf_from_types(float v) { return v; }\n#endif\n"
             "#define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...) do { if (TYPE) { using scalar_t = double; __VA_ARGS__(); }"
             " else { using scalar_t = float; __VA_ARGS__(); } } while (0)\n")
+os.makedirs(os.path.join(inc, "c10", "util"), exist_ok=True)
+for scalar in ("Half", "BFloat16"):  # PyTorch's half types, as c10/util/<T>.h declares them
+    with open(os.path.join(inc, "c10", "util", scalar + ".h"), "w") as f:
+        f.write("#pragma once\n#ifdef __CUDACC__\n#define KF_HD __host__ __device__\n#else\n#define KF_HD\n#endif\n"
+                "namespace c10 { struct %s { unsigned short x = 0; %s() = default;\n"
+                "  KF_HD %s(float f) : x(static_cast<unsigned short>(f)) {} KF_HD operator float() const { return x; } }; }\n"
+                % (scalar, scalar, scalar))
+with open(os.path.join(inc, "torch", "types.h"), "a") as f:
+    f.write("#include <c10/util/Half.h>\n#include <c10/util/BFloat16.h>\nnamespace at { using c10::Half; using c10::BFloat16; }\n"
+            "#define AT_DISPATCH_FLOATING_TYPES_AND_HALF(TYPE, NAME, ...) do { if (TYPE) { using scalar_t = at::Half; __VA_ARGS__(); }"
+            " else { using scalar_t = float; __VA_ARGS__(); } } while (0)\n")
 ext_header = os.path.join(inc, "torch", "extension.h")
 
 # 1. The lighter CUDA header.
@@ -269,10 +280,25 @@ check("kf_launch_halve_kernel<scalar_t>((x.numel() + 255) / 256, 256, 0, 0, (con
       and "kf_launch_fill_kernel<float, UNROLL>(1, 32, 0, 0, x.data_ptr()" in hd and "<<<" not in hd,
       "host launches of kernel templates call the launcher with the same template arguments")
 
+# PyTorch's half types: a dispatch that adds them instantiates the launchers for them too, and
+# device code may use them; the kernels' half then includes their headers alone.
+HALF_SRC = DISPATCH_SRC.replace("AT_DISPATCH_FLOATING_TYPES(", "AT_DISPATCH_FLOATING_TYPES_AND_HALF(")
+kh, hh, why = ks.split(HALF_SRC)
+check(why is None and "template decltype(kf_launch_halve_kernel<at::Half>) kf_launch_halve_kernel<at::Half>;" in (kh or "")
+      and ks.KERNEL_SCALARS in (kh or "") and "torch/" not in (kh or ""),
+      "AT_DISPATCH_FLOATING_TYPES_AND_HALF instantiates the launcher for at::Half too: %s" % why)
+kh, hh, why = ks.split("__global__ void k(const at::Half* x, c10::BFloat16* y) { y[0] = static_cast<float>(x[0]); }\n"
+                       "torch::Tensor f(torch::Tensor x) { AT_DISPATCH_FLOATING_TYPES_AND2(at::ScalarType::Half, "
+                       "at::ScalarType::BFloat16, x.scalar_type(), \"f\", ([&] { })); k<<<1, 1>>>(nullptr, nullptr); return x; }\n")
+check(why is None and ks.KERNEL_SCALARS in (kh or "") and "void kf_launch_k(" in (kh or ""),
+      "a kernel that uses at::Half and c10::BFloat16 is compiled apart, with their headers: %s" % why)
+kd2, _, why = ks.split(DISPATCH_SRC)
+check(why is None and ks.KERNEL_SCALARS not in (kd2 or ""), "a source without them does not include their headers")
+
 refusals = [
     ("template <typename T> __global__ void k(T* x) {}\ntorch::Tensor f(torch::Tensor x) {\n"
-     "  AT_DISPATCH_FLOATING_TYPES_AND_HALF(x.scalar_type(), \"f\", ([&] { k<scalar_t><<<1, 1>>>(x.data_ptr<scalar_t>()); }));\n"
-     "  return x; }\n", "AT_DISPATCH_FLOATING_TYPES_AND_HALF, whose types need PyTorch"),
+     "  AT_DISPATCH_FLOATING_TYPES_AND(at::ScalarType::Bool, x.scalar_type(), \"f\", ([&] { k<scalar_t><<<1, 1>>>(x.data_ptr<scalar_t>()); }));\n"
+     "  return x; }\n", "AT_DISPATCH_FLOATING_TYPES_AND, whose types need PyTorch"),
     ("template <typename T> __global__ void k(T* x) {}\ntorch::Tensor f(torch::Tensor x) { k<<<1, 1>>>(x.data_ptr<float>()); return x; }\n",
      "without its template arguments"),
     ("template <typename T, int B> __global__ void k(T* x) {}\n"
@@ -285,7 +311,7 @@ refusals = [
     ("__constant__ float c[4];\n__global__ void k(float* x) { x[0] = c[0]; }\n"
      "torch::Tensor f(torch::Tensor x) { float h[4] = {}; cudaMemcpyToSymbol(c, h, 16); k<<<1, 1>>>(x.data_ptr()); return x; }\n",
      "names device code"),
-    ("__global__ void k(at::Half* x) {}\ntorch::Tensor f(torch::Tensor x) { return x; }\n", "uses PyTorch"),
+    ("__global__ void k(c10::complex<float>* x) {}\ntorch::Tensor f(torch::Tensor x) { return x; }\n", "uses PyTorch"),
     ("#ifdef FAST\n#define N 4\n#endif\n__global__ void k(float* x) {}\ntorch::Tensor f(torch::Tensor x) { return x; }\n",
      "conditional compilation"),
     ("namespace my { __global__ void k(float* x) {} }\ntorch::Tensor f(torch::Tensor x) { my::k<<<1, 1>>>(x.data_ptr()); return x; }\n",
@@ -395,6 +421,15 @@ default {name}.so
           and "void kf_launch_fill_kernel<float, 4>(dim3, dim3, unsigned long, CUstream_st*, float*, float, long)" in syms
           and "void kf_launch_fill_kernel<unsigned int, 1>(" in syms,
           "kernel templates build split, their launchers defined for every launch: %s" % fb.stats["split"])
+
+    h2 = make_nvcc_build("ext_split_half", HALF_SRC.replace("#include <torch/types.h>\n", ""))
+    fb.stats["retried_plain"] = False
+    cpp._run_ninja_build(h2, False, "Error building extension")
+    syms = subprocess.run(["nm", "-C", "--defined-only", os.path.join(h2, "ext_split_half.so")],
+                          capture_output=True, text=True).stdout
+    check(fb.stats["cuda_header"] == "split" and not fb.stats["retried_plain"]
+          and "void kf_launch_halve_kernel<c10::Half>(dim3, dim3, unsigned long, CUstream_st*, c10::Half const*, c10::Half*, long)" in syms,
+          "a kernel template dispatched with at::Half builds split, its at::Half launcher defined: %s" % fb.stats["split"])
 
     # A launcher the kernels' half does not define fails the build's check (a shared library
     # would link without it and fail only at import), and the source builds as written.
