@@ -410,24 +410,25 @@ default {name}.so
     check(fb.stats["split"] == "separate compilation (-rdc)" and "kf_host.o" not in open(os.path.join(r, "build.ninja")).read(),
           "a source compiled for separate compilation (-rdc=true) is not split: %s" % fb.stats["split"])
 
+    def built_split(name, source):
+        """Builds `source` through the wrapped ninja step: (built split without a retry, the
+        library's defined symbols, demangled)."""
+        d = make_nvcc_build(name, source.replace("#include <torch/types.h>\n", ""))
+        fb.stats["retried_plain"] = False
+        cpp._run_ninja_build(d, False, "Error building extension")
+        syms = subprocess.run(["nm", "-C", "--defined-only", os.path.join(d, name + ".so")], capture_output=True, text=True).stdout
+        return fb.stats["cuda_header"] == "split" and not fb.stats["retried_plain"], syms
+
     # Kernel templates, built: the launchers the host half calls are the ones instantiated.
-    t = make_nvcc_build("ext_split_templates", DISPATCH_SRC.replace("#include <torch/types.h>\n", ""))
-    fb.stats["retried_plain"] = False
-    cpp._run_ninja_build(t, False, "Error building extension")
-    syms = subprocess.run(["nm", "-C", "--defined-only", os.path.join(t, "ext_split_templates.so")],
-                          capture_output=True, text=True).stdout
-    check(fb.stats["cuda_header"] == "split" and not fb.stats["retried_plain"]
+    split_ok, syms = built_split("ext_split_templates", DISPATCH_SRC)
+    check(split_ok
           and "void kf_launch_halve_kernel<double>(dim3, dim3, unsigned long, CUstream_st*, double const*, double*, long)" in syms
           and "void kf_launch_fill_kernel<float, 4>(dim3, dim3, unsigned long, CUstream_st*, float*, float, long)" in syms
           and "void kf_launch_fill_kernel<unsigned int, 1>(" in syms,
           "kernel templates build split, their launchers defined for every launch: %s" % fb.stats["split"])
 
-    h2 = make_nvcc_build("ext_split_half", HALF_SRC.replace("#include <torch/types.h>\n", ""))
-    fb.stats["retried_plain"] = False
-    cpp._run_ninja_build(h2, False, "Error building extension")
-    syms = subprocess.run(["nm", "-C", "--defined-only", os.path.join(h2, "ext_split_half.so")],
-                          capture_output=True, text=True).stdout
-    check(fb.stats["cuda_header"] == "split" and not fb.stats["retried_plain"]
+    split_ok, syms = built_split("ext_split_half", HALF_SRC)
+    check(split_ok
           and "void kf_launch_halve_kernel<c10::Half>(dim3, dim3, unsigned long, CUstream_st*, c10::Half const*, c10::Half*, long)" in syms,
           "a kernel template dispatched with at::Half builds split, its at::Half launcher defined: %s" % fb.stats["split"])
 
