@@ -755,6 +755,41 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
             os.str()};
 }
 
+/** The first `upto` stats of a column reduction as locals kf_s_<name>, from kf_stats at column kf_c. */
+std::string col_stat_locals(const Computation& c, const std::string& T, std::size_t upto, const std::string& indent) {
+    std::string out;
+    for (std::size_t k = 0; k < upto; ++k)
+        out += indent + "const " + T + " kf_s_" + c.stats[k].name + " = kf_stats[" + std::to_string(k) + " * kf_cols + kf_c];\n" +
+               indent + "(void)kf_s_" + c.stats[k].name + ";\n";
+    return out;
+}
+
+/** A column reduction's epilogue kernel, kf_col_epilogue: the output per column from all its stats. */
+std::string col_epilogue_kernel(const Task& task, const Computation& c, const std::string& T,
+                                const std::function<std::string(const std::string&)>& at, bool f32) {
+    return "__global__ void kf_col_epilogue(" + entry_params(task, Backend::Cuda) + ", const " + T + "* kf_stats, long long kf_cols) {\n" +
+           "    const long long kf_c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n" +
+           "    if (kf_c >= kf_cols) return;\n" + col_stat_locals(c, T, c.stats.size(), "    ") + "    " + c.output +
+           "[kf_c] = static_cast<" + T + ">(" + c.epilogue.to_c(at, f32, true) + ");\n}\n\n";
+}
+
+/**
+ * A column reduction's entry point up to its scratch memory: kf_split slices of kf_chunk rows
+ * (SPLIT at most), and from the stream's pool kf_stats (one value per stat and column) and
+ * kf_part (`parts` values per slice and column).
+ */
+std::string col_entry_start(const Task& task, const Computation& c, const std::string& T, int parts) {
+    const std::string n = std::to_string(c.stats.size());
+    return entry_definition(task, Backend::Cuda) + " {\n" + layout_consts(c) + "    if (kf_cols <= 0) return;\n" +
+           "    long long kf_split = SPLIT < kf_rows ? SPLIT : kf_rows;\n" + "    if (kf_split < 1) kf_split = 1;\n" +
+           "    const long long kf_chunk = (kf_rows + kf_split - 1) / kf_split > 0 ? (kf_rows + kf_split - 1) / kf_split : 1;\n" +
+           "    " + T + "* kf_scratch = nullptr;\n" +
+           "    if (cudaMallocAsync(reinterpret_cast<void**>(&kf_scratch), static_cast<size_t>(" + n + " + " +
+           (parts == 1 ? std::string() : std::to_string(parts) + " * ") + "kf_split) * static_cast<size_t>(kf_cols) * sizeof(" + T +
+           "), stream) != cudaSuccess) return;\n" + "    " + T + "* kf_stats = kf_scratch;\n" + "    " + T +
+           "* kf_part = kf_scratch + " + n + " * kf_cols;\n";
+}
+
 /**
  * Column reduction: each stat in two steps. A BX x BY block takes BX columns of one of SPLIT
  * slices of the rows (BY threads per column, stepping over the slice's rows, so a warp reads
@@ -768,13 +803,6 @@ TemplateKernel cuda_cols(const Task& task, const Computation& c) {
     const bool f32 = is_fp32(task, c);
     auto at = element_resolver(task, c, T, "kf_r * kf_cols + kf_c", "kf_c", "kf_r");
     const std::size_t nstats = c.stats.size();
-    auto load_stats = [&](std::size_t upto, const std::string& indent) {
-        std::string out;
-        for (std::size_t k = 0; k < upto; ++k)
-            out += indent + "const " + T + " kf_s_" + c.stats[k].name + " = kf_stats[" + std::to_string(k) + " * kf_cols + kf_c];\n" +
-                   indent + "(void)kf_s_" + c.stats[k].name + ";\n";
-        return out;
-    };
     const std::string params = entry_params(task, Backend::Cuda);
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
@@ -796,7 +824,7 @@ TemplateKernel cuda_cols(const Task& task, const Computation& c) {
            << "    const long long kf_r1 = kf_r0 + kf_chunk < kf_rows ? kf_r0 + kf_chunk : kf_rows;\n"
            << "    " << T << " kf_acc = " << id << ";\n"
            << "    if (kf_active) {\n"
-           << load_stats(k, "        ")
+           << col_stat_locals(c, T, k, "        ")
            << "        for (long long kf_r = kf_r0 + threadIdx.y; kf_r < kf_r1; kf_r += BY) {\n"
            << "            const " << T << " kf_x = " << st.map.to_c(at, f32, true) << ";\n"
            << "            kf_acc = " << combine_expr(st.combine, "kf_acc", "kf_x") << ";\n"
@@ -820,23 +848,7 @@ TemplateKernel cuda_cols(const Task& task, const Computation& c) {
            << "    kf_stats[" << k << " * kf_cols + kf_c] = kf_acc;\n"
            << "}\n\n";
     }
-    os << "__global__ void kf_col_epilogue(" << params << ", const " << T << "* kf_stats, long long kf_cols) {\n"
-       << "    const long long kf_c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
-       << "    if (kf_c >= kf_cols) return;\n"
-       << load_stats(nstats, "    ")
-       << "    " << c.output << "[kf_c] = static_cast<" << T << ">(" << c.epilogue.to_c(at, f32, true) << ");\n"
-       << "}\n\n"
-       << entry_definition(task, Backend::Cuda) << " {\n"
-       << layout_consts(c)
-       << "    if (kf_cols <= 0) return;\n"
-       << "    long long kf_split = SPLIT < kf_rows ? SPLIT : kf_rows;\n"
-       << "    if (kf_split < 1) kf_split = 1;\n"
-       << "    const long long kf_chunk = (kf_rows + kf_split - 1) / kf_split > 0 ? (kf_rows + kf_split - 1) / kf_split : 1;\n"
-       << "    " << T << "* kf_scratch = nullptr;\n"
-       << "    if (cudaMallocAsync(reinterpret_cast<void**>(&kf_scratch), static_cast<size_t>(" << nstats
-       << " + kf_split) * static_cast<size_t>(kf_cols) * sizeof(" << T << "), stream) != cudaSuccess) return;\n"
-       << "    " << T << "* kf_stats = kf_scratch;\n"
-       << "    " << T << "* kf_part = kf_scratch + " << nstats << " * kf_cols;\n"
+    os << col_epilogue_kernel(task, c, T, at, f32) << col_entry_start(task, c, T, 1)
        << "    const dim3 kf_grid(static_cast<unsigned>((kf_cols + BX - 1) / BX), static_cast<unsigned>(kf_split));\n"
        << "    const unsigned kf_flat = static_cast<unsigned>((kf_cols + 255) / 256);\n";
     for (std::size_t k = 0; k < nstats; ++k)
@@ -967,27 +979,7 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
        << "    " << T << " kf_m2 = kf_d2 - kf_d1 * kf_d1 / kf_n;\n"
        << "    kf_stats[kf_cols + kf_c] = kf_m2 > " << zero << " ? kf_m2 : " << zero << ";\n"
        << "}\n\n";
-    std::string load;
-    for (std::size_t k = 0; k < 2; ++k)
-        load += "    const " + T + " kf_s_" + c.stats[k].name + " = kf_stats[" + std::to_string(k) + " * kf_cols + kf_c];\n    (void)kf_s_" +
-                c.stats[k].name + ";\n";
-    os << "__global__ void kf_col_epilogue(" << params << ", const " << T << "* kf_stats, long long kf_cols) {\n"
-       << "    const long long kf_c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
-       << "    if (kf_c >= kf_cols) return;\n"
-       << load
-       << "    " << c.output << "[kf_c] = static_cast<" << T << ">(" << c.epilogue.to_c(at, f32, true) << ");\n"
-       << "}\n\n"
-       << entry_definition(task, Backend::Cuda) << " {\n"
-       << layout_consts(c)
-       << "    if (kf_cols <= 0) return;\n"
-       << "    long long kf_split = SPLIT < kf_rows ? SPLIT : kf_rows;\n"
-       << "    if (kf_split < 1) kf_split = 1;\n"
-       << "    const long long kf_chunk = (kf_rows + kf_split - 1) / kf_split > 0 ? (kf_rows + kf_split - 1) / kf_split : 1;\n"
-       << "    " << T << "* kf_scratch = nullptr;\n"
-       << "    if (cudaMallocAsync(reinterpret_cast<void**>(&kf_scratch), static_cast<size_t>(2 + 2 * kf_split) * static_cast<size_t>(kf_cols) * sizeof("
-       << T << "), stream) != cudaSuccess) return;\n"
-       << "    " << T << "* kf_stats = kf_scratch;\n"
-       << "    " << T << "* kf_part = kf_scratch + 2 * kf_cols;\n"
+    os << col_epilogue_kernel(task, c, T, at, f32) << col_entry_start(task, c, T, 2)
        << "    const unsigned kf_flat = static_cast<unsigned>((kf_cols + 255) / 256);\n"
        << "    const bool kf_vec = VEC > 1 && kf_cols % VEC == 0"
        << (vector ? " && reinterpret_cast<uintptr_t>(" + name + ") % (VEC * sizeof(float)) == 0" : "") << ";\n"
