@@ -50,7 +50,6 @@ _TORCH_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"](torch|ATen|c10|pybind11|TH
 _DEVICE_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"](cub/|cooperative_groups|mma\.h|cuda/|cuda_pipeline|"
                              r"cuda_awbarrier|cute/|cutlass/|sm_\d+_intrinsics)")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
-_LAUNCH = re.compile(r"\b([A-Za-z_]\w*)\s*<<<")
 _TYPE_WORDS = {"int", "float", "double", "char", "long", "short", "unsigned", "signed", "bool", "void", "const",
                "volatile", "size_t", "int64_t", "int32_t", "uint32_t", "uint64_t", "half", "__half"}
 

@@ -138,17 +138,18 @@ def compiler_identity(cxx):
     return out.splitlines()[0] if out else cxx
 
 
+def _stamp(path):
+    try:
+        st = os.stat(path)
+        return "%d:%d" % (st.st_size, int(st.st_mtime))
+    except OSError:
+        return "?"
+
+
 def _pch_folder(root, cxx, cflags, post_cflags, extension_header, header=PCH_HEADER):
-    stamps = []
-    for path in (extension_header, os.path.join(os.path.dirname(extension_header), "types.h")):
-        try:
-            st = os.stat(path)
-            stamps.append("%d:%d" % (st.st_size, int(st.st_mtime)))
-        except OSError:
-            stamps.append("?")
-    parts = [compiler_identity(cxx), cflags, post_cflags, extension_header, stamps[0]]
+    parts = [compiler_identity(cxx), cflags, post_cflags, extension_header, _stamp(extension_header)]
     if header != PCH_HEADER:  # the extension header's folders keep their names
-        parts += [header, stamps[1]]
+        parts += [header, _stamp(os.path.join(os.path.dirname(extension_header), "types.h"))]
     key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
     return os.path.join(root, key)
 
@@ -324,7 +325,7 @@ def rewrite_build(build_directory, extension_header, original=None):
                 halves = (kernels, host)
                 stats["host_header"] = _PCH_INCLUDES[host_pch]
 
-    # The precompiled headers: main.cpp's, and the host half's where its flags differ.
+    # The precompiled headers: main.cpp's, and the host half's for its flags and header.
     host_cflags = None
     if not cxx or cflags is None:
         stats["pch"] = "no cxx or cflags in build.ninja"
