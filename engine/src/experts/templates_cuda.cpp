@@ -647,11 +647,130 @@ TemplateKernel cuda_stencil_rows(const Task& task, const Computation& c) {
 }
 
 /**
+ * A 2-D stencil of small radii (rows and columns at most 4): a thread takes 4 consecutive cells
+ * of a row and ITEMS consecutive rows. Where its warp's cells and their halo are inside, the
+ * rows start on 4-element boundaries of aligned tensors and the group's rows and their halo
+ * rows are inside, each row of each neighbour tensor comes in one vector load per thread,
+ * the column halo from the neighbouring lanes (warp shuffles; the warp's first and last
+ * lanes read theirs), each row is kept in registers for the ITEMS + 2 * row radius rows that
+ * read it, and the 4 outputs of a row go out in one vector store. Elsewhere cell by cell, the
+ * edge cells from the border or the padded map. BLOCK threads (a multiple of 32) along the
+ * row, groups of ITEMS rows over the grid's y (in rounds beyond 65535).
+ */
+TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    const int RR = c.radius_rows, R = c.radius_cols;
+    const std::string rr = std::to_string(RR), r = std::to_string(R), width = std::to_string(4 + 2 * R);
+    std::set<std::string> neighbours;
+    for (const auto& nb : c.map.neighbours()) neighbours.insert(nb.tensor);
+    auto cell = element_resolver(task, c, T, "kf_i", "kf_c", "kf_r");
+    const std::string scalar_map = c.map.to_c(neighbour_resolver(T, cell, "kf_i", ""), f32, true);
+    const std::string edge = stencil_edge(c, cell, T, "kf_i", f32, true);
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Stencil in a window of rows (CUDA): 4 cells of ITEMS rows per thread, a vector load per row, the halo by warp shuffles.", c)
+       << "\n#define BLOCK 128  // @kf tunable values(32, 64, 128, 256, 512)\n"
+       << "#define ITEMS 8    // @kf tunable values(1, 2, 4, 8, 16)\n\n"
+       << vector_helpers(T);
+    os << stencil_helpers(c, true);
+    os << "__global__ void __launch_bounds__(BLOCK) kf_stencil_window_kernel(" << restrict_params(entry_params(task, Backend::Cuda))
+       << ", long long kf_rows, long long kf_cols, long long kf_groups, bool kf_vec) {\n"
+       << "    const int kf_lane = threadIdx.x & 31;\n"
+       << "    const long long kf_c0 = (static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x) * 4;\n"
+       << "    // The warp's cells and their halo: the fast path is taken by whole warps (its shuffles need every lane).\n"
+       << "    const long long kf_w0 = (static_cast<long long>(blockIdx.x) * BLOCK + (threadIdx.x & ~31u)) * 4;\n"
+       << "    const bool kf_warp_inner = kf_vec && kf_w0 >= " << r << " && kf_w0 + 128 + " << r << " <= kf_cols;\n"
+       << "    (void)kf_lane;\n"
+       << "    for (long long kf_g = blockIdx.y; kf_g < kf_groups; kf_g += gridDim.y) {\n"
+       << "        const long long kf_r0 = kf_g * ITEMS;\n"
+       << "        if (kf_warp_inner && kf_r0 >= " << rr << " && kf_r0 + ITEMS + " << rr << " <= kf_rows) {\n";
+    for (const auto& n : neighbours) {
+        os << "            " << T << " kf_w_" << n << "[ITEMS + " << 2 * RR << "][" << width << "];\n"
+           << "#pragma unroll\n"
+           << "            for (int kf_j = 0; kf_j < ITEMS + " << 2 * RR << "; ++kf_j) {\n"
+           << "                const auto* kf_p = " << n << " + (kf_r0 - " << rr << " + kf_j) * kf_cols + kf_c0;\n"
+           << "                const KfVec<4> kf_v = kf_load<4>(kf_p);\n"
+           << "#pragma unroll\n"
+           << "                for (int kf_k = 0; kf_k < 4; ++kf_k) kf_w_" << n << "[kf_j][" << r << " + kf_k] = kf_v.v[kf_k];\n";
+        if (R > 0)
+            os << "#pragma unroll\n"
+               << "                for (int kf_h = 1; kf_h <= " << r << "; ++kf_h) {\n"
+               << "                    " << T << " kf_left = __shfl_up_sync(0xffffffffu, kf_v.v[4 - kf_h], 1);\n"
+               << "                    " << T << " kf_right = __shfl_down_sync(0xffffffffu, kf_v.v[kf_h - 1], 1);\n"
+               << "                    if (kf_lane == 0) kf_left = static_cast<" << T << ">(kf_p[-kf_h]);\n"
+               << "                    if (kf_lane == 31) kf_right = static_cast<" << T << ">(kf_p[3 + kf_h]);\n"
+               << "                    kf_w_" << n << "[kf_j][" << r << " - kf_h] = kf_left;\n"
+               << "                    kf_w_" << n << "[kf_j][" << r << " + 3 + kf_h] = kf_right;\n"
+               << "                }\n";
+        os << "            }\n";
+    }
+    os << "#pragma unroll\n"
+       << "            for (int kf_it = 0; kf_it < ITEMS; ++kf_it) {\n"
+       << "                const long long kf_r = kf_r0 + kf_it;\n"
+       << "                KfVec<4> kf_out;\n";
+    for (int k = 0; k < 4; ++k) {
+        // Cell k of row kf_it: its neighbours from the window, everything else as a cell would read it.
+        auto reg = [&, k](const std::string& name) -> std::string {
+            const auto sep = name.find('@');
+            const std::string t = name.substr(0, sep);
+            if (!neighbours.count(t)) return cell(name);
+            int di = 0, dj = 0;
+            if (sep != std::string::npos) {
+                di = std::stoi(name.substr(sep + 1, name.find(',') - sep - 1));
+                dj = std::stoi(name.substr(name.find(',') + 1));
+            }
+            return "kf_w_" + t + "[kf_it + " + std::to_string(RR + di) + "][" + std::to_string(R + k + dj) + "]";
+        };
+        os << "                {\n"
+           << "                    const long long kf_c = kf_c0 + " << k << ", kf_i = kf_r * kf_cols + kf_c;\n"
+           << "                    (void)kf_c;\n                    (void)kf_i;\n"
+           << "                    kf_out.v[" << k << "] = static_cast<" << T << ">(" << c.map.to_c(reg, f32, true) << ");\n"
+           << "                }\n";
+    }
+    os << "                kf_store<4>(" << c.output << " + kf_r * kf_cols + kf_c0, kf_out);\n"
+       << "            }\n"
+       << "            continue;\n"
+       << "        }\n"
+       << "        for (int kf_it = 0; kf_it < ITEMS; ++kf_it) {\n"
+       << "            const long long kf_r = kf_r0 + kf_it;\n"
+       << "            if (kf_r >= kf_rows) break;\n"
+       << "            for (long long kf_c = kf_c0; kf_c < kf_c0 + 4 && kf_c < kf_cols; ++kf_c) {\n"
+       << "                const long long kf_i = kf_r * kf_cols + kf_c;\n"
+       << "                const bool kf_inside = kf_r >= " << rr << " && kf_r < kf_rows - " << rr << " && kf_c >= " << r
+       << " && kf_c < kf_cols - " << r << ";\n"
+       << "                " << c.output << "[kf_i] = kf_inside ? static_cast<" << T << ">(" << scalar_map << ")\n"
+       << "                                      : static_cast<" << T << ">(" << edge << ");\n"
+       << "            }\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << layout_consts(c)
+       << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
+       << "    // Vector loads and stores where every row starts on a 4-element boundary of aligned tensors.\n"
+       << "    bool kf_vec = kf_cols % 4 == 0;\n";
+    for (const auto& n : neighbours) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", 4 * sizeof(*" << n << "));\n";
+    os << "    kf_vec = kf_vec && kf_aligned(" << c.output << ", 4 * sizeof(" << T << "));\n"
+       << "    const long long kf_quads = (kf_cols + 3) / 4;\n"
+       << "    const long long kf_groups = (kf_rows + ITEMS - 1) / ITEMS;\n"
+       << "    const dim3 kf_grid(static_cast<unsigned>((kf_quads + BLOCK - 1) / BLOCK),\n"
+       << "                       static_cast<unsigned>(kf_groups < 65535 ? kf_groups : 65535));\n"
+       << "    kf_stencil_window_kernel<<<kf_grid, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols, kf_groups, kf_vec);\n"
+       << launch_check() << "}\n";
+    return {"stencil-window", "template/stencil-window",
+            "2-D stencil, 4 cells of ITEMS rows per thread: a vector load per row kept in registers, the halo by warp shuffles "
+            "(tunables: BLOCK, ITEMS)",
+            os.str()};
+}
+
+/**
  * Histogram: a grid of BLOCKS_PER_SM blocks per multiprocessor strides over the input in
- * VEC-element vector loads; each block counts into COPIES sub-histograms in shared memory
- * (a thread uses copy threadIdx.x % COPIES, so that threads of a warp meeting on one bin
- * spread over copies), then adds its counts to the output with one global atomic per bin.
- * Bins that do not fit in shared memory are counted with global atomics.
+ * VEC-element vector loads; each block counts into COPIES sub-histograms in shared memory,
+ * interleaved (bin b of copy k at b * copies + k; a thread uses copy threadIdx.x % copies, so
+ * that with 32 copies lane l only ever touches bank l and a warp's atomics never conflict),
+ * then adds its counts to the output with one global atomic per bin. Copies are halved until
+ * they fit in 48 KiB; bins that do not fit even once are counted with global atomics.
  */
 TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std::string& n_expr) {
     std::string out_type = "int32_t";
@@ -667,7 +786,7 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
        << header_comment("Histogram (CUDA): vector loads, COPIES sub-histograms per block in shared memory, one global atomic per bin and block.", c)
        << "\n#define BLOCK 256         // @kf tunable values(128, 256, 512, 1024)\n"
        << "#define VEC 16            // @kf tunable values(1, 2, 4, 8, 16)\n"
-       << "#define COPIES 4          // @kf tunable values(1, 2, 4, 8, 16)\n"
+       << "#define COPIES 32         // @kf tunable values(1, 2, 4, 8, 16, 32)\n"
        << "#define BLOCKS_PER_SM 4   // @kf tunable values(1, 2, 4, 8, 16)\n\n"
        << pack_loader()
        << "__device__ __forceinline__ void kf_global_add(" << out_type << "* p, unsigned int v) {\n"
@@ -675,17 +794,19 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
                 : "    atomicAdd(reinterpret_cast<unsigned int*>(p), v);\n")
        << "}\n\n"
        << "template <int V, bool SHARED>\n__global__ void __launch_bounds__(BLOCK) kf_histogram_kernel("
-       << entry_params(task, Backend::Cuda) << ", long long kf_n, long long kf_bins) {\n"
-       << "    extern __shared__ unsigned int kf_h[];  // COPIES copies of bins + 1 words (padded: one bin's copies in different banks) when SHARED\n"
+       << entry_params(task, Backend::Cuda) << ", long long kf_n, long long kf_bins, unsigned kf_copies) {\n"
+       << "    // kf_copies (a power of two) copies of the bins when SHARED, interleaved: bin b of copy k at b * kf_copies + k.\n"
+       << "    // A thread counts into copy threadIdx.x % kf_copies, so with 32 copies lane l only touches bank l.\n"
+       << "    extern __shared__ unsigned int kf_h[];\n"
        << "    if constexpr (SHARED) {\n"
-       << "        for (long long kf_b = threadIdx.x; kf_b < COPIES * (kf_bins + 1); kf_b += BLOCK) kf_h[kf_b] = 0;\n"
+       << "        for (long long kf_b = threadIdx.x; kf_b < kf_copies * kf_bins; kf_b += BLOCK) kf_h[kf_b] = 0;\n"
        << "        __syncthreads();\n"
        << "    }\n"
-       << "    unsigned int* kf_mine = kf_h + (threadIdx.x % COPIES) * (kf_bins + 1);\n"
+       << "    unsigned int* kf_mine = kf_h + (threadIdx.x & (kf_copies - 1));\n"
        << "    (void)kf_mine;\n"
        << "    auto kf_count = [&](long long kf_bin) {\n"
        << "        if (kf_bin < 0 || kf_bin >= kf_bins) return;\n"
-       << "        if constexpr (SHARED) atomicAdd(kf_mine + kf_bin, 1u);\n"
+       << "        if constexpr (SHARED) atomicAdd(kf_mine + kf_bin * kf_copies, 1u);\n"
        << "        else kf_global_add(" << c.output << " + kf_bin, 1u);\n"
        << "    };\n"
        << "    const long long kf_stride = static_cast<long long>(gridDim.x) * BLOCK;\n"
@@ -708,7 +829,9 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
        << "        __syncthreads();\n"
        << "        for (long long kf_b = threadIdx.x; kf_b < kf_bins; kf_b += BLOCK) {\n"
        << "            unsigned int kf_t = 0;\n"
-       << "            for (int kf_copy = 0; kf_copy < COPIES; ++kf_copy) kf_t += kf_h[kf_copy * (kf_bins + 1) + kf_b];\n"
+       << "            // The copies of a bin from a rotated start, so that a warp's reads spread over the banks.\n"
+       << "            for (unsigned kf_copy = 0; kf_copy < kf_copies; ++kf_copy)\n"
+       << "                kf_t += kf_h[kf_b * kf_copies + ((kf_copy + static_cast<unsigned>(kf_b)) & (kf_copies - 1))];\n"
        << "            if (kf_t != 0) kf_global_add(" << c.output << " + kf_b, kf_t);\n"
        << "        }\n"
        << "    }\n"
@@ -738,16 +861,20 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
        << "    long long kf_grid = (kf_n / kf_v + BLOCK - 1) / BLOCK;\n"
        << "    if (kf_grid > static_cast<long long>(kf_sms) * BLOCKS_PER_SM) kf_grid = static_cast<long long>(kf_sms) * BLOCKS_PER_SM;\n"
        << "    if (kf_grid < 1) kf_grid = 1;\n"
-       << "    const size_t kf_smem = static_cast<size_t>(COPIES) * static_cast<size_t>(kf_bins + 1) * sizeof(unsigned int);\n"
+       << "    // As many of the COPIES copies as fit in 48 KiB of shared memory (halved until they do).\n"
+       << "    unsigned kf_copies = COPIES;\n"
+       << "    while (kf_copies > 1 && static_cast<size_t>(kf_copies) * static_cast<size_t>(kf_bins) * sizeof(unsigned int) > 48 * 1024)\n"
+       << "        kf_copies /= 2;\n"
+       << "    const size_t kf_smem = static_cast<size_t>(kf_copies) * static_cast<size_t>(kf_bins) * sizeof(unsigned int);\n"
        << "    const unsigned kf_g = static_cast<unsigned>(kf_grid);\n"
        << "    if (kf_smem <= 48 * 1024) {\n"
        << "        if (kf_vec) kf_histogram_kernel<VEC, true><<<kf_g, BLOCK, kf_smem, stream>>>(" << entry_args(task)
-       << ", kf_n, kf_bins);\n"
-       << "        else kf_histogram_kernel<1, true><<<kf_g, BLOCK, kf_smem, stream>>>(" << entry_args(task) << ", kf_n, kf_bins);\n"
+       << ", kf_n, kf_bins, kf_copies);\n"
+       << "        else kf_histogram_kernel<1, true><<<kf_g, BLOCK, kf_smem, stream>>>(" << entry_args(task) << ", kf_n, kf_bins, kf_copies);\n"
        << "    } else {\n"
        << "        if (kf_vec) kf_histogram_kernel<VEC, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task)
-       << ", kf_n, kf_bins);\n"
-       << "        else kf_histogram_kernel<1, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_n, kf_bins);\n"
+       << ", kf_n, kf_bins, 1u);\n"
+       << "        else kf_histogram_kernel<1, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_n, kf_bins, 1u);\n"
        << "    }\n"
        << launch_check() << "}\n";
     return {"histogram-shared", "template/histogram-shared",
@@ -1008,6 +1135,8 @@ std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& 
     if (c.op == "stencil") {
         // A stencil along rows only (a 1-D convolution) also gets the row-vector variant.
         if (c.radius_rows == 0 && c.radius_cols <= 8) return {cuda_stencil(task, c), cuda_stencil_rows(task, c)};
+        // A 2-D one of small radii also gets the window of rows.
+        if (c.radius_rows <= 4 && c.radius_cols <= 4) return {cuda_stencil(task, c), cuda_stencil_window(task, c)};
         return {cuda_stencil(task, c)};
     }
     if (c.op == "col_reduce") {
