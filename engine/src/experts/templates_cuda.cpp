@@ -286,6 +286,86 @@ TemplateKernel cuda_transpose(const Task& task, const Computation& c) {
 }
 
 /**
+ * Transpose with vector accesses both ways: TILE x TILE tiles, (TILE / 4) x BY threads; a
+ * thread reads 4 consecutive elements of an input row in one vector load per tensor (the map
+ * applied to each) into padded shared memory, then writes 4 consecutive elements of an output
+ * row in one vector store. Vector accesses where the rows start on 4-element boundaries of
+ * aligned tensors and the 4 are inside; element by element elsewhere.
+ */
+TemplateKernel cuda_transpose_vec(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    const std::vector<std::string> inputs = tensors_in(c.map, c);
+    std::ostringstream map4;
+    for (int k = 0; k < 4; ++k) {
+        auto vec = resolver(task, c, T, [k](const std::string& n) { return "kf_v_" + n + ".v[" + std::to_string(k) + "]"; });
+        map4 << "                kf_tile[kf_j][4 * threadIdx.x + " << k << "] = static_cast<" << T << ">(" << c.map.to_c(vec, f32, true)
+             << ");\n";
+    }
+    auto at = resolver(task, c, T, [](const std::string& n) { return n + "[kf_r * kf_cols + kf_cc]"; });
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Transpose (CUDA): TILE x TILE tiles through padded shared memory, 4 elements per vector load and store.", c)
+       << "\n#define TILE 32   // @kf tunable values(32, 64)\n"
+       << "#define BY 8      // @kf tunable values(4, 8, 16, 32)\n"
+       << "// @kf constraint BY <= TILE\n\n"
+       << vector_helpers(T)
+       << "__global__ void __launch_bounds__(TILE / 4 * BY) kf_transpose_vec_kernel(" << entry_params(task, Backend::Cuda)
+       << ", long long kf_rows, long long kf_cols, long long kf_tile_rows, bool kf_vec_in, bool kf_vec_out) {\n"
+       << "    __shared__ " << T << " kf_tile[TILE][TILE + 1];\n"
+       << "    const long long kf_c0 = static_cast<long long>(blockIdx.x) * TILE;\n"
+       << "    // gridDim.y is at most 65535: tile rows beyond it are taken in further rounds.\n"
+       << "    for (long long kf_tr = blockIdx.y; kf_tr < kf_tile_rows; kf_tr += gridDim.y) {\n"
+       << "        const long long kf_r0 = kf_tr * TILE;\n"
+       << "        for (int kf_j = threadIdx.y; kf_j < TILE; kf_j += BY) {\n"
+       << "            const long long kf_r = kf_r0 + kf_j, kf_c = kf_c0 + 4 * threadIdx.x;\n"
+       << "            if (kf_r >= kf_rows) break;\n"
+       << "            if (kf_vec_in && kf_c + 4 <= kf_cols) {\n";
+    for (const auto& n : inputs) os << "                const KfVec<4> kf_v_" << n << " = kf_load<4>(" << n << " + kf_r * kf_cols + kf_c);\n";
+    os << map4.str()
+       << "            } else {\n"
+       << "                for (int kf_k = 0; kf_k < 4; ++kf_k) {\n"
+       << "                    const long long kf_cc = kf_c + kf_k;\n"
+       << "                    if (kf_cc < kf_cols)\n"
+       << "                        kf_tile[kf_j][4 * threadIdx.x + kf_k] = static_cast<" << T << ">(" << c.map.to_c(at, f32, true) << ");\n"
+       << "                }\n"
+       << "            }\n"
+       << "        }\n"
+       << "        __syncthreads();\n"
+       << "        for (int kf_j = threadIdx.y; kf_j < TILE; kf_j += BY) {\n"
+       << "            const long long kf_c = kf_c0 + kf_j, kf_r = kf_r0 + 4 * threadIdx.x;\n"
+       << "            if (kf_c >= kf_cols) break;\n"
+       << "            if (kf_vec_out && kf_r + 4 <= kf_rows) {\n"
+       << "                KfVec<4> kf_out;\n"
+       << "#pragma unroll\n"
+       << "                for (int kf_k = 0; kf_k < 4; ++kf_k) kf_out.v[kf_k] = kf_tile[4 * threadIdx.x + kf_k][kf_j];\n"
+       << "                kf_store<4>(" << c.output << " + kf_c * kf_rows + kf_r, kf_out);\n"
+       << "            } else {\n"
+       << "                for (int kf_k = 0; kf_k < 4 && kf_r + kf_k < kf_rows; ++kf_k)\n"
+       << "                    " << c.output << "[kf_c * kf_rows + kf_r + kf_k] = kf_tile[4 * threadIdx.x + kf_k][kf_j];\n"
+       << "            }\n"
+       << "        }\n"
+       << "        __syncthreads();\n"
+       << "    }\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << layout_consts(c)
+       << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
+       << "    // Vector loads where the input rows start on 4-element boundaries, stores where the output rows do.\n"
+       << "    bool kf_vec_in = kf_cols % 4 == 0;\n";
+    for (const auto& n : inputs) os << "    kf_vec_in = kf_vec_in && kf_aligned(" << n << ", 4 * sizeof(*" << n << "));\n";
+    os << "    const bool kf_vec_out = kf_rows % 4 == 0 && kf_aligned(" << c.output << ", 4 * sizeof(" << T << "));\n"
+       << "    const long long kf_tile_rows = (kf_rows + TILE - 1) / TILE;\n"
+       << "    const dim3 kf_grid(static_cast<unsigned>((kf_cols + TILE - 1) / TILE),\n"
+       << "                       static_cast<unsigned>(kf_tile_rows < 65535 ? kf_tile_rows : 65535));\n"
+       << "    kf_transpose_vec_kernel<<<kf_grid, dim3(TILE / 4, BY), 0, stream>>>(" << entry_args(task)
+       << ", kf_rows, kf_cols, kf_tile_rows, kf_vec_in, kf_vec_out);\n"
+       << launch_check() << "}\n";
+    return {"transpose-vec", "template/transpose-vec",
+            "transpose through padded shared-memory tiles, 4 elements per vector load and store (tunables: TILE, BY)", os.str()};
+}
+
+/**
  * Row scan: a warp per row (BLOCK / 32 rows per block), the row taken in chunks of 32 * VEC
  * elements; each lane scans its VEC elements, a shuffle scan joins the lanes, and the
  * running total of the chunks before is carried along the row.
@@ -1133,9 +1213,12 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
 std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& c, const std::string& n_expr) {
     if (c.op == "histogram") return {cuda_histogram(task, c, n_expr)};
     if (c.op == "stencil") {
-        // A stencil along rows only (a 1-D convolution) also gets the row-vector variant.
+        // A stencil along rows only (a 1-D convolution) also gets the row-vector variant,
+        // with the window of rows too where its radius is at most 4 (the halo then comes from the neighbouring lanes).
+        if (c.radius_rows == 0 && c.radius_cols <= 4)
+            return {cuda_stencil(task, c), cuda_stencil_rows(task, c), cuda_stencil_window(task, c)};
         if (c.radius_rows == 0 && c.radius_cols <= 8) return {cuda_stencil(task, c), cuda_stencil_rows(task, c)};
-        // A 2-D one of small radii also gets the window of rows.
+        // A 2-D one of small radii gets the window of rows.
         if (c.radius_rows <= 4 && c.radius_cols <= 4) return {cuda_stencil(task, c), cuda_stencil_window(task, c)};
         return {cuda_stencil(task, c)};
     }
@@ -1144,7 +1227,13 @@ std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& 
         return {cuda_cols(task, c)};
     }
     if (c.rows.empty()) return {cuda_map(task, c, n_expr)};
-    if (c.op == "transpose") return {cuda_transpose(task, c)};
+    if (c.op == "transpose") {
+        // Vector accesses where the map reads only tensors at the element (tensors_in lists them).
+        bool full = true;
+        for (const auto& n : tensors_in(c.map, c)) full = full && c.inputs.at(n) == Indexing::Full;
+        if (full && !tensors_in(c.map, c).empty()) return {cuda_transpose(task, c), cuda_transpose_vec(task, c)};
+        return {cuda_transpose(task, c)};
+    }
     if (c.op == "gemm") return {cuda_gemm(task, c)};
     if (c.op == "row_scan") return {cuda_scan(task, c)};
     return {cuda_rows(task, c, 32, "warp"), cuda_rows(task, c, 256, "block")};
