@@ -367,8 +367,10 @@ TemplateKernel cuda_transpose_vec(const Task& task, const Computation& c) {
 
 /**
  * Row scan: a warp per row (BLOCK / 32 rows per block), the row taken in chunks of 32 * VEC
- * elements; each lane scans its VEC elements, a shuffle scan joins the lanes, and the
- * running total of the chunks before is carried along the row.
+ * elements, CHUNKS of them loaded before any is scanned (their loads in flight together);
+ * each lane scans its VEC elements, a shuffle scan joins the lanes, the running total of the
+ * chunks before is carried along the row, and each lane's VEC outputs go out in one vector
+ * store where the row starts on a VEC-element boundary of aligned tensors.
  */
 TemplateKernel cuda_scan(const Task& task, const Computation& c) {
     const std::string T = element_type(task, c);
@@ -389,7 +391,8 @@ TemplateKernel cuda_scan(const Task& task, const Computation& c) {
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Row scan (CUDA): a warp per row, chunks of 32 x VEC elements, shuffle scans, a carry along the row.", c)
        << "\n#define BLOCK 256  // @kf tunable values(64, 128, 256, 512, 1024)\n"
-       << "#define VEC " << (f32 ? 4 : 2) << "      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n\n"
+       << "#define VEC " << (f32 ? 4 : 2) << "      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
+       << "#define CHUNKS 2   // @kf tunable values(1, 2, 4)\n\n"
        << vector_helpers(T)
        << "template <int V>\n__global__ void __launch_bounds__(BLOCK) kf_scan_kernel(" << entry_params(task, Backend::Cuda)
        << ", long long kf_rows, long long kf_cols) {\n"
@@ -403,46 +406,64 @@ TemplateKernel cuda_scan(const Task& task, const Computation& c) {
        << "        (void)kf_base;\n";
     for (const auto& n : per_row_tensors(c)) os << "        const " << T << " kf_row_" << n << " = " << n << "[kf_r];\n";
     os << "        " << T << " kf_carry = " << id << ";\n"
-       << "        for (long long kf_c0 = 0; kf_c0 < kf_cols; kf_c0 += 32 * V) {\n"
-       << "            const long long kf_c = kf_c0 + static_cast<long long>(kf_lane) * V;\n"
-       << "            " << T << " kf_x[V];\n"
-       << "            if (V > 1 && kf_c + V <= kf_cols) {\n";
+       << "        // CHUNKS chunks of 32 * V elements are loaded before any is scanned, so that their loads are in flight together.\n"
+       << "        for (long long kf_c00 = 0; kf_c00 < kf_cols; kf_c00 += 32 * V * CHUNKS) {\n"
+       << "            " << T << " kf_xs[CHUNKS][V];\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_u = 0; kf_u < CHUNKS; ++kf_u) {\n"
+       << "                const long long kf_c = kf_c00 + kf_u * 32 * V + static_cast<long long>(kf_lane) * V;\n"
+       << "                " << T << "* kf_x = kf_xs[kf_u];\n"
+       << "                if (V > 1 && kf_c + V <= kf_cols) {\n";
     for (const auto& n : loaded)
-        os << "                const KfVec<V> kf_v_" << n << " = kf_load<V>(" << n
+        os << "                    const KfVec<V> kf_v_" << n << " = kf_load<V>(" << n
            << (c.inputs.at(n) == Indexing::Full ? " + kf_base" : "") << " + kf_c);\n";
     os << "#pragma unroll\n"
-       << "                for (int kf_k = 0; kf_k < V; ++kf_k) kf_x[kf_k] = " << st.map.to_c(vec, f32, true) << ";\n"
-       << "            } else {\n"
+       << "                    for (int kf_k = 0; kf_k < V; ++kf_k) kf_x[kf_k] = " << st.map.to_c(vec, f32, true) << ";\n"
+       << "                } else {\n"
        << "#pragma unroll\n"
-       << "                for (int kf_k = 0; kf_k < V; ++kf_k)\n"
-       << "                    kf_x[kf_k] = kf_c + kf_k < kf_cols ? " << st.map.to_c(scalar, f32, true) << " : " << id << ";\n"
+       << "                    for (int kf_k = 0; kf_k < V; ++kf_k)\n"
+       << "                        kf_x[kf_k] = kf_c + kf_k < kf_cols ? " << st.map.to_c(scalar, f32, true) << " : " << id << ";\n"
+       << "                }\n"
        << "            }\n"
        << "#pragma unroll\n"
-       << "            for (int kf_k = 1; kf_k < V; ++kf_k) kf_x[kf_k] = " << comb("kf_x[kf_k - 1]", "kf_x[kf_k]") << ";\n"
-       << "            " << T << " kf_t = kf_x[V - 1];\n"
+       << "            for (int kf_u = 0; kf_u < CHUNKS; ++kf_u) {\n"
+       << "                const long long kf_c = kf_c00 + kf_u * 32 * V + static_cast<long long>(kf_lane) * V;\n"
+       << "                if (kf_c00 + kf_u * 32 * V >= kf_cols) break;  // the same for the whole warp\n"
+       << "                " << T << "* kf_x = kf_xs[kf_u];\n"
        << "#pragma unroll\n"
-       << "            for (int kf_o = 1; kf_o < 32; kf_o <<= 1) {\n"
-       << "                const " << T << " kf_n = __shfl_up_sync(0xffffffffu, kf_t, kf_o);\n"
-       << "                if (kf_lane >= kf_o) kf_t = " << comb("kf_n", "kf_t") << ";\n"
-       << "            }\n"
-       << "            " << T << " kf_before = __shfl_up_sync(0xffffffffu, kf_t, 1);\n"
-       << "            if (kf_lane == 0) kf_before = " << id << ";\n"
-       << "            kf_before = " << comb("kf_carry", "kf_before") << ";\n"
+       << "                for (int kf_k = 1; kf_k < V; ++kf_k) kf_x[kf_k] = " << comb("kf_x[kf_k - 1]", "kf_x[kf_k]") << ";\n"
+       << "                " << T << " kf_t = kf_x[V - 1];\n"
        << "#pragma unroll\n"
-       << "            for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
-       << "                if (kf_c + kf_k >= kf_cols) break;\n"
-       << "                const " << T << " kf_s_" << st.name << " = " << comb("kf_before", "kf_x[kf_k]") << ";\n"
-       << "                " << c.output << "[kf_base + kf_c + kf_k] = static_cast<" << T << ">(" << c.map.to_c(scalar, f32, true)
-       << ");\n"
+       << "                for (int kf_o = 1; kf_o < 32; kf_o <<= 1) {\n"
+       << "                    const " << T << " kf_n = __shfl_up_sync(0xffffffffu, kf_t, kf_o);\n"
+       << "                    if (kf_lane >= kf_o) kf_t = " << comb("kf_n", "kf_t") << ";\n"
+       << "                }\n"
+       << "                " << T << " kf_before = __shfl_up_sync(0xffffffffu, kf_t, 1);\n"
+       << "                if (kf_lane == 0) kf_before = " << id << ";\n"
+       << "                kf_before = " << comb("kf_carry", "kf_before") << ";\n"
+       << "                KfVec<V> kf_o;\n"
+       << "#pragma unroll\n"
+       << "                for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
+       << "                    const " << T << " kf_s_" << st.name << " = " << comb("kf_before", "kf_x[kf_k]") << ";\n"
+       << "                    kf_o.v[kf_k] = kf_c + kf_k < kf_cols ? static_cast<" << T << ">(" << c.map.to_c(scalar, f32, true)
+       << ") : " << T << "(0);\n"
+       << "                }\n"
+       << "                // One vector store where the V are inside (rows start on V-element boundaries: kf_vec).\n"
+       << "                if (kf_c + V <= kf_cols) {\n"
+       << "                    kf_store<V>(" << c.output << " + kf_base + kf_c, kf_o);\n"
+       << "                } else {\n"
+       << "                    for (int kf_k = 0; kf_k < V && kf_c + kf_k < kf_cols; ++kf_k) " << c.output
+       << "[kf_base + kf_c + kf_k] = kf_o.v[kf_k];\n"
+       << "                }\n"
+       << "                kf_carry = " << comb("kf_carry", "__shfl_sync(0xffffffffu, kf_t, 31)") << ";\n"
        << "            }\n"
-       << "            kf_carry = " << comb("kf_carry", "__shfl_sync(0xffffffffu, kf_t, 31)") << ";\n"
        << "        }\n"
        << "    }\n"
        << "}\n\n"
        << entry_definition(task, Backend::Cuda) << " {\n"
        << layout_consts(c)
        << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
-       << "    bool kf_vec = kf_cols % VEC == 0;\n";
+       << "    bool kf_vec = kf_cols % VEC == 0 && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
     for (const auto& n : loaded) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(*" << n << "));\n";
     os << "    long long kf_grid = (kf_rows + BLOCK / 32 - 1) / (BLOCK / 32);\n"
        << "    if (kf_grid > 1048576) kf_grid = 1048576;\n"
@@ -454,7 +475,7 @@ TemplateKernel cuda_scan(const Task& task, const Computation& c) {
        << ", kf_rows, kf_cols);\n"
        << launch_check() << "}\n";
     return {"scan-warp", "template/scan-warp",
-            "row scan, a warp per row in chunks of 32 x VEC, shuffle scans and a carry (tunables: BLOCK, VEC)", os.str()};
+            "row scan, a warp per row in chunks of 32 x VEC (CHUNKS loaded at a time), shuffle scans, a carry and vector stores (tunables: BLOCK, VEC, CHUNKS)", os.str()};
 }
 
 /** The Left and Right tensors of a gemm's product. */
