@@ -125,9 +125,12 @@ TemplateKernel cuda_map(const Task& task, const Computation& c, const std::strin
 /**
  * Rows: a group of TPR threads per row (BLOCK / TPR rows per block); each reduction is a
  * strided loop over VEC-wide loads, a warp-shuffle tree and, for groups wider than a warp, a
- * shared-memory step; then the per-element map or the per-row epilogue.
+ * shared-memory step; then the per-element map or the per-row epilogue. With CACHE > 0 and a
+ * row of at most TPR * VEC * CACHE elements, the row's tensors are read from memory once into
+ * registers (CACHE vectors per thread and tensor) and every pass reads them there; a longer
+ * row is read from memory in each pass.
  */
-TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const std::string& variant) {
+TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const std::string& variant, int cache) {
     const std::string T = element_type(task, c);
     const bool f32 = is_fp32(task, c);
     auto vec = resolver(task, c, T, [&c](const std::string& n) -> std::string {
@@ -144,12 +147,39 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
         }
         return s;
     };
+    // The tensors read at the element in any pass: in registers when the row is cached.
+    std::vector<std::string> cached;
+    for (const auto& s : c.stats)
+        for (const auto& n : tensors_in(s.map, c))
+            if (c.inputs.at(n) != Indexing::PerRow && std::find(cached.begin(), cached.end(), n) == cached.end()) cached.push_back(n);
+    if (!c.per_row_output())
+        for (const auto& n : tensors_in(c.map, c))
+            if (c.inputs.at(n) != Indexing::PerRow && std::find(cached.begin(), cached.end(), n) == cached.end()) cached.push_back(n);
+    // A pass over the row: from the registers when cached, else a strided loop of loads.
+    auto pass = [&](const ComputeExpr& e, const std::string& body) {
+        std::string s = "        if (kf_active) {\n"
+                        "            if constexpr (CACHED) {\n"
+                        "#pragma unroll\n"
+                        "                for (int kf_j = 0; kf_j < kf_slots; ++kf_j) {\n"
+                        "                    const long long kf_c = (static_cast<long long>(kf_j) * TPR + kf_lane) * V;\n"
+                        "                    if (kf_c >= kf_cols) break;\n";
+        for (const auto& n : tensors_in(e, c))
+            if (c.inputs.at(n) != Indexing::PerRow) s += "                    const KfVec<V>& kf_v_" + n + " = kf_reg_" + n + "[kf_j];\n";
+        s += body + "                }\n"
+             "            } else {\n"
+             "                for (long long kf_c = static_cast<long long>(kf_lane) * V; kf_c < kf_cols; kf_c += static_cast<long long>(TPR) * V) {\n" +
+             loads(e, "                    ") + body + "                }\n"
+             "            }\n"
+             "        }\n";
+        return s;
+    };
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Rows (CUDA): TPR threads per row, VEC-wide loads, warp-shuffle (and shared-memory) reductions.", c)
-       << "\n#define BLOCK 256  // @kf tunable values(64, 128, 256, 512, 1024)\n"
+       << "\n#define BLOCK " << std::max(256, tpr) << "  // @kf tunable values(64, 128, 256, 512, 1024)\n"
        << "#define TPR " << tpr << (tpr < 100 ? "     " : "    ") << "// @kf tunable values(8, 16, 32, 64, 128, 256, 512, 1024)\n"
        << "#define VEC " << (f32 ? 4 : 2) << "      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
+       << "#define CACHE " << cache << "    // @kf tunable values(0, 1, 2, 4, 8)\n"
        << "// @kf constraint TPR <= BLOCK\n\n"
        << vector_helpers(T);
     for (const auto& comb : computation_combines())
@@ -169,10 +199,12 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "    }\n"
        << "    return v;\n"
        << "}\n\n"
-       << "template <int V>\n__global__ void __launch_bounds__(BLOCK) kf_rows_kernel(" << entry_params(task, Backend::Cuda)
+       << "// CACHED: the row (at most TPR * V * CACHE elements) is read once into registers.\n"
+       << "template <int V, bool CACHED>\n__global__ void __launch_bounds__(BLOCK) kf_rows_kernel(" << entry_params(task, Backend::Cuda)
        << ", long long kf_rows, long long kf_cols) {\n"
        << "    __shared__ " << T << " kf_smem[BLOCK / 32 > 0 ? BLOCK / 32 : 1];\n"
        << "    (void)kf_smem;\n"
+       << "    constexpr int kf_slots = CACHED && CACHE > 0 ? CACHE : 1;\n"
        << "    constexpr int kf_rpb = BLOCK / TPR;\n"
        << "    const int kf_lane = threadIdx.x % TPR;\n"
        << "    for (long long kf_r0 = static_cast<long long>(blockIdx.x) * kf_rpb; kf_r0 < kf_rows;\n"
@@ -183,18 +215,28 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "        (void)kf_base;\n";
     for (const auto& n : per_row_tensors(c))
         os << "        const " << T << " kf_row_" << n << " = kf_active ? " << n << "[kf_r] : static_cast<" << T << ">(0);\n";
+    for (const auto& n : cached) os << "        KfVec<V> kf_reg_" << n << "[kf_slots];\n";
+    os << "        if constexpr (CACHED) {\n"
+       << "            if (kf_active) {\n"
+       << "#pragma unroll\n"
+       << "                for (int kf_j = 0; kf_j < kf_slots; ++kf_j) {\n"
+       << "                    const long long kf_c = (static_cast<long long>(kf_j) * TPR + kf_lane) * V;\n"
+       << "                    if (kf_c >= kf_cols) break;\n";
+    for (const auto& n : cached)
+        os << "                    kf_reg_" << n << "[kf_j] = kf_load<V>(" << n << (c.inputs.at(n) == Indexing::Full ? " + kf_base" : "")
+           << " + kf_c);\n";
+    os << "                }\n"
+       << "            }\n"
+       << "        }\n";
+    for (const auto& n : cached) os << "        (void)kf_reg_" << n << ";\n";
     for (const auto& s : c.stats) {
         os << "        " << T << " kf_a_" << s.name << " = " << identity(s.combine, f32) << ";  // " << s.name << " = "
            << s.combine << " over the row of " << s.map.text() << "\n"
-           << "        if (kf_active)\n"
-           << "            for (long long kf_c = static_cast<long long>(kf_lane) * V; kf_c < kf_cols; kf_c += static_cast<long long>(TPR) * V) {\n"
-           << loads(s.map, "                ")
-           << "#pragma unroll\n"
-           << "                for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
-           << "                    const " << T << " kf_x = " << s.map.to_c(vec, f32, true) << ";\n"
-           << "                    kf_a_" << s.name << " = " << combine_expr(s.combine, "kf_a_" + s.name, "kf_x") << ";\n"
-           << "                }\n"
-           << "            }\n"
+           << pass(s.map, "#pragma unroll\n"
+                          "                    for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
+                          "                        const " + T + " kf_x = " + s.map.to_c(vec, f32, true) + ";\n"
+                          "                        kf_a_" + s.name + " = " + combine_expr(s.combine, "kf_a_" + s.name, "kf_x") + ";\n"
+                          "                    }\n")
            << "        const " << T << " kf_s_" << s.name << " = kf_group_reduce<KfComb_" << s.combine << ">(kf_a_" << s.name
            << ", kf_smem);\n";
     }
@@ -202,15 +244,11 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
         os << "        if (kf_active && kf_lane == 0) " << c.output << "[kf_r] = static_cast<" << T << ">("
            << c.epilogue.to_c(row_only, f32, true) << ");\n";
     } else {
-        os << "        if (kf_active)\n"
-           << "            for (long long kf_c = static_cast<long long>(kf_lane) * V; kf_c < kf_cols; kf_c += static_cast<long long>(TPR) * V) {\n"
-           << loads(c.map, "                ")
-           << "                KfVec<V> kf_o;\n"
-           << "#pragma unroll\n"
-           << "                for (int kf_k = 0; kf_k < V; ++kf_k) kf_o.v[kf_k] = static_cast<" << T << ">("
-           << c.map.to_c(vec, f32, true) << ");\n"
-           << "                kf_store<V>(" << c.output << " + kf_base + kf_c, kf_o);\n"
-           << "            }\n";
+        os << pass(c.map, "                    KfVec<V> kf_o;\n"
+                          "#pragma unroll\n"
+                          "                    for (int kf_k = 0; kf_k < V; ++kf_k) kf_o.v[kf_k] = static_cast<" + T + ">(" +
+                          c.map.to_c(vec, f32, true) + ");\n"
+                          "                    kf_store<V>(" + c.output + " + kf_base + kf_c, kf_o);\n");
     }
     os << "    }\n}\n\n"
        << entry_definition(task, Backend::Cuda) << " {\n"
@@ -223,15 +261,17 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
     if (!c.per_row_output()) os << "    kf_vec = kf_vec && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
     os << "    long long kf_grid = (kf_rows + BLOCK / TPR - 1) / (BLOCK / TPR);\n"
        << "    if (kf_grid > 1048576) kf_grid = 1048576;\n"
-       << "    if (kf_vec)\n"
-       << "        kf_rows_kernel<VEC><<<static_cast<unsigned>(kf_grid), BLOCK, 0, stream>>>(" << entry_args(task)
-       << ", kf_rows, kf_cols);\n"
-       << "    else\n"
-       << "        kf_rows_kernel<1><<<static_cast<unsigned>(kf_grid), BLOCK, 0, stream>>>(" << entry_args(task)
-       << ", kf_rows, kf_cols);\n"
+       << "    // The row in registers where it fits in CACHE vectors per thread.\n"
+       << "    const bool kf_cached = CACHE > 0 && kf_cols <= static_cast<long long>(TPR) * (kf_vec ? VEC : 1) * CACHE;\n"
+       << "    const unsigned kf_g = static_cast<unsigned>(kf_grid);\n"
+       << "    if (kf_vec && kf_cached) kf_rows_kernel<VEC, true><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
+       << "    else if (kf_vec) kf_rows_kernel<VEC, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
+       << "    else if (kf_cached) kf_rows_kernel<1, true><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
+       << "    else kf_rows_kernel<1, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
        << launch_check() << "}\n";
     return {"rows-group/" + variant, "template/rows-group",
-            "rows in groups of TPR threads (" + variant + " by default), VEC-wide loads, shuffle reductions (tunables: BLOCK, TPR, VEC)",
+            "rows in groups of TPR threads (" + variant + " by default), VEC-wide loads, shuffle reductions, rows cached in registers "
+            "up to TPR * VEC * CACHE elements (tunables: BLOCK, TPR, VEC, CACHE)",
             os.str()};
 }
 
@@ -1257,7 +1297,10 @@ std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& 
     }
     if (c.op == "gemm") return {cuda_gemm(task, c)};
     if (c.op == "row_scan") return {cuda_scan(task, c)};
-    return {cuda_rows(task, c, 32, "warp"), cuda_rows(task, c, 256, "block")};
+    // Computations that read the row in more than one pass also get a block per row with the row in registers.
+    if (c.stats.size() + (c.per_row_output() ? 0 : 1) > 1)
+        return {cuda_rows(task, c, 32, "warp", 0), cuda_rows(task, c, 256, "block", 0), cuda_rows(task, c, 512, "cached", 4)};
+    return {cuda_rows(task, c, 32, "warp", 0), cuda_rows(task, c, 256, "block", 0)};
 }
 
 }  // namespace kf::templates
