@@ -1,6 +1,7 @@
 // End-to-end evaluation of the CUDA test candidates (tests/data/candidates/cuda/*.cu) against
 // the scale_add test task on a real GPU: one test per candidate, each asserting the status and
-// the integrity check that must catch it. Skips itself where no CUDA device is present.
+// the integrity check that must catch it; and rewrites of the stencil2d reference, which must
+// stay correct. Skips itself where no CUDA device is present.
 #include <QtTest>
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include "kf/diagnosis.h"
 #include "kf/evaluator.h"
 #include "kf/task.h"
+#include "kf/transforms.h"
 #include "testsupport.h"
 
 namespace {
@@ -21,6 +23,18 @@ const kf::IntegrityCheck* find_check(const kf::Diagnosis& d, const std::string& 
     for (const auto& c : d.integrity)
         if (c.name == name) return &c;
     return nullptr;
+}
+
+/** `source` rewritten by the named rewrite (kf/transforms.h); empty, with a failure, where it refuses. */
+std::string rewritten(const std::string& name, const std::string& source) {
+    for (const auto& t : kf::code_transforms())
+        if (t.name == name) {
+            kf::TransformResult r = t.apply(source);
+            if (!r.source) QTest::qFail(qPrintable(QString::fromStdString(name + " refused: " + r.refusal)), __FILE__, __LINE__);
+            return r.source.value_or(std::string());
+        }
+    QTest::qFail(qPrintable(QString::fromStdString("no rewrite " + name)), __FILE__, __LINE__);
+    return {};
 }
 
 QString outcome_of(const kf::Diagnosis& d, const std::string& name) {
@@ -284,6 +298,24 @@ private slots:
         kf::Diagnosis after = evaluate("correct");
         QCOMPARE(status_of(after.status), status_of(kf::Status::Ok));
         QCOMPARE(eval_->worker().restarts(), restarts);
+    }
+
+    /** smem-tile on the 2-D stencil's reference, and on it after block-size-tunable with 128 threads a block: correct on every case. */
+    void smemTileStencil() {
+        const kf::Task stencil = kf::load_task(kftest::source_dir() / "tasks/level1/stencil2d");
+        const std::string ref = kftest::read_file(stencil.references.at(kf::Backend::Cuda));
+        const std::string tiled = rewritten("smem-tile", ref);
+        if (QTest::currentTestFailed()) return;
+        kf::Diagnosis d = eval_->evaluate(stencil, {tiled, "smem_tile"}, options());
+        log_diagnosis("smem_tile", d);
+        QCOMPARE(status_of(d.status), status_of(kf::Status::Ok));
+        const std::string tunable = rewritten("smem-tile", rewritten("block-size-tunable", ref));
+        if (QTest::currentTestFailed()) return;
+        kf::EvalOptions o = options();
+        o.tunables = {{"KF_BLOCK", 128}};
+        kf::Diagnosis d2 = eval_->evaluate(stencil, {tunable, "smem_tile_block_128"}, o);
+        log_diagnosis("smem_tile_block_128", d2);
+        QCOMPARE(status_of(d2.status), status_of(kf::Status::Ok));
     }
 
     void hostilePoison() {

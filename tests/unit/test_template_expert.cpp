@@ -335,10 +335,195 @@ private slots:
         QCOMPARE(sm.computation->radius_rows, 1);
         // A stencil along rows only gets the row-vector CUDA variant too; a 2-D one does not.
         std::vector<TemplateKernel> dk = templates_for_task(dw, Backend::Cuda);
-        QCOMPARE(dk.size(), std::size_t(2));
+        QCOMPARE(dk.size(), std::size_t(3));
         QCOMPARE(dk[1].name, std::string("stencil-rows"));
+        QCOMPARE(dk[2].name, std::string("stencil-window"));
+        // Rows of one row: no halo rows, the weights read at their index.
+        QVERIFY2(dk[2].source.find("float kf_w_x[ITEMS + 0][8];") != std::string::npos, dk[2].source.c_str());
         QVERIFY(dk[1].source.find("kf_load<4>(x + kf_base + kf_c0 - 4 + 4 * kf_j)") != std::string::npos);
-        QCOMPARE(templates_for_task(sm, Backend::Cuda).size(), std::size_t(1));
+        // A 2-D one of small radii gets the window of rows instead.
+        std::vector<TemplateKernel> sk = templates_for_task(sm, Backend::Cuda);
+        QCOMPARE(sk.size(), std::size_t(2));
+        QCOMPARE(sk[1].name, std::string("stencil-window"));
+    }
+
+    /**
+     * Rows read in more than one pass (a softmax: max, sum, map) also get a block per row with
+     * the row in registers; a row reduction in one pass does not. It compiles at the ends of CACHE.
+     */
+    void multi_pass_rows_get_the_cached_instance() {
+        Task t = load_task(kftest::source_dir() / "tasks/level2/masked_softmax");
+        std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
+        QCOMPARE(ks.size(), std::size_t(3));
+        QCOMPARE(ks[2].name, std::string("rows-group/cached"));
+        const std::string& src = ks[2].source;
+        QVERIFY(src.find("#define BLOCK 512 ") != std::string::npos);
+        QVERIFY(src.find("#define TPR 512 ") != std::string::npos);
+        QVERIFY(src.find("#define CACHE 4 ") != std::string::npos);
+        // Both tensors the passes read are loaded once into registers, and the passes read them there.
+        QVERIFY2(src.find("kf_reg_x[kf_j] = kf_load<V>(x + kf_base + kf_c);") != std::string::npos, src.c_str());
+        QVERIFY2(src.find("kf_reg_mask[kf_j] = kf_load<V>(mask + kf_base + kf_c);") != std::string::npos, src.c_str());
+        QVERIFY(src.find("const KfVec<V>& kf_v_x = kf_reg_x[kf_j];") != std::string::npos);
+        QVERIFY(src.find("const bool kf_cached = CACHE > 0 && kf_cols <= static_cast<long long>(TPR) * (kf_vec ? VEC : 1) * CACHE;") !=
+                std::string::npos);
+        // The other two instances do not cache by default.
+        QVERIFY(ks[0].source.find("#define CACHE 0 ") != std::string::npos);
+        Task rm = load_task(kftest::data("tasks/row_max"));
+        QCOMPARE(templates_for_task(rm, Backend::Cuda).size(), std::size_t(2));
+        auto nvcc = nvcc_evaluator(cache_);
+        if (!nvcc) return;
+        for (const Assignment& point : {Assignment{{"BLOCK", 1024}, {"TPR", 1024}, {"VEC", 4}, {"CACHE", 8}},
+                                        Assignment{{"BLOCK", 64}, {"TPR", 8}, {"VEC", 1}, {"CACHE", 1}}}) {
+            CompileResult cr = nvcc->compile(t, {src, "tmpl"}, point);
+            QVERIFY2(cr.ok, (to_string(point) + ":\n" + cr.info.log).c_str());
+        }
+    }
+
+    /** A column scan reads from its manifest and gets the column templates on both backends. */
+    void column_scans_get_their_templates() {
+        Task t = load_task(kftest::data("tasks/col_cumsum"));
+        QVERIFY(t.computation);
+        QVERIFY2(t.computation->summary().rfind("col_scan over rows x cols: s = inclusive sum of (x) down the column; y = s", 0) == 0,
+                 t.computation->summary().c_str());
+        std::vector<TemplateKernel> h = templates_for_task(t, Backend::Host);
+        QCOMPARE(h.size(), std::size_t(1));
+        QCOMPARE(h[0].name, std::string("col-scan-omp"));
+        std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
+        QCOMPARE(ks.size(), std::size_t(1));
+        QCOMPARE(ks[0].name, std::string("col-scan"));
+        QVERIFY2(ks[0].source.find("const KfVec<V> kf_v_x = kf_load<V>(x + kf_r * kf_cols + kf_c);") != std::string::npos, ks[0].source.c_str());
+        QVERIFY(ks[0].source.find("kf_store<V>(y + kf_r * kf_cols + kf_c, kf_o);") != std::string::npos);
+        auto nvcc = nvcc_evaluator(cache_);
+        if (!nvcc) return;
+        for (const Assignment& point : {Assignment{{"BX", 32}, {"VEC", 1}, {"UNROLL", 4}}, Assignment{{"BX", 256}, {"VEC", 4}, {"UNROLL", 32}}}) {
+            CompileResult cr = nvcc->compile(t, {ks[0].source, "tmpl"}, point);
+            QVERIFY2(cr.ok, (to_string(point) + ":\n" + cr.info.log).c_str());
+        }
+    }
+
+    /** scan-warp loads CHUNKS chunks before scanning them and stores each lane's VEC outputs in one vector store; it compiles at the ends of its space. */
+    void scans_load_chunks_ahead_and_store_vectors() {
+        Task t = load_task(kftest::data("tasks/row_cummax"));
+        std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
+        QCOMPARE(ks.size(), std::size_t(1));
+        const std::string& src = ks[0].source;
+        QCOMPARE(ks[0].name, std::string("scan-warp"));
+        QVERIFY(src.find("#define CHUNKS 2   // @kf tunable values(1, 2, 4)") != std::string::npos);
+        QVERIFY2(src.find("float kf_xs[CHUNKS][V];") != std::string::npos, src.c_str());
+        QVERIFY2(src.find("kf_store<V>(y + kf_base + kf_c, kf_o);") != std::string::npos, src.c_str());
+        QVERIFY(src.find("bool kf_vec = kf_cols % VEC == 0 && kf_aligned(y, VEC * sizeof(float));") != std::string::npos);
+        QCOMPARE(parse_tunables(src).params.size(), std::size_t(3));
+        auto nvcc = nvcc_evaluator(cache_);
+        if (!nvcc) return;
+        Task sc = load_task(kftest::source_dir() / "tasks/level1/scan");
+        for (Task* task : {&t, &sc}) {
+            const TemplateKernel k = templates_for_task(*task, Backend::Cuda).front();
+            for (const Assignment& point : {Assignment{{"BLOCK", 64}, {"VEC", 1}, {"CHUNKS", 1}}, Assignment{{"BLOCK", 1024}, {"VEC", 4}, {"CHUNKS", 4}}}) {
+                CompileResult cr = nvcc->compile(*task, {k.source, "tmpl"}, point);
+                QVERIFY2(cr.ok, (task->name + " " + to_string(point) + ":\n" + cr.info.log).c_str());
+            }
+        }
+    }
+
+    /** A transpose also gets transpose-vec: 4 elements per vector load and store; it compiles at the ends of its space. */
+    void transposes_get_vector_accesses() {
+        Task t = load_task(kftest::data("tasks/scaled_transpose"));
+        std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
+        QCOMPARE(ks.size(), std::size_t(2));
+        QCOMPARE(ks[0].name, std::string("transpose-tiled"));
+        QCOMPARE(ks[1].name, std::string("transpose-vec"));
+        const std::string& src = ks[1].source;
+        QVERIFY2(src.find("const KfVec<4> kf_v_x = kf_load<4>(x + kf_r * kf_cols + kf_c);") != std::string::npos, src.c_str());
+        QVERIFY2(src.find("kf_tile[kf_j][4 * threadIdx.x + 3] = static_cast<float>(((static_cast<float>(alpha)) * (kf_v_x.v[3])));") !=
+                     std::string::npos,
+                 src.c_str());
+        QVERIFY(src.find("kf_store<4>(y + kf_c * kf_rows + kf_r, kf_out);") != std::string::npos);
+        // The element-by-element path reads at the element's own column.
+        QVERIFY2(src.find("(x[kf_r * kf_cols + kf_cc])") != std::string::npos, src.c_str());
+        QCOMPARE(parse_tunables(src).params.size(), std::size_t(2));
+        auto nvcc = nvcc_evaluator(cache_);
+        if (!nvcc) return;
+        for (const Assignment& point : {Assignment{{"TILE", 64}, {"BY", 4}}, Assignment{{"TILE", 32}, {"BY", 32}}}) {
+            CompileResult cr = nvcc->compile(t, {src, "tmpl"}, point);
+            QVERIFY2(cr.ok, (to_string(point) + ":\n" + cr.info.log).c_str());
+        }
+    }
+
+    /**
+     * histogram-shared's copies are interleaved (bin b of copy k at b * copies + k), 32 by
+     * default, halved until they fit in 48 KiB; it compiles at both ends of COPIES.
+     */
+    void histogram_copies_are_interleaved() {
+        Task h = load_task(kftest::source_dir() / "tasks/level1/histogram");
+        std::vector<TemplateKernel> ks = templates_for_task(h, Backend::Cuda);
+        QCOMPARE(ks.size(), std::size_t(1));
+        const std::string& src = ks[0].source;
+        QVERIFY(src.find("#define COPIES 32         // @kf tunable values(1, 2, 4, 8, 16, 32)") != std::string::npos);
+        QVERIFY2(src.find("unsigned int* kf_mine = kf_h + (threadIdx.x & (kf_copies - 1));") != std::string::npos, src.c_str());
+        QVERIFY(src.find("atomicAdd(kf_mine + kf_bin * kf_copies, 1u);") != std::string::npos);
+        QVERIFY(src.find("static_cast<size_t>(kf_copies) * static_cast<size_t>(kf_bins) * sizeof(unsigned int) > 48 * 1024)\n        kf_copies /= 2;") !=
+                std::string::npos);
+        auto nvcc = nvcc_evaluator(cache_);
+        if (!nvcc) return;
+        Task b = load_task(kftest::data("tasks/bucket_count"));
+        for (Task* t : {&h, &b}) {
+            const TemplateKernel k = templates_for_task(*t, Backend::Cuda).front();
+            for (const Assignment& point : {Assignment{{"COPIES", 1}, {"VEC", 1}}, Assignment{{"COPIES", 32}, {"VEC", 16}}}) {
+                CompileResult cr = nvcc->compile(*t, {k.source, "tmpl"}, point);
+                QVERIFY2(cr.ok, (t->name + " " + to_string(point) + ":\n" + cr.info.log).c_str());
+            }
+        }
+    }
+
+    /**
+     * stencil-window on the 2-D stencil tasks: a vector load per row of the window, the column
+     * halo from the neighbouring lanes, the cells read from the window at their offsets; it
+     * compiles at the ends of its space. Radii over 4 do not get it.
+     */
+    void two_d_stencils_get_the_window_of_rows() {
+        Task b = load_task(kftest::data("tasks/blur3x3"));
+        std::vector<TemplateKernel> ks = templates_for_task(b, Backend::Cuda);
+        QCOMPARE(ks.size(), std::size_t(2));
+        QCOMPARE(ks[1].name, std::string("stencil-window"));
+        const std::string& src = ks[1].source;
+        QVERIFY2(src.find("float kf_w_img[ITEMS + 2][6];") != std::string::npos, src.c_str());
+        QVERIFY(src.find("const KfVec<4> kf_v = kf_load<4>(kf_p);") != std::string::npos);
+        QVERIFY(src.find("__shfl_up_sync(0xffffffffu, kf_v.v[4 - kf_h], 1)") != std::string::npos);
+        QVERIFY(src.find("if (kf_lane == 31) kf_right = static_cast<float>(kf_p[3 + kf_h]);") != std::string::npos);
+        // Cell 0 of a row: at(img, -1, -1) is the window's row above, one column to the left of the cell.
+        QVERIFY2(src.find("kf_w_img[kf_it + 0][0]") != std::string::npos, src.c_str());
+        // Cell 3: at(img, 1, 1) is the row below, the right halo.
+        QVERIFY2(src.find("kf_w_img[kf_it + 2][5]") != std::string::npos, src.c_str());
+        QVERIFY(src.find("kf_store<4>(out + kf_r * kf_cols + kf_c0, kf_out);") != std::string::npos);
+        // The edge cells take the border.
+        QVERIFY2(src.find("(0.5f * (img[kf_i]))") != std::string::npos, src.c_str());
+        TunableSpace space = parse_tunables(src);
+        QCOMPARE(space.params.size(), std::size_t(2));
+        // A column radius of 0 (a vertical stencil): no shuffles.
+        Task v = b;
+        v.computation->map = ComputeExpr::parse("at(img, -1, 0) + img + at(img, 1, 0)");
+        v.computation->radius_cols = 0;
+        std::vector<TemplateKernel> vs = templates_for_task(v, Backend::Cuda);
+        QCOMPARE(vs.back().name, std::string("stencil-window"));
+        QVERIFY(vs.back().source.find("__shfl") == std::string::npos);
+        QVERIFY2(vs.back().source.find("float kf_w_img[ITEMS + 2][4];") != std::string::npos, vs.back().source.c_str());
+        // A radius of 5 rows does not.
+        Task far = b;
+        far.computation->map = ComputeExpr::parse("at(img, -5, 0) + img");
+        far.computation->radius_rows = 5;
+        QCOMPARE(templates_for_task(far, Backend::Cuda).size(), std::size_t(1));
+        auto nvcc = nvcc_evaluator(cache_);
+        if (!nvcc) return;
+        Task sm = load_task(kftest::data("tasks/smooth_clamp"));
+        Task st = load_task(kftest::source_dir() / "tasks/level1/stencil2d");
+        for (Task* t : {&b, &sm, &st, &v}) {
+            const TemplateKernel k = templates_for_task(*t, Backend::Cuda).back();
+            QCOMPARE(k.name, std::string("stencil-window"));
+            for (const Assignment& point : {Assignment{{"BLOCK", 32}, {"ITEMS", 1}}, Assignment{{"BLOCK", 512}, {"ITEMS", 16}}}) {
+                CompileResult cr = nvcc->compile(*t, {k.source, "tmpl"}, point);
+                QVERIFY2(cr.ok, (t->name + " " + to_string(point) + ":\n" + cr.info.log).c_str());
+            }
+        }
     }
 
     /**
@@ -407,7 +592,7 @@ private slots:
     void host_instances_are_correct_on_tasks_they_never_saw_data() {
         QTest::addColumn<QString>("task");
         for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax", "blur3x3",
-                              "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"})
+                              "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp", "col_cumsum", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"})
             QTest::newRow(t) << t;
     }
 
@@ -439,7 +624,7 @@ private slots:
         Evaluator& ev = *nvcc;
         int compiled = 0;
         for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax", "blur3x3",
-                                 "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"}) {
+                                 "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp", "col_cumsum", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"}) {
             Task t = load_task(task_dir(name));
             std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
             QVERIFY2(!ks.empty(), name);
@@ -541,8 +726,9 @@ private slots:
         std::string src = kftest::read_file(t.references.at(Backend::Cuda));
         std::vector<std::string> applied;
         for (const auto& tr : code_transforms()) {
-            // warp-rows is for thread-per-row kernels; vector-loads is another child of the same parent (below).
-            if (tr.name == "warp-rows" || tr.name == "vector-loads") continue;
+            // warp-rows is for thread-per-row kernels; vector-loads is another child of the same parent (below);
+            // smem-tile is for kernels reading neighbours.
+            if (tr.name == "warp-rows" || tr.name == "vector-loads" || tr.name == "smem-tile") continue;
             TransformResult r = tr.apply(src);
             QVERIFY2(r.source, (tr.name + ": " + r.refusal).c_str());
             QVERIFY(r.refusal.empty());
@@ -633,6 +819,132 @@ private slots:
         QVERIFY2(c.ok, (c.info.log + "\n" + src).c_str());
     }
 
+    /**
+     * smem-tile on the 2-D stencil: x's neighbours along the row come from a shared tile loaded
+     * before the guard, its rows above and below from global memory; it compiles, also after
+     * block-size-tunable. blur3x3's offsets are computed in a loop: it refuses.
+     */
+    void smem_tile_stages_a_stencils_row_neighbours() {
+        Task t = load_task(task_dir("level1/stencil2d"));
+        const std::string ref = kftest::read_file(t.references.at(Backend::Cuda));
+        const CodeTransform& tile = rewrite_named("smem-tile");
+        TransformResult r = tile.apply(ref);
+        QVERIFY2(r.source, r.refusal.c_str());
+        QVERIFY(r.refusal.empty());
+        const std::string& src = *r.source;
+        constexpr auto npos = std::string::npos;
+        auto at = [&](const std::string& s) { return src.find(s); };
+        QVERIFY2(at("extern __shared__ __align__(16) unsigned char kf_tile_smem[];") != npos, src.c_str());
+        QVERIFY(at("const long long kf_tile_n = static_cast<long long>(total);") != npos);
+        QVERIFY(at("const long long kf_b0 = static_cast<long long>(blockIdx.x) * blockDim.x;") != npos);
+        QVERIFY(at("float* kf_tile_x = reinterpret_cast<float*>(kf_tile_smem);") != npos);
+        QVERIFY(at("for (unsigned kf_t = threadIdx.x; kf_t < blockDim.x + 2; kf_t += blockDim.x) {") != npos);
+        QVERIFY(at("const long long kf_g = kf_b0 + kf_t - 1;") != npos);
+        QVERIFY(at("if (kf_g >= 0 && kf_g < kf_tile_n) kf_tile_x[kf_t] = x[kf_g];") != npos);
+        // The barrier: after the declaration of the bound, before the guard, once.
+        QVERIFY(at("const size_t total = static_cast<size_t>(H) * W;") < at("kf_tile_smem[];"));
+        QVERIFY(at("__syncthreads();") < at("if (idx >= total) return;"));
+        QVERIFY(src.find("__syncthreads();", at("__syncthreads();") + 1) == npos);
+        // x[idx] and x[idx -+ 1] from the tile where it was loaded, x[idx -+ W] from global memory.
+        QVERIFY2(at("y[idx] = kf_tile_x[threadIdx.x + 1];") != npos, src.c_str());
+        QVERIFY(at("const float sum = kf_tile_x[threadIdx.x + 1] + x[idx - W] + x[idx + W] + ") != npos);
+        QVERIFY(at("(static_cast<long long>(idx) >= 1 ? kf_tile_x[threadIdx.x] : x[idx - 1])") != npos);
+        QVERIFY(at("(static_cast<long long>(idx) + 1 < kf_tile_n ? kf_tile_x[threadIdx.x + 2] : x[idx + 1])") != npos);
+        QVERIFY(at("<<<grid, block, (block + 2) * sizeof(float), stream>>>") != npos);
+        // Once is enough: it refuses the second time.
+        TransformResult again = tile.apply(src);
+        QVERIFY(!again.source);
+        QVERIFY2(again.refusal.find("already tiled") != npos, again.refusal.c_str());
+        // After block-size-tunable the launch's block is still `block`, now KF_BLOCK.
+        TransformResult tb = rewrite_named("block-size-tunable").apply(ref);
+        QVERIFY2(tb.source, tb.refusal.c_str());
+        TransformResult r2 = tile.apply(*tb.source);
+        QVERIFY2(r2.source, r2.refusal.c_str());
+        QVERIFY(r2.source->find("const int block = KF_BLOCK;") != npos);
+        QVERIFY(r2.source->find("<<<grid, block, (block + 2) * sizeof(float), stream>>>") != npos);
+        // blur3x3 reads its neighbours at offsets computed in a loop.
+        Task b = load_task(task_dir("blur3x3"));
+        TransformResult rb = tile.apply(kftest::read_file(b.references.at(Backend::Cuda)));
+        QVERIFY(!rb.source);
+        QVERIFY2(rb.refusal.find("no const input read at a constant nonzero offset of k") != npos, rb.refusal.c_str());
+        QVERIFY2(rb.refusal.find("img[k + (long long)di * w + dj] is not a constant offset") != npos, rb.refusal.c_str());
+        auto ev = nvcc_evaluator(cache_);
+        if (!ev) return;
+        CompileResult c = ev->compile(t, {src, "smem-tile"});
+        QVERIFY2(c.ok, (c.info.log + "\n" + src).c_str());
+        for (std::int64_t block : {64, 1024}) {
+            CompileResult c2 = ev->compile(t, {*r2.source, "smem-tile"}, {{"KF_BLOCK", block}});
+            QVERIFY2(c2.ok, (c2.info.log + "\n" + *r2.source).c_str());
+        }
+    }
+
+    /**
+     * smem-tile on 1-D kernels written here: a three-point stencil (`if (i < n) statement`, after
+     * block-size-tunable too) and two inputs of different types laid one after the other in the
+     * shared memory; they compile.
+     */
+    void smem_tile_rewrites_one_dimensional_kernels() {
+        Task t = load_task(task_dir("sigmoid"));  // kf_solve(const float* x, float* y, int n, cudaStream_t)
+        const std::string three_point =
+            "#include \"kf_task.h\"\n\n"
+            "__global__ void smooth(const float* __restrict__ x, float* __restrict__ y, int n) {\n"
+            "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (i < n) y[i] = 0.25f * x[i - 1] + 0.5f * x[i] + 0.25f * x[i + 1];\n"
+            "}\n\n"
+            "extern \"C\" void kf_solve(const float* x, float* y, int n, cudaStream_t stream) {\n"
+            "    smooth<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n);\n"
+            "}\n";
+        const CodeTransform& tile = rewrite_named("smem-tile");
+        constexpr auto npos = std::string::npos;
+        TransformResult r = tile.apply(three_point);
+        QVERIFY2(r.source, r.refusal.c_str());
+        const std::string& src = *r.source;
+        QVERIFY2(src.find("const long long kf_tile_n = static_cast<long long>(n);") != npos, src.c_str());
+        QVERIFY(src.find("__syncthreads();\n    if (i < n) y[i] = ") != npos);
+        QVERIFY(src.find("0.25f * (static_cast<long long>(i) >= 1 ? kf_tile_x[threadIdx.x] : x[i - 1]) + 0.5f * kf_tile_x[threadIdx.x + 1]") !=
+                npos);
+        QVERIFY(src.find("<<<(n + 255) / 256, 256, (256 + 2) * sizeof(float), stream>>>") != npos);
+        QVERIFY(!tile.apply(src).source);
+        // After block-size-tunable the shared size follows KF_BLOCK.
+        TransformResult tb = rewrite_named("block-size-tunable").apply(three_point);
+        QVERIFY2(tb.source, tb.refusal.c_str());
+        TransformResult r2 = tile.apply(*tb.source);
+        QVERIFY2(r2.source, r2.refusal.c_str());
+        QVERIFY2(r2.source->find("<<<(n + (KF_BLOCK - 1)) / KF_BLOCK, KF_BLOCK, (KF_BLOCK + 2) * sizeof(float), stream>>>") != npos,
+                 r2.source->c_str());
+        // Two inputs: w (double, offsets 0 to 3) after x (float, -2 to 0), at a 16-byte boundary; a launch without a stream.
+        const std::string two_inputs =
+            "#include \"kf_task.h\"\n\n"
+            "__global__ void mix(const float* x, const double* w, float* y, int n) {\n"
+            "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (i >= n) return;\n"
+            "    y[i] = x[i - 2] + x[i] + static_cast<float>(w[i + 3] - w[i]);\n"
+            "}\n\n"
+            "extern \"C\" void kf_solve(const float* x, float* y, int n, cudaStream_t stream) {\n"
+            "    const int block = 128;\n"
+            "    mix<<<(n + block - 1) / block, block>>>(x, reinterpret_cast<const double*>(x), y, n / 2);\n"
+            "}\n";
+        TransformResult r3 = tile.apply(two_inputs);
+        QVERIFY2(r3.source, r3.refusal.c_str());
+        const std::string& s3 = *r3.source;
+        QVERIFY2(s3.find("double* kf_tile_w = reinterpret_cast<double*>(kf_tile_smem + ((blockDim.x + 2) * sizeof(float) + 15) / 16 * 16);") !=
+                     npos,
+                 s3.c_str());
+        QVERIFY(s3.find("const long long kf_g = kf_b0 + kf_t - 2;") != npos);
+        QVERIFY(s3.find("const long long kf_g = kf_b0 + kf_t;") != npos);
+        QVERIFY(s3.find("(static_cast<long long>(i) + 3 < kf_tile_n ? kf_tile_w[threadIdx.x + 3] : w[i + 3]) - kf_tile_w[threadIdx.x]") != npos);
+        QVERIFY(s3.find("<<<(n + block - 1) / block, block, ((block + 2) * sizeof(float) + 15) / 16 * 16 + (block + 3) * sizeof(double)>>>") !=
+                npos);
+        auto ev = nvcc_evaluator(cache_);
+        if (!ev) return;
+        for (const std::string* s : {&src, &s3}) {
+            CompileResult c = ev->compile(t, {*s, "smem-tile"});
+            QVERIFY2(c.ok, (c.info.log + "\n" + *s).c_str());
+        }
+        CompileResult c2 = ev->compile(t, {*r2.source, "smem-tile"}, {{"KF_BLOCK", 1024}});
+        QVERIFY2(c2.ok, (c2.info.log + "\n" + *r2.source).c_str());
+    }
+
     void rewrites_refuse_where_they_do_not_apply_data() {
         QTest::addColumn<QString>("rewrite");
         QTest::addColumn<QString>("source");
@@ -705,6 +1017,53 @@ private slots:
                                       << (row_kernel + "    float s = 0;\n    for (int c = 0; c < cols; ++c) s += x[r * cols + c];\n    y[r] = s;\n"
                                                        "}\nvoid f(const float* x, float* y, int rows, int cols) { k<<<(rows + 99) / 100, 100>>>(x, y, rows, cols); }").c_str()
                                       << "not a multiple of 32";
+        QTest::newRow("st: a grid-stride loop")
+            << "smem-tile"
+            << "__global__ void k(const float* x, float* y, int n) {\n"
+               "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = x[i] + x[i + 1];\n"
+               "}\nvoid f(const float* x, float* y, int n) { k<<<(n + 255) / 256, 256>>>(x, y, n); }"
+            << "no one-element-per-thread kernel";
+        QTest::newRow("st: no neighbour") << "smem-tile" << kftest::read_file(kftest::data("tasks/sigmoid/reference.cu")).c_str()
+                                          << "no const input read at a constant nonzero offset of i";
+        QTest::newRow("st: a computed offset") << "smem-tile" << (elem + "    if (i < n) y[i] = x[i] + x[i - n / 2];\n" + elaunch).c_str()
+                                               << "x[i - n / 2] is not a constant offset";
+        QTest::newRow("st: too far") << "smem-tile" << (elem + "    if (i < n) y[i] = x[i] + x[i + 40];\n" + elaunch).c_str()
+                                     << "x[i + 40]: an offset beyond 32";
+        QTest::newRow("st: already tiled") << "smem-tile"
+                                           << (elem + "    __shared__ float kf_tile_x[258];\n    if (i < n) y[i] = x[i + 1];\n" + elaunch).c_str()
+                                           << "already tiled";
+        QTest::newRow("st: in place") << "smem-tile"
+                                      << "__global__ void k(float* x, int n) {\n    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                         "    if (i < n) x[i] = 0.5f * (x[i - 1] + x[i + 1]);\n}\n"
+                                         "void f(float* x, int n) { k<<<(n + 255) / 256, 256>>>(x, n); }"
+                                      << "x is written and read at an offset (in place)";
+        QTest::newRow("st: shared memory launch") << "smem-tile"
+                                                  << (elem + "    if (i < n) y[i] = x[i] + x[i + 1];\n"
+                                                             "}\nvoid f(const float* x, float* y, int n, cudaStream_t s) { k<<<(n + 255) / 256, 256, 1024, s>>>(x, y, n); }")
+                                                         .c_str()
+                                                  << "already asks for shared memory (1024)";
+        QTest::newRow("st: return before the guard")
+            << "smem-tile"
+            << (std::string("__global__ void k(const float* x, float* y, int n) {\n    if (n < 2) return;\n"
+                            "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = x[i] + x[i + 1];\n") +
+                elaunch)
+                   .c_str()
+            << "'if (n < 2) return;' before the guard on i";
+        QTest::newRow("st: branch around the guard")
+            << "smem-tile"
+            << (std::string("__global__ void k(const float* x, float* y, int n) {\n    if (n > 1) {\n"
+                            "        const int i = blockIdx.x * blockDim.x + threadIdx.x;\n        if (i < n) y[i] = x[i] + x[i + 1];\n    }\n") +
+                elaunch)
+                   .c_str()
+            << "inside a block or branch";
+        QTest::newRow("st: computed block size") << "smem-tile"
+                                                 << (elem + "    if (i < n) y[i] = x[i] + x[i + 1];\n"
+                                                            "}\nvoid f(const float* x, float* y, int n, int b) { k<<<(n + 2 * b - 1) / (2 * b), 2 * b>>>(x, y, n); }")
+                                                        .c_str()
+                                                 << "(2 * b) is not a literal or a name";
+        QTest::newRow("st: no launch") << "smem-tile" << (elem + "    if (i < n) y[i] = x[i] + x[i + 1];\n}\n").c_str() << "no launch of k";
+        QTest::newRow("st: a template kernel") << "smem-tile" << ("template <typename T>\n" + elem + "    if (i < n) y[i] = x[i] + x[i + 1];\n" + elaunch).c_str()
+                                               << "is a template";
     }
 
     void rewrites_refuse_where_they_do_not_apply() {

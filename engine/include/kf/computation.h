@@ -114,7 +114,8 @@ struct Computation {
      * `border` of the inputs at the cell for the others), histogram (no layout: `map` is the
      * bin of each element of the inputs, `bins` the output's length; counts of the elements
      * per bin, those outside [0, bins) not counted), col_reduce (stats over each column's rows,
-     * then `epilogue` per column).
+     * then `epilogue` per column), col_scan (one stat, the running combine down the column;
+     * `map` per element).
      */
     std::string op;
     /** The layout as C expressions of the sizes; empty for a flat elementwise map. */

@@ -20,7 +20,7 @@ struct TransformResult {
 };
 
 struct CodeTransform {
-    std::string name;  ///< block-size-tunable, launch-bounds, grid-stride, warp-rows, vector-loads
+    std::string name;  ///< block-size-tunable, launch-bounds, grid-stride, warp-rows, vector-loads, smem-tile
     std::string description;
     std::function<TransformResult(const std::string&)> apply;
 };
@@ -43,7 +43,14 @@ struct CodeTransform {
  *   `if (i >= n) return; body`), reading and writing its tensors at [i] only and without
  *   control flow, takes 4 consecutive elements per thread: float4 loads and stores where the
  *   4 are inside and the pointers 16-byte aligned, scalar accesses otherwise; the grid
- *   (`(n + block - 1) / block`) shrinks 4 times.
+ *   (`(n + block - 1) / block`) shrinks 4 times;
+ * - smem-tile: a one-element-per-thread kernel whose body reads const inputs at constant offsets
+ *   of the index (`x[i - 1]`, `x[i + 2]`, at most 32 away) stages the block's stretch of each
+ *   with its halo in dynamic shared memory, loaded right before the guard (only plain
+ *   declarations may precede it, so every thread reaches the barrier); a read comes from the
+ *   tile where its element is inside [0, n), from global memory otherwise, and the launches
+ *   pass the tiles' bytes. Inputs written too (in place), an existing shared-memory size and
+ *   offsets computed at run time are refused.
  */
 const std::vector<CodeTransform>& code_transforms();
 

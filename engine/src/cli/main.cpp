@@ -335,7 +335,7 @@ int main(int argc, char** argv) {
     std::string rewrite_name, rewrite_source, rewrite_out;
     bool rewrite_list = false;
     rewrite->add_flag("--list", rewrite_list, "List the rewrites and what they do");
-    rewrite->add_option("NAME", rewrite_name, "block-size-tunable, launch-bounds, grid-stride, warp-rows or vector-loads");
+    rewrite->add_option("NAME", rewrite_name, "block-size-tunable, launch-bounds, grid-stride, warp-rows, vector-loads or smem-tile");
     rewrite->add_option("SOURCE", rewrite_source, "The CUDA source to rewrite")->check(CLI::ExistingFile);
     rewrite->add_option("--out", rewrite_out, "Write the rewritten source here (default: standard output)");
 

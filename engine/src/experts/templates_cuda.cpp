@@ -1270,6 +1270,101 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
             os.str()};
 }
 
+/**
+ * Column scan: a thread per VEC adjacent columns (BX threads per block along the row) walks
+ * down the rows with the running combine in registers; UNROLL rows are loaded (vector loads
+ * of the VEC columns where the rows start on VEC-element boundaries of aligned tensors)
+ * before any is combined, so that their loads are in flight together, and each row's VEC
+ * outputs go out in one vector store. The parallelism is the columns': a layout of few
+ * columns leaves most of the device idle.
+ */
+TemplateKernel cuda_col_scan(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    const ComputationStat& st = c.stats.front();
+    const std::string id = identity(st.combine, f32);
+    auto tensor = [&c](const std::string& n) -> std::string {
+        switch (c.inputs.at(n)) {
+            case Indexing::Full: return "kf_v_" + n + ".v[kf_k]";
+            case Indexing::PerColumn: return n + "[kf_c + kf_k]";
+            case Indexing::PerRow: return n + "[kf_r]";
+            default: return n + "[kf_r * kf_cols + kf_c + kf_k]";
+        }
+    };
+    auto vec = resolver(task, c, T, tensor);
+    auto scalar = element_resolver(task, c, T, "kf_r * kf_cols + kf_c + kf_k", "kf_c + kf_k", "kf_r");
+    std::vector<std::string> full;
+    for (const auto& n : tensors_in(st.map, c))
+        if (c.inputs.at(n) == Indexing::Full) full.push_back(n);
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Column scan (CUDA): a thread per VEC columns walks down the rows, UNROLL rows of loads ahead.", c)
+       << "\n#define BX 128     // @kf tunable values(32, 64, 128, 256)\n"
+       << "#define VEC 1      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
+       << "#define UNROLL 16  // @kf tunable values(4, 8, 16, 32)\n\n"
+       << vector_helpers(T)
+       << "template <int V>\n__global__ void __launch_bounds__(BX) kf_col_scan_kernel(" << restrict_params(entry_params(task, Backend::Cuda))
+       << ", long long kf_rows, long long kf_cols) {\n"
+       << "    const long long kf_c = (static_cast<long long>(blockIdx.x) * BX + threadIdx.x) * V;\n"
+       << "    if (kf_c >= kf_cols) return;\n"
+       << "    const bool kf_full = kf_c + V <= kf_cols;  // else the last columns one by one\n"
+       << "    " << T << " kf_run[V];\n"
+       << "#pragma unroll\n"
+       << "    for (int kf_k = 0; kf_k < V; ++kf_k) kf_run[kf_k] = " << id << ";\n"
+       << "    for (long long kf_r0 = 0; kf_r0 < kf_rows; kf_r0 += UNROLL) {\n"
+       << "        " << T << " kf_x[UNROLL][V];\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_u = 0; kf_u < UNROLL; ++kf_u) {\n"
+       << "            const long long kf_r = kf_r0 + kf_u;\n"
+       << "            if (kf_r >= kf_rows) break;\n"
+       << "            if (kf_full) {\n";
+    for (const auto& n : full) os << "                const KfVec<V> kf_v_" << n << " = kf_load<V>(" << n << " + kf_r * kf_cols + kf_c);\n";
+    os << "#pragma unroll\n"
+       << "                for (int kf_k = 0; kf_k < V; ++kf_k) kf_x[kf_u][kf_k] = " << st.map.to_c(vec, f32, true) << ";\n"
+       << "            } else {\n"
+       << "                for (int kf_k = 0; kf_k < V; ++kf_k)\n"
+       << "                    kf_x[kf_u][kf_k] = kf_c + kf_k < kf_cols ? " << st.map.to_c(scalar, f32, true) << " : " << id << ";\n"
+       << "            }\n"
+       << "        }\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_u = 0; kf_u < UNROLL; ++kf_u) {\n"
+       << "            const long long kf_r = kf_r0 + kf_u;\n"
+       << "            if (kf_r >= kf_rows) break;\n"
+       << "            KfVec<V> kf_o;\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
+       << "                kf_run[kf_k] = " << combine_expr(st.combine, "kf_run[kf_k]", "kf_x[kf_u][kf_k]") << ";\n"
+       << "                const " << T << " kf_s_" << st.name << " = kf_run[kf_k];\n"
+       << "                kf_o.v[kf_k] = kf_c + kf_k < kf_cols ? static_cast<" << T << ">(" << c.map.to_c(scalar, f32, true) << ") : "
+       << T << "(0);\n"
+       << "            }\n"
+       << "            if (kf_full) {\n"
+       << "                kf_store<V>(" << c.output << " + kf_r * kf_cols + kf_c, kf_o);\n"
+       << "            } else {\n"
+       << "                for (int kf_k = 0; kf_k < V && kf_c + kf_k < kf_cols; ++kf_k) " << c.output
+       << "[kf_r * kf_cols + kf_c + kf_k] = kf_o.v[kf_k];\n"
+       << "            }\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << layout_consts(c)
+       << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
+       << "    // Vector loads and stores where every row starts on a VEC-element boundary of aligned tensors.\n"
+       << "    bool kf_vec = kf_cols % VEC == 0 && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
+    for (const auto& n : full) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(*" << n << "));\n";
+    os << "    const long long kf_v = kf_vec ? VEC : 1;\n"
+       << "    const unsigned kf_grid = static_cast<unsigned>((kf_cols + BX * kf_v - 1) / (BX * kf_v));\n"
+       << "    if (kf_vec)\n"
+       << "        kf_col_scan_kernel<VEC><<<kf_grid, BX, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
+       << "    else\n"
+       << "        kf_col_scan_kernel<1><<<kf_grid, BX, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
+       << launch_check() << "}\n";
+    return {"col-scan", "template/col-scan",
+            "column scan, a thread per VEC columns walking down the rows with UNROLL rows of loads ahead (tunables: BX, VEC, UNROLL)",
+            os.str()};
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& c, const std::string& n_expr) {
@@ -1298,6 +1393,7 @@ std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& 
     }
     if (c.op == "gemm") return {cuda_gemm(task, c)};
     if (c.op == "row_scan") return {cuda_scan(task, c)};
+    if (c.op == "col_scan") return {cuda_col_scan(task, c)};
     // Computations that read the row in more than one pass also get a block per row with the row in registers.
     if (c.stats.size() + (c.per_row_output() ? 0 : 1) > 1)
         return {cuda_rows(task, c, 32, "warp", 0), cuda_rows(task, c, 256, "block", 0), cuda_rows(task, c, 512, "cached", 4)};

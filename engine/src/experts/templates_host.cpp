@@ -344,6 +344,46 @@ TemplateKernel host_cols(const Task& task, const Computation& c) {
             "column reduction, OpenMP over blocks of CB columns, SIMD over each row's segment (tunable: CB)", os.str()};
 }
 
+/**
+ * Column scan (host): OpenMP over blocks of CB columns; each thread walks down the rows of its
+ * block, a running combine per column in an array (an fp32 sum or product carried in double),
+ * each row's segment in an `omp simd` loop.
+ */
+TemplateKernel host_col_scan(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    const ComputationStat& st = c.stats.front();
+    const std::string A = f32 && (st.combine == "sum" || st.combine == "prod") ? "double" : T;
+    auto at = element_resolver(task, c, T, "kf_base + kf_c", "kf_c", "kf_r");
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
+       << header_comment("Column scan (host): OpenMP over blocks of CB columns, a running combine per column down the rows.", c)
+       << "\n#define CB 256  // @kf tunable values(16, 64, 256, 1024)\n\n"
+       << entry_definition(task, Backend::Host) << " {\n"
+       << layout_consts(c)
+       << "    const long long kf_blocks = (kf_cols + CB - 1) / CB;\n"
+       << "#pragma omp parallel for schedule(static)\n"
+       << "    for (long long kf_b = 0; kf_b < kf_blocks; ++kf_b) {\n"
+       << "        const long long kf_c0 = kf_b * CB, kf_c1 = kf_c0 + CB < kf_cols ? kf_c0 + CB : kf_cols;\n"
+       << "        " << A << " kf_run[CB];\n"
+       << "        for (long long kf_j = 0; kf_j < CB; ++kf_j) kf_run[kf_j] = " << identity(st.combine, A == "float") << ";\n"
+       << "        for (long long kf_r = 0; kf_r < kf_rows; ++kf_r) {\n"
+       << "            const long long kf_base = kf_r * kf_cols;\n"
+       << "            (void)kf_base;\n"
+       << "#pragma omp simd\n"
+       << "            for (long long kf_c = kf_c0; kf_c < kf_c1; ++kf_c) {\n"
+       << "                const " << A << " kf_x = " << st.map.to_c(at, f32, false) << ";\n"
+       << "                kf_run[kf_c - kf_c0] = " << combine_expr(st.combine, "kf_run[kf_c - kf_c0]", "kf_x") << ";\n"
+       << "                const " << T << " kf_s_" << st.name << " = static_cast<" << T << ">(kf_run[kf_c - kf_c0]);\n"
+       << "                " << c.output << "[kf_base + kf_c] = static_cast<" << T << ">(" << c.map.to_c(at, f32, false) << ");\n"
+       << "            }\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n";
+    return {"col-scan-omp", "template/col-scan-omp",
+            "column scan, OpenMP over blocks of CB columns walking down the rows (tunable: CB)", os.str()};
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> host_templates(const Task& task, const Computation& c, const std::string& n_expr) {
@@ -354,6 +394,7 @@ std::vector<TemplateKernel> host_templates(const Task& task, const Computation& 
     if (c.op == "transpose") return {host_transpose(task, c)};
     if (c.op == "gemm") return {host_gemm(task, c)};
     if (c.op == "row_scan") return {host_scan(task, c)};
+    if (c.op == "col_scan") return {host_col_scan(task, c)};
     return {host_rows(task, c)};
 }
 

@@ -11,20 +11,17 @@
 #include <vector>
 
 #include "kf/tunables.h"
+#include "transform_parts.h"
 #include "../util/text.h"
 
 namespace kf {
 
 namespace {
 
-TransformResult refuse(std::string why) { return {std::nullopt, std::move(why)}; }
-
-/** The position just past the first #include block, where helpers and macros go. */
-std::size_t after_includes(const std::string& src) {
-    std::size_t at = 0;
-    for (std::size_t p = src.find("#include"); p != std::string::npos; p = src.find("#include", p + 1)) at = src.find('\n', p) + 1;
-    return at;
-}
+using rewrites::after_includes;
+using rewrites::closing;
+using rewrites::refuse;
+using rewrites::statement_end;
 
 bool has_tunable(const std::string& src, const std::string& name) {
     try {
@@ -131,17 +128,6 @@ TransformResult grid_stride(const std::string& src) {
     const std::size_t at = after_includes(out);
     out.insert(at, std::string(at ? "\n" : "") + "#define KF_ITEMS 4  // @kf tunable values(1, 2, 4, 8, 16)\n");
     return {out, {}};
-}
-
-/** The index of the bracket closing the one at `open` ('(', '{' or '['); npos when unmatched. */
-std::size_t closing(const std::string& s, std::size_t open) {
-    const char o = s[open], c = o == '(' ? ')' : o == '{' ? '}' : ']';
-    int depth = 0;
-    for (std::size_t i = open; i < s.size(); ++i) {
-        if (s[i] == o) ++depth;
-        else if (s[i] == c && --depth == 0) return i;
-    }
-    return std::string::npos;
 }
 
 /** `text` cut at the semicolons outside parentheses and brackets (the last piece may be empty). */
@@ -310,22 +296,6 @@ TransformResult warp_rows(const std::string& src) {
     return {out, {}};
 }
 
-/** The first statement (up to its ';' outside brackets) or braced block from `from`; npos when none. */
-std::size_t statement_end(const std::string& s, std::size_t from, std::size_t end) {
-    while (from < end && std::isspace(static_cast<unsigned char>(s[from]))) ++from;
-    if (from < end && s[from] == '{') {
-        const std::size_t cl = closing(s, from);
-        return cl == std::string::npos ? cl : cl + 1;
-    }
-    int depth = 0;
-    for (std::size_t i = from; i < end; ++i) {
-        if (s[i] == '(' || s[i] == '[' || s[i] == '{') ++depth;
-        if (s[i] == ')' || s[i] == ']' || s[i] == '}') --depth;
-        if (s[i] == ';' && depth == 0) return i + 1;
-    }
-    return std::string::npos;
-}
-
 /**
  * vector-loads: a one-element-per-thread kernel over float tensors (`i = blockIdx.x *
  * blockDim.x + threadIdx.x;` then `if (i < n) <statement>` or `if (i >= n) return; <body>`)
@@ -489,6 +459,8 @@ const std::vector<CodeTransform>& code_transforms() {
         {"warp-rows", "a warp per row instead of a thread: lanes take every 32nd column, reductions end in warp shuffles",
          warp_rows},
         {"vector-loads", "4 elements per thread with float4 loads and stores where aligned, instead of one element", vector_loads},
+        {"smem-tile", "neighbour reads at constant offsets of the index from a shared-memory tile of the block's stretch and its halo",
+         rewrites::smem_tile},
     };
     return t;
 }

@@ -80,7 +80,7 @@ public:
         if (std::find(ops.begin(), ops.end(), c.op) == ops.end())
             fail(P + ".op", "unknown op '" + c.op +
                                "' (elementwise, row_reduce, row_normalize, softmax, matvec, transpose, gemm, row_scan, stencil, "
-                               "histogram, col_reduce)");
+                               "histogram, col_reduce, col_scan)");
         const bool histogram = c.op == "histogram";
         const bool stencil = c.op == "stencil";
         const bool rows_op = c.op != "elementwise" && !histogram;
@@ -178,6 +178,8 @@ public:
         if (gemm && stats.size() != 1) fail(P + ".stats", "gemm has one stat: the sum over inner of a product");
         if (c.op == "row_scan" && stats.size() != 1)
             fail(P + ".stats", "row_scan has one stat: the running combine along the row");
+        if (c.op == "col_scan" && stats.size() != 1)
+            fail(P + ".stats", "col_scan has one stat: the running combine down the column");
         for (std::size_t i = 0; i < stats.size(); ++i) {
             std::string path = P + ".stats[" + std::to_string(i) + "]";
             const json& s = stats[i];

@@ -426,7 +426,7 @@ std::string ComputeExpr::to_c(const std::function<std::string(const std::string&
 
 const std::vector<std::string>& computation_ops() {
     static const std::vector<std::string> ops = {"elementwise", "row_reduce", "row_normalize", "softmax", "matvec", "transpose", "gemm",
-                                                "row_scan", "stencil", "histogram", "col_reduce"};
+                                                "row_scan", "stencil", "histogram", "col_reduce", "col_scan"};
     return ops;
 }
 
@@ -440,6 +440,9 @@ std::string Computation::summary() const {
     if (op == "row_scan" && !stats.empty())
         return "row_scan over " + rows + " x " + cols + ": " + stats[0].name + " = inclusive " + stats[0].combine + " of (" +
                stats[0].map.text() + ") along the row; " + output + " = " + map.text();
+    if (op == "col_scan" && !stats.empty())
+        return "col_scan over " + rows + " x " + cols + ": " + stats[0].name + " = inclusive " + stats[0].combine + " of (" +
+               stats[0].map.text() + ") down the column; " + output + " = " + map.text();
     if (op == "stencil") {
         std::string s = "stencil over " + rows + " x " + cols + " (radius " + std::to_string(radius()) + "): " + output + " = " + map.text();
         if (pad == "zero") return s + "; neighbours outside read as 0";
