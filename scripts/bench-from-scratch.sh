@@ -31,7 +31,7 @@ out=$(cd "$out" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ ${#tasks[@]} -eq 0 ]; then
-  for d in "$root"/tasks/level*/*/ "$root"/tests/data/tasks/{sigmoid,row_max,rmsnorm,matvec,scaled_transpose,linear_tanh,row_cummax,blur3x3,bucket_count,col_std,dwconv1d,add_layernorm,smooth_clamp}/; do
+  for d in "$root"/tasks/level*/*/ "$root"/tests/data/tasks/{sigmoid,row_max,rmsnorm,matvec,scaled_transpose,linear_tanh,row_cummax,blur3x3,bucket_count,col_std,dwconv1d,add_layernorm,smooth_clamp,col_cumsum}/; do
     [ -f "$d/task.json" ] && tasks+=("${d%/}")
   done
 fi
