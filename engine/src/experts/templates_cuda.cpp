@@ -1,5 +1,6 @@
 // CUDA instances of the op-class templates.
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -704,6 +705,32 @@ TemplateKernel cuda_stencil(const Task& task, const Computation& c) {
             os.str()};
 }
 
+/** What the register-held stencil instances share: the neighbour tensors, the cell resolver, the map of a cell read from memory and the edge. */
+struct StencilCells {
+    std::set<std::string> neighbours;
+    std::function<std::string(const std::string&)> cell;
+    std::string scalar_map, edge;
+};
+
+StencilCells stencil_cells(const Task& task, const Computation& c, const std::string& T, bool f32) {
+    StencilCells s;
+    for (const auto& nb : c.map.neighbours()) s.neighbours.insert(nb.tensor);
+    s.cell = element_resolver(task, c, T, "kf_i", "kf_c", "kf_r");
+    s.scalar_map = c.map.to_c(neighbour_resolver(T, s.cell, "kf_i", ""), f32, true);
+    s.edge = stencil_edge(c, s.cell, T, "kf_i", f32, true);
+    return s;
+}
+
+/** A name of a stencil's map split into its tensor and offsets: "x@di,dj", or "x" at offsets 0. */
+void split_neighbour(const std::string& name, std::string& tensor, int& di, int& dj) {
+    const auto sep = name.find('@');
+    tensor = name.substr(0, sep);
+    di = dj = 0;
+    if (sep == std::string::npos) return;
+    di = std::stoi(name.substr(sep + 1, name.find(',') - sep - 1));
+    dj = std::stoi(name.substr(name.find(',') + 1));
+}
+
 /**
  * A stencil that reads along the row only (no row offsets, e.g. a 1-D convolution): a thread
  * takes 4 consecutive cells of a row. Where they and their halo (H = the column radius
@@ -717,11 +744,11 @@ TemplateKernel cuda_stencil_rows(const Task& task, const Computation& c) {
     const bool f32 = is_fp32(task, c);
     const int H = (c.radius_cols + 3) / 4 * 4;
     const int W = 4 + 2 * H;  // registers per neighbour tensor
-    std::set<std::string> neighbours;
-    for (const auto& nb : c.map.neighbours()) neighbours.insert(nb.tensor);
-    auto cell = element_resolver(task, c, T, "kf_i", "kf_c", "kf_r");
-    const std::string scalar_map = c.map.to_c(neighbour_resolver(T, cell, "kf_i", ""), f32, true);
-    const std::string edge = stencil_edge(c, cell, T, "kf_i", f32, true);
+    const StencilCells sc = stencil_cells(task, c, T, f32);
+    const auto& neighbours = sc.neighbours;
+    const auto& cell = sc.cell;
+    const std::string& scalar_map = sc.scalar_map;
+    const std::string& edge = sc.edge;
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Stencil along rows (CUDA): 4 cells per thread, vector loads of the row with its halo, one vector store.", c)
@@ -749,10 +776,10 @@ TemplateKernel cuda_stencil_rows(const Task& task, const Computation& c) {
     for (int k = 0; k < 4; ++k) {
         // Cell k: its neighbours from the registers, everything else as a cell would read it.
         auto reg = [&, k](const std::string& name) -> std::string {
-            const auto sep = name.find('@');
-            const std::string t = name.substr(0, sep);
+            std::string t;
+            int di = 0, dj = 0;
+            split_neighbour(name, t, di, dj);
             if (!neighbours.count(t)) return cell(name);
-            const int dj = sep == std::string::npos ? 0 : std::stoi(name.substr(name.find(',') + 1));
             return "kf_w_" + t + "[" + std::to_string(H + k + dj) + "]";
         };
         os << "            {\n"
@@ -803,11 +830,11 @@ TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
     const bool f32 = is_fp32(task, c);
     const int RR = c.radius_rows, R = c.radius_cols;
     const std::string rr = std::to_string(RR), r = std::to_string(R), width = std::to_string(4 + 2 * R);
-    std::set<std::string> neighbours;
-    for (const auto& nb : c.map.neighbours()) neighbours.insert(nb.tensor);
-    auto cell = element_resolver(task, c, T, "kf_i", "kf_c", "kf_r");
-    const std::string scalar_map = c.map.to_c(neighbour_resolver(T, cell, "kf_i", ""), f32, true);
-    const std::string edge = stencil_edge(c, cell, T, "kf_i", f32, true);
+    const StencilCells sc = stencil_cells(task, c, T, f32);
+    const auto& neighbours = sc.neighbours;
+    const auto& cell = sc.cell;
+    const std::string& scalar_map = sc.scalar_map;
+    const std::string& edge = sc.edge;
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Stencil in a window of rows (CUDA): 4 cells of ITEMS rows per thread, a vector load per row, the halo by warp shuffles.", c)
@@ -853,14 +880,10 @@ TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
     for (int k = 0; k < 4; ++k) {
         // Cell k of row kf_it: its neighbours from the window, everything else as a cell would read it.
         auto reg = [&, k](const std::string& name) -> std::string {
-            const auto sep = name.find('@');
-            const std::string t = name.substr(0, sep);
-            if (!neighbours.count(t)) return cell(name);
+            std::string t;
             int di = 0, dj = 0;
-            if (sep != std::string::npos) {
-                di = std::stoi(name.substr(sep + 1, name.find(',') - sep - 1));
-                dj = std::stoi(name.substr(name.find(',') + 1));
-            }
+            split_neighbour(name, t, di, dj);
+            if (!neighbours.count(t)) return cell(name);
             return "kf_w_" + t + "[kf_it + " + std::to_string(RR + di) + "][" + std::to_string(R + k + dj) + "]";
         };
         os << "                {\n"
