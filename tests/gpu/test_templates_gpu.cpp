@@ -83,14 +83,16 @@ private slots:
                 std::string failed;
                 for (std::size_t i = from; i < all.size(); i += 4) {
                     kf::CompileResult r = ev.compile(all[i].task, all[i].candidate);
-                    if (!r.ok) failed += all[i].label + ":\n" + r.info.log + "\n";
+                    if (r.ok) continue;
+                    failed += all[i].label + ":\n" + r.info.log + "\n";
+                    for (const auto& d : r.info.diagnostics) failed += "  " + d.message + "\n";
                 }
                 return failed;
             }));
-        for (auto& b : builds) {
-            const std::string failed = b.get();
-            QVERIFY2(failed.empty(), failed.c_str());
-        }
+        // Compile failures are reported one by one, and the instances that compiled are still evaluated.
+        std::string failed;
+        for (auto& b : builds) failed += b.get();
+        if (!failed.empty()) qWarning().noquote() << "did not compile:\n" << QString::fromStdString(failed);
         kf::Evaluator ev(cfg_);
         kf::EvalOptions opt;
         opt.trials = 2;
@@ -105,6 +107,7 @@ private slots:
             }
         }
         qInfo() << all.size() << "instances," << wrong << "not correct";
+        QVERIFY2(failed.empty(), "some instances did not compile (above)");
         QCOMPARE(wrong, 0);
     }
 };

@@ -82,6 +82,25 @@ private slots:
         QCOMPARE(engine.evaluators(), std::size_t(1));
     }
 
+    /** A candidate named like a template instance ("rows-group/warp") or a path compiles
+     *  and runs: its name is not taken as a folder of the compile's scratch directory. */
+    void candidate_names_with_slashes_compile() {
+        Engine engine;
+        std::shared_ptr<Evaluator> ev = engine.evaluator(config());
+        const Task scale_add = load_task(kftest::data("tasks/scale_add"));
+        const std::string src = kftest::read_file(kftest::data("candidates/host/correct.cpp"));
+        EvalOptions opt;
+        opt.trials = 1;
+        opt.time = false;
+        for (const std::string name : {"rows-group/warp", "../outside", "a b/c.d", ""}) {
+            CompileResult r = ev->compile(scale_add, Candidate{src + "// " + name + "\n", name});
+            std::string why = name + ": " + r.info.log;
+            for (const auto& d : r.info.diagnostics) why += " " + d.message;
+            QVERIFY2(r.ok, why.c_str());
+            QCOMPARE(ev->evaluate(scale_add, Candidate{src, name}, opt).status, Status::Ok);
+        }
+    }
+
     /** A caller waiting for the device gives up when its evaluation is cancelled. */
     void cancel_while_waiting_for_the_device() {
         Engine engine;

@@ -1,6 +1,7 @@
 // Compile, screen, then evaluate in the worker; every failure becomes a Diagnosis.
 #include "kf/evaluator.h"
 
+#include <cctype>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -31,6 +32,16 @@ std::string read_text(const std::filesystem::path& p) {
 }
 
 std::string extension(Backend b) { return b == Backend::Cuda ? ".cu" : ".cpp"; }
+
+/**
+ * A candidate's name as the file name of its source in the compile folder: anything but a
+ * letter, a digit, '-' and '_' (a template instance's "rows-group/warp", a path) becomes '_'.
+ */
+std::string file_safe(const std::string& name) {
+    std::string out;
+    for (char ch : name) out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' ? ch : '_';
+    return out.empty() ? "candidate" : out;
+}
 
 
 /** Remedies the router can act on, from the outcome. */
@@ -108,7 +119,7 @@ struct Evaluator::Impl {
         CompileRequest req;
         req.backend = b;
         req.source = source;
-        req.source_name = name + extension(b);
+        req.source_name = file_safe(name) + extension(b);
         req.header = entry_header(task, b);
         req.glue = entry_glue(task, b, req.source_name);
         req.libraries = task.rules.allowed_libraries;
