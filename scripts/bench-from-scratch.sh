@@ -69,18 +69,27 @@ PY
 import json, sqlite3, sys
 from collections import defaultdict
 db = sqlite3.connect(sys.argv[1])
-rows = db.execute("SELECT c.family, c.expert, e.status, e.fitness, e.diagnosis FROM candidates c "
+rows = db.execute("SELECT c.family, c.expert, e.status, e.fitness, e.diagnosis, c.source, c.tunables FROM candidates c "
                   "JOIN evaluations e ON e.candidate_id = c.id ORDER BY c.id").fetchall()
 by = defaultdict(list)
-for fam, expert, status, fit, diag in rows:
-    by[(fam, expert)].append((status, fit, diag))
+for fam, expert, status, fit, diag, src, tun in rows:
+    by[(fam, expert)].append((status, fit, diag, (src, tun)))
 for (fam, expert), evs in sorted(by.items()):
     statuses = defaultdict(int)
-    for s, _, _ in evs:
+    for s, _, _, _ in evs:
         statuses[s] += 1
-    best = max((f for s, f, _ in evs if s == "ok"), default=0)
-    print(f"{fam} ({expert}): {len(evs)} evaluated, {dict(statuses)}, best {best:.3f}x")
-    for s, _, d in evs:
+    ok = [(f, src) for s, f, _, src in evs if s == "ok"]
+    best = max(ok, default=(0, ("", "{}")), key=lambda e: e[0])
+    # The best one's tunables: its source's defaults, then its assignment.
+    values = {l.split()[1]: l.split()[2] for l in best[1][0].splitlines()
+              if l.startswith("#define ") and "@kf tunable" in l and len(l.split()) > 2}
+    try:
+        values.update({k: str(v) for k, v in json.loads(best[1][1] or "{}").items()})
+    except Exception:
+        pass
+    tunables = " ".join(f"{k}={v}" for k, v in sorted(values.items()))
+    print(f"{fam} ({expert}): {len(evs)} evaluated, {dict(statuses)}, best {best[0]:.3f}x" + (f" at {tunables}" if tunables else ""))
+    for s, _, d, _ in evs:
         if s != "ok":
             try:
                 d = json.loads(d)

@@ -389,14 +389,27 @@ private slots:
         QCOMPARE(h.size(), std::size_t(1));
         QCOMPARE(h[0].name, std::string("col-scan-omp"));
         std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
-        QCOMPARE(ks.size(), std::size_t(1));
-        QCOMPARE(ks[0].name, std::string("col-scan"));
-        QVERIFY2(ks[0].source.find("const KfVec<V> kf_v_x = kf_load<V>(x + kf_r * kf_cols + kf_c);") != std::string::npos, ks[0].source.c_str());
-        QVERIFY(ks[0].source.find("kf_store<V>(y + kf_r * kf_cols + kf_c, kf_o);") != std::string::npos);
+        QCOMPARE(ks.size(), std::size_t(2));
+        // By chunks of rows: each thread scans its rows in registers, the column's threads exchange totals in shared memory.
+        const std::string& blk = ks[0].source;
+        QCOMPARE(ks[0].name, std::string("col-scan-block"));
+        QVERIFY2(blk.find("__shared__ float kf_tot[2][BY][BX * V];") != std::string::npos, blk.c_str());
+        QVERIFY(blk.find("kf_x[kf_u][kf_k] = (kf_x[kf_u - 1][kf_k] + kf_x[kf_u][kf_k]);") != std::string::npos);
+        QVERIFY(blk.find("if (kf_y < kf_ty) kf_pre[kf_k] = (kf_pre[kf_k] + kf_t);") != std::string::npos);
+        QVERIFY(blk.find("const float kf_s_s = (kf_pre[kf_k] + kf_x[kf_u][kf_k]);") != std::string::npos);
+        QVERIFY(blk.find("// @kf constraint BX * BY * ITEMS * VEC <= 16384") != std::string::npos);
+        QCOMPARE(ks[1].name, std::string("col-scan"));
+        QVERIFY2(ks[1].source.find("const KfVec<V> kf_v_x = kf_load<V>(x + kf_r * kf_cols + kf_c);") != std::string::npos, ks[1].source.c_str());
+        QVERIFY(ks[1].source.find("kf_store<V>(y + kf_r * kf_cols + kf_c, kf_o);") != std::string::npos);
         auto nvcc = nvcc_evaluator(cache_);
         if (!nvcc) return;
         for (const Assignment& point : {Assignment{{"BX", 32}, {"VEC", 1}, {"UNROLL", 4}}, Assignment{{"BX", 256}, {"VEC", 4}, {"UNROLL", 32}}}) {
-            CompileResult cr = nvcc->compile(t, {ks[0].source, "tmpl"}, point);
+            CompileResult cr = nvcc->compile(t, {ks[1].source, "tmpl"}, point);
+            QVERIFY2(cr.ok, (to_string(point) + ":\n" + cr.info.log).c_str());
+        }
+        for (const Assignment& point : {Assignment{{"BX", 32}, {"BY", 4}, {"ITEMS", 2}, {"VEC", 1}},
+                                        Assignment{{"BX", 128}, {"BY", 8}, {"ITEMS", 4}, {"VEC", 4}}}) {
+            CompileResult cr = nvcc->compile(t, {blk, "tmpl"}, point);
             QVERIFY2(cr.ok, (to_string(point) + ":\n" + cr.info.log).c_str());
         }
     }

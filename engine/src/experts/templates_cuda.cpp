@@ -1175,10 +1175,9 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
        << header_comment("Column sum and centred second moment (CUDA) in one pass: sums of e - k and (e - k)^2 per column, "
                          "k the column's first e; BX threads x BY rows per block over SPLIT slices of the rows.",
                          c)
-       << "\n// A warp's columns span BX * VEC elements of a row: wide blocks read long runs of each row.\n"
-       << "#define BX 128    // @kf tunable values(32, 64, 128, 256)\n"
-       << "#define BY 2      // @kf tunable values(1, 2, 4, 8, 16, 32)\n"
-       << "#define SPLIT 64  // @kf tunable values(1, 4, 16, 64, 256)\n"
+       << "\n#define BX 32     // @kf tunable values(32, 64, 128, 256)\n"
+       << "#define BY 8      // @kf tunable values(1, 2, 4, 8, 16, 32)\n"
+       << "#define SPLIT 16  // @kf tunable values(1, 4, 16, 64, 256)\n"
        << "#define UNROLL 4  // @kf tunable values(1, 2, 4, 8)\n"
        << (vector ? "#define VEC 4     // @kf tunable values(1, 2, 4)\n" : "#define VEC 1\n")
        << "// @kf constraint BX * BY <= 1024\n\n"
@@ -1388,6 +1387,134 @@ TemplateKernel cuda_col_scan(const Task& task, const Computation& c) {
             os.str()};
 }
 
+/**
+ * Column scan by blocks of rows: a block of BX x BY threads takes BX * VEC adjacent columns
+ * and walks down the rows in chunks of BY * ITEMS rows. In a chunk, each thread loads ITEMS
+ * consecutive rows of its VEC columns into registers (all in flight together) and scans them
+ * there; the BY threads of a column then exchange their totals through shared memory (two
+ * buffers, one barrier per chunk), each adding the totals of the threads above it and the
+ * carry of the chunks before. Each element is read and written once, and the parallelism is
+ * the columns' times BY, so a layout of few columns still keeps many warps busy.
+ */
+TemplateKernel cuda_col_scan_block(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    const ComputationStat& st = c.stats.front();
+    const std::string id = identity(st.combine, f32);
+    auto tensor = [&c](const std::string& n) -> std::string {
+        switch (c.inputs.at(n)) {
+            case Indexing::Full: return "kf_v_" + n + ".v[kf_k]";
+            case Indexing::PerColumn: return n + "[kf_c + kf_k]";
+            case Indexing::PerRow: return n + "[kf_r]";
+            default: return n + "[kf_r * kf_cols + kf_c + kf_k]";
+        }
+    };
+    auto vec = resolver(task, c, T, tensor);
+    auto scalar = element_resolver(task, c, T, "kf_r * kf_cols + kf_c + kf_k", "kf_c + kf_k", "kf_r");
+    std::vector<std::string> full;
+    for (const auto& n : tensors_in(st.map, c))
+        if (c.inputs.at(n) == Indexing::Full) full.push_back(n);
+    auto combine = [&](const std::string& a, const std::string& b) { return combine_expr(st.combine, a, b); };
+    std::ostringstream os;
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+       << header_comment("Column scan by blocks of rows (CUDA): BY threads per column scan ITEMS rows each in registers, "
+                         "then add the totals of the threads above them through shared memory.",
+                         c)
+       << "\n#define BX 32     // @kf tunable values(32, 64, 128)\n"
+       << "#define BY 16     // @kf tunable values(4, 8, 16, 32)\n"
+       << "#define ITEMS 8   // @kf tunable values(2, 4, 8, 16)\n"
+       << "#define VEC " << (f32 ? 4 : 2) << "     // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
+       << "// @kf constraint BX * BY <= 1024\n"
+       << "// Registers: ITEMS x VEC values per thread, fewer in larger blocks.\n"
+       << "// @kf constraint BX * BY * ITEMS * VEC <= 16384\n\n"
+       << vector_helpers(T)
+       << "template <int V>\n__global__ void __launch_bounds__(BX * BY) kf_col_scan_block_kernel("
+       << restrict_params(entry_params(task, Backend::Cuda)) << ", long long kf_rows, long long kf_cols) {\n"
+       << "    __shared__ " << T << " kf_tot[2][BY][BX * V];\n"
+       << "    const int kf_tx = threadIdx.x, kf_ty = threadIdx.y;\n"
+       << "    const long long kf_c = (static_cast<long long>(blockIdx.x) * BX + kf_tx) * V;\n"
+       << "    // No early return: every thread reaches the barriers; the columns past the end only carry identities.\n"
+       << "    const bool kf_full = kf_c + V <= kf_cols;\n"
+       << "    " << T << " kf_carry[V];\n"
+       << "#pragma unroll\n"
+       << "    for (int kf_k = 0; kf_k < V; ++kf_k) kf_carry[kf_k] = " << id << ";\n"
+       << "    int kf_buf = 0;\n"
+       << "    for (long long kf_r0 = 0; kf_r0 < kf_rows; kf_r0 += static_cast<long long>(BY) * ITEMS, kf_buf ^= 1) {\n"
+       << "        const long long kf_rt = kf_r0 + static_cast<long long>(kf_ty) * ITEMS;  // this thread's first row\n"
+       << "        " << T << " kf_x[ITEMS][V];\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_u = 0; kf_u < ITEMS; ++kf_u) {\n"
+       << "            const long long kf_r = kf_rt + kf_u;\n"
+       << "            if (kf_r < kf_rows && kf_full) {\n";
+    for (const auto& n : full) os << "                const KfVec<V> kf_v_" << n << " = kf_load<V>(" << n << " + kf_r * kf_cols + kf_c);\n";
+    os << "#pragma unroll\n"
+       << "                for (int kf_k = 0; kf_k < V; ++kf_k) kf_x[kf_u][kf_k] = " << st.map.to_c(vec, f32, true) << ";\n"
+       << "            } else {\n"
+       << "#pragma unroll\n"
+       << "                for (int kf_k = 0; kf_k < V; ++kf_k)\n"
+       << "                    kf_x[kf_u][kf_k] = kf_r < kf_rows && kf_c + kf_k < kf_cols ? " << st.map.to_c(scalar, f32, true) << " : " << id
+       << ";\n"
+       << "            }\n"
+       << "        }\n"
+       << "        // The thread's rows scanned in registers; its total goes to shared memory.\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_u = 1; kf_u < ITEMS; ++kf_u)\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_k = 0; kf_k < V; ++kf_k) kf_x[kf_u][kf_k] = " << combine("kf_x[kf_u - 1][kf_k]", "kf_x[kf_u][kf_k]") << ";\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_k = 0; kf_k < V; ++kf_k) kf_tot[kf_buf][kf_ty][kf_tx * V + kf_k] = kf_x[ITEMS - 1][kf_k];\n"
+       << "        __syncthreads();\n"
+       << "        // What comes before this thread's rows: the carry, then the totals of the threads above; the carry moves past the chunk.\n"
+       << "        " << T << " kf_pre[V];\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_k = 0; kf_k < V; ++kf_k) kf_pre[kf_k] = kf_carry[kf_k];\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_y = 0; kf_y < BY; ++kf_y)\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
+       << "                const " << T << " kf_t = kf_tot[kf_buf][kf_y][kf_tx * V + kf_k];\n"
+       << "                if (kf_y < kf_ty) kf_pre[kf_k] = " << combine("kf_pre[kf_k]", "kf_t") << ";\n"
+       << "                kf_carry[kf_k] = " << combine("kf_carry[kf_k]", "kf_t") << ";\n"
+       << "            }\n"
+       << "#pragma unroll\n"
+       << "        for (int kf_u = 0; kf_u < ITEMS; ++kf_u) {\n"
+       << "            const long long kf_r = kf_rt + kf_u;\n"
+       << "            if (kf_r >= kf_rows || kf_c >= kf_cols) break;\n"
+       << "            KfVec<V> kf_o;\n"
+       << "#pragma unroll\n"
+       << "            for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
+       << "                const " << T << " kf_s_" << st.name << " = " << combine("kf_pre[kf_k]", "kf_x[kf_u][kf_k]") << ";\n"
+       << "                kf_o.v[kf_k] = kf_c + kf_k < kf_cols ? static_cast<" << T << ">(" << c.map.to_c(scalar, f32, true) << ") : "
+       << T << "(0);\n"
+       << "            }\n"
+       << "            if (kf_full) {\n"
+       << "                kf_store<V>(" << c.output << " + kf_r * kf_cols + kf_c, kf_o);\n"
+       << "            } else {\n"
+       << "                for (int kf_k = 0; kf_k < V && kf_c + kf_k < kf_cols; ++kf_k) " << c.output
+       << "[kf_r * kf_cols + kf_c + kf_k] = kf_o.v[kf_k];\n"
+       << "            }\n"
+       << "        }\n"
+       << "    }\n"
+       << "}\n\n"
+       << entry_definition(task, Backend::Cuda) << " {\n"
+       << layout_consts(c)
+       << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
+       << "    // Vector loads and stores where every row starts on a VEC-element boundary of aligned tensors.\n"
+       << "    bool kf_vec = kf_cols % VEC == 0 && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
+    for (const auto& n : full) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(*" << n << "));\n";
+    os << "    const long long kf_v = kf_vec ? VEC : 1;\n"
+       << "    const unsigned kf_grid = static_cast<unsigned>((kf_cols + BX * kf_v - 1) / (BX * kf_v));\n"
+       << "    if (kf_vec)\n"
+       << "        kf_col_scan_block_kernel<VEC><<<kf_grid, dim3(BX, BY), 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
+       << "    else\n"
+       << "        kf_col_scan_block_kernel<1><<<kf_grid, dim3(BX, BY), 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
+       << launch_check() << "}\n";
+    return {"col-scan-block", "template/col-scan-block",
+            "column scan by chunks of BY x ITEMS rows: each thread scans ITEMS rows of VEC columns in registers, the BY threads "
+            "of a column add each other's totals through shared memory (tunables: BX, BY, ITEMS, VEC)",
+            os.str()};
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& c, const std::string& n_expr) {
@@ -1416,7 +1543,7 @@ std::vector<TemplateKernel> cuda_templates(const Task& task, const Computation& 
     }
     if (c.op == "gemm") return {cuda_gemm(task, c)};
     if (c.op == "row_scan") return {cuda_scan(task, c)};
-    if (c.op == "col_scan") return {cuda_col_scan(task, c)};
+    if (c.op == "col_scan") return {cuda_col_scan_block(task, c), cuda_col_scan(task, c)};
     // Computations that read the row in more than one pass also get a block per row with the row in registers.
     if (c.stats.size() + (c.per_row_output() ? 0 : 1) > 1)
         return {cuda_rows(task, c, 32, "warp", 0), cuda_rows(task, c, 256, "block", 0), cuda_rows(task, c, 512, "cached", 4)};
