@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config git \
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools \
   libqscintilla2-qt6-dev libdtl-dev qtkeychain-qt6-dev libgl-dev nlohmann-json3-dev libcli11-dev \
-  libsqlite3-dev libcurl4-openssl-dev libseccomp-dev bubblewrap xvfb xauth binutils python3 \
+  libsqlite3-dev libcurl4-openssl-dev libseccomp-dev libclang-14-dev bubblewrap xvfb xauth binutils python3 \
   libqt6svg6 appstream desktop-file-utils file \
   munge slurmctld slurmd slurm-client
 

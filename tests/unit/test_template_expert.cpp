@@ -656,6 +656,7 @@ private slots:
         QVERIFY(compiled >= 18);
     }
 
+    /** The token recogniser (the fallback where libclang is absent; the AST one is tested in test_recognise.cpp). */
     void recogniser_derives_simple_loops_data() {
         QTest::addColumn<QString>("task");
         QTest::addColumn<QString>("summary");
@@ -670,7 +671,7 @@ private slots:
         QFETCH(QString, summary);
         Task t = load_task(kftest::data("tasks/" + task.toStdString()));
         t.computation.reset();
-        Recognition r = recognise_reference(t, Backend::Cuda);
+        Recognition r = recognise_reference(t, Backend::Cuda, Recogniser::Tokens);
         QVERIFY2(r.computation, r.reason.c_str());
         QVERIFY2(r.computation->summary().rfind(summary.toStdString(), 0) == 0, r.computation->summary().c_str());
         QVERIFY(r.computation->origin.rfind("derived from reference.cpp", 0) == 0);
@@ -681,7 +682,7 @@ private slots:
         t.computation.reset();
         auto no = [&](const std::string& body, const std::string& why) {
             Recognition r = recognise_source(t, "extern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n" +
-                                                    body + "\n}\n", "ref.cpp");
+                                                    body + "\n}\n", "ref.cpp", Recogniser::Tokens);
             QVERIFY2(!r.computation, body.c_str());
             QVERIFY2(r.reason.find("cannot derive the computation from ref.cpp") == 0, r.reason.c_str());
             QVERIFY2(r.reason.find(why) != std::string::npos, r.reason.c_str());

@@ -1,5 +1,6 @@
 // A token-level recogniser of simple reference loops (kf/recognise.h): elementwise loops and
-// rows made of reductions, scalar definitions and a per-row or per-element output.
+// rows made of reductions, scalar definitions and a per-row or per-element output; and the
+// choice between it and the AST recogniser (recognise_clang.cpp).
 #include "kf/recognise.h"
 
 #include <cctype>
@@ -9,6 +10,8 @@
 
 #include "kf/error.h"
 #include "kf/paths.h"
+#include "libclang.h"
+#include "recognise_parts.h"
 
 namespace kf {
 
@@ -173,9 +176,7 @@ std::string identity_of(const std::string& combine, const std::string& init) {
     return std::regex_match(init, pinf) ? "ok" : "";
 }
 
-Recognition cannot(const std::string& file, const std::string& why) {
-    return {std::nullopt, "cannot derive the computation from " + file + ": " + why};
-}
+Recognition cannot(const std::string& file, const std::string& why) { return cannot_derive(file, why); }
 
 /** Substitutes scalar definitions (let x = e) into an expression, innermost last. */
 std::string substitute(std::string e, const std::vector<std::pair<std::string, std::string>>& lets) {
@@ -186,14 +187,8 @@ std::string substitute(std::string e, const std::vector<std::pair<std::string, s
     return e;
 }
 
-Recognition finish(const Task& task, json j, const std::string& file, const std::string& shape) {
-    try {
-        Computation c = computation_from_json(j, task);
-        c.origin = "derived from " + file + ": " + shape;
-        return {c, {}};
-    } catch (const Error& e) {
-        return cannot(file, "the loops read as " + j.dump() + " but " + e.what());
-    }
+Recognition finish(const Task& task, const json& j, const std::string& file, const std::string& shape) {
+    return derived(task, j, file, "", shape);
 }
 
 Recognition recognise_rows(const Task& task, const std::smatch& outer, const std::string& file) {
@@ -302,7 +297,21 @@ Recognition recognise_rows(const Task& task, const std::smatch& outer, const std
 
 }  // namespace
 
-Recognition recognise_source(const Task& task, const std::string& source, const std::string& file) {
+Recognition cannot_derive(const std::string& file, const std::string& why) {
+    return {std::nullopt, "cannot derive the computation from " + file + ": " + why};
+}
+
+Recognition derived(const Task& task, const json& j, const std::string& file, const std::string& how, const std::string& shape) {
+    try {
+        Computation c = computation_from_json(j, task);
+        c.origin = "derived from " + file + how + ": " + shape;
+        return {c, {}};
+    } catch (const Error& e) {
+        return cannot_derive(file, "the loops read as " + j.dump() + " but " + e.what());
+    }
+}
+
+Recognition recognise_tokens(const Task& task, const std::string& source, const std::string& file) {
     std::vector<std::string> toks = tokenize(source);
     // The body of kf_solve.
     std::size_t at = 0;
@@ -367,11 +376,29 @@ Recognition recognise_source(const Task& task, const std::string& source, const 
     return cannot(file, "kf_solve's body is neither one elementwise loop nor a loop over rows (the shapes the recogniser knows)");
 }
 
-Recognition recognise_reference(const Task& task, Backend) {
+bool libclang_available(std::string* why) { return load_libclang(why) != nullptr; }
+
+Recognition recognise_source(const Task& task, const std::string& source, const std::string& file, Recogniser which) {
+    if (which == Recogniser::Tokens) return recognise_tokens(task, source, file);
+    bool loaded = false;
+    Recognition ast = recognise_clang(task, source, file, loaded);
+    if (ast.computation || which == Recogniser::Libclang) return ast;
+    Recognition tokens = recognise_tokens(task, source, file);
+    if (!loaded) {
+        // libclang absent: the token recogniser's answer, saying why it was the only one.
+        if (tokens.computation) tokens.computation->origin += " (" + ast.reason + ")";
+        else tokens.reason += " (" + ast.reason + ")";
+        return tokens;
+    }
+    // libclang read the reference and refused: its reason is the more precise one.
+    return tokens.computation ? tokens : ast;
+}
+
+Recognition recognise_reference(const Task& task, Backend, Recogniser which) {
     auto it = task.references.find(Backend::Host);
     if (it == task.references.end())
         return {std::nullopt, "cannot derive the computation: the recogniser reads host C++ references and this task has none"};
-    return recognise_source(task, read_text_file(it->second), it->second.filename().string());
+    return recognise_source(task, read_text_file(it->second), it->second.filename().string(), which);
 }
 
 }  // namespace kf

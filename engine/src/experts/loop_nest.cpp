@@ -1,0 +1,563 @@
+// Reading kf_solve's AST into the loop-nest model (loop_nest.h). Only what the model knows is
+// accepted: anything else is refused with the construct and its line, never guessed at.
+#include "loop_nest.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <stdexcept>
+
+#include "libclang.h"
+
+namespace kf::nest {
+
+ExprPtr Expr::number(double v, bool integer) {
+    auto e = std::make_shared<Expr>();
+    e->kind = Kind::Number;
+    e->value = v;
+    e->integer = integer;
+    return e;
+}
+
+ExprPtr Expr::name(const std::string& n) {
+    auto e = std::make_shared<Expr>();
+    e->kind = Kind::Name;
+    e->text = n;
+    return e;
+}
+
+ExprPtr Expr::binary(const std::string& op, ExprPtr a, ExprPtr b) {
+    auto e = std::make_shared<Expr>();
+    e->kind = Kind::Binary;
+    e->text = op;
+    e->args = {std::move(a), std::move(b)};
+    return e;
+}
+
+namespace {
+
+int precedence(const ExprPtr& e) {
+    if (e->kind == Expr::Kind::Binary) {
+        const std::string& op = e->text;
+        if (op == "||") return 1;
+        if (op == "&&") return 2;
+        if (op == "==" || op == "!=") return 3;
+        if (op == "<" || op == "<=" || op == ">" || op == ">=") return 4;
+        if (op == "+" || op == "-") return 5;
+        return 6;  // * / %
+    }
+    if (e->kind == Expr::Kind::Unary) return 7;
+    if (e->kind == Expr::Kind::Number && e->value < 0) return 7;
+    return 8;
+}
+
+std::string number_text(double v, bool integer) {
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    if (integer || (v == std::floor(v) && std::fabs(v) < 1e15)) return std::to_string(static_cast<long long>(v));
+    // The shortest decimal that reads back as the same double.
+    char buf[40];
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (std::strtod(buf, nullptr) == v) break;
+    }
+    return buf;
+}
+
+}  // namespace
+
+std::string to_text(const ExprPtr& e) {
+    auto wrap = [](const ExprPtr& child, int min) {
+        std::string s = to_text(child);
+        return precedence(child) < min ? "(" + s + ")" : s;
+    };
+    switch (e->kind) {
+        case Expr::Kind::Number:
+            return number_text(e->value, e->integer);
+        case Expr::Kind::Name:
+            return e->text;
+        case Expr::Kind::Index:
+            return e->text + "[" + to_text(e->args[0]) + "]";
+        case Expr::Kind::Unary:
+            return e->text + wrap(e->args[0], 7);
+        case Expr::Kind::Binary: {
+            int p = precedence(e);
+            return wrap(e->args[0], p) + " " + e->text + " " + wrap(e->args[1], p + 1);
+        }
+        case Expr::Kind::Call:
+        case Expr::Kind::Select: {
+            std::string s = e->kind == Expr::Kind::Select ? "select(" : e->text + "(";
+            for (std::size_t i = 0; i < e->args.size(); ++i) s += (i ? ", " : "") + to_text(e->args[i]);
+            return s + ")";
+        }
+    }
+    return {};
+}
+
+#ifdef KF_HAVE_CLANG_C
+
+namespace {
+
+/** A construct the model lacks; the message names it. */
+struct Unmodelled : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/** The limit on the AST nodes read (a reference's kf_solve is a few hundred). */
+constexpr int kMaxNodes = 20000;
+
+class Reader {
+public:
+    Reader(const Libclang& c, CXTranslationUnit tu) : c_(c), tu_(tu) {}
+
+    std::string str(CXString s) const {
+        const char* p = c_.getCString(s);
+        std::string out = p ? p : "";
+        c_.disposeString(s);
+        return out;
+    }
+
+    std::vector<CXCursor> children(CXCursor cur) {
+        std::vector<CXCursor> out;
+        c_.visitChildren(
+            cur,
+            [](CXCursor child, CXCursor, CXClientData data) {
+                static_cast<std::vector<CXCursor>*>(data)->push_back(child);
+                return CXChildVisit_Continue;
+            },
+            &out);
+        if ((nodes_ += static_cast<int>(out.size()) + 1) > kMaxNodes) throw Unmodelled("kf_solve is too large to read");
+        return out;
+    }
+
+    int line_of(CXCursor cur) const {
+        unsigned line = 0;
+        c_.getExpansionLocation(c_.getCursorLocation(cur), nullptr, &line, nullptr, nullptr);
+        return static_cast<int>(line);
+    }
+
+    unsigned offset_of(CXSourceLocation loc) const {
+        unsigned off = 0;
+        c_.getExpansionLocation(loc, nullptr, nullptr, nullptr, &off);
+        return off;
+    }
+
+    /** The tokens of a cursor's extent, with each one's start offset. */
+    std::vector<std::pair<std::string, unsigned>> tokens(CXCursor cur) const {
+        CXToken* toks = nullptr;
+        unsigned n = 0;
+        c_.tokenize(tu_, c_.getCursorExtent(cur), &toks, &n);
+        std::vector<std::pair<std::string, unsigned>> out;
+        for (unsigned i = 0; i < n; ++i)
+            out.emplace_back(str(c_.getTokenSpelling(tu_, toks[i])),
+                             offset_of(c_.getRangeStart(c_.getTokenExtent(tu_, toks[i]))));
+        if (toks) c_.disposeTokens(tu_, toks, n);
+        return out;
+    }
+
+    std::string where(CXCursor cur) const { return " (line " + std::to_string(line_of(cur)) + ")"; }
+
+    [[noreturn]] void refuse(CXCursor cur, const std::string& what) const { throw Unmodelled(what + where(cur)); }
+
+    /** Skips implicit conversions, parentheses and casts. */
+    CXCursor strip(CXCursor cur) {
+        while (true) {
+            CXCursorKind k = c_.getCursorKind(cur);
+            if (k == CXCursor_ParenExpr || k == CXCursor_UnexposedExpr || k == CXCursor_CStyleCastExpr ||
+                k == CXCursor_CXXStaticCastExpr || k == CXCursor_CXXFunctionalCastExpr) {
+                std::vector<CXCursor> ch = children(cur);
+                CXCursor* last = nullptr;
+                for (auto& x : ch)
+                    if (c_.isExpression(c_.getCursorKind(x))) last = &x;
+                if (!last || (k == CXCursor_UnexposedExpr && ch.size() != 1)) return cur;
+                cur = *last;
+                continue;
+            }
+            return cur;
+        }
+    }
+
+    /** The operator of a binary expression: the first token after its left operand. */
+    std::string binary_operator(CXCursor cur, CXCursor lhs) const {
+        unsigned end = offset_of(c_.getRangeEnd(c_.getCursorExtent(lhs)));
+        for (const auto& [spelling, off] : tokens(cur))
+            if (off >= end) return spelling;
+        return {};
+    }
+
+    std::optional<double> evaluate(CXCursor cur, bool& integer) const {
+        CXEvalResult r = c_.cursorEvaluate(cur);
+        if (!r) return std::nullopt;
+        std::optional<double> v;
+        CXEvalResultKind k = c_.evalResultGetKind(r);
+        if (k == CXEval_Int) {
+            v = static_cast<double>(c_.evalResultGetAsLongLong(r));
+            integer = true;
+        } else if (k == CXEval_Float) {
+            v = c_.evalResultGetAsDouble(r);
+            integer = false;
+        }
+        c_.evalResultDispose(r);
+        return v;
+    }
+
+    /** A float literal's value as the shortest decimal that reads back as the same float (0.2f is 0.2). */
+    static double shortest_float(double v) {
+        char buf[40];
+        for (int digits = 1; digits <= 9; ++digits) {
+            std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+            if (std::strtof(buf, nullptr) == static_cast<float>(v)) return std::strtod(buf, nullptr);
+        }
+        return v;
+    }
+
+    static std::string math_name(const std::string& f) {
+        static const std::map<std::string, std::string> names = {
+            {"exp", "exp"},    {"expf", "exp"},  {"log", "log"},    {"logf", "log"},  {"sqrt", "sqrt"},
+            {"sqrtf", "sqrt"}, {"tanh", "tanh"}, {"tanhf", "tanh"}, {"erf", "erf"},   {"erff", "erf"},
+            {"fabs", "abs"},   {"fabsf", "abs"}, {"abs", "abs"},    {"sin", "sin"},   {"sinf", "sin"},
+            {"cos", "cos"},    {"cosf", "cos"},  {"pow", "pow"},    {"powf", "pow"},  {"fmax", "max"},
+            {"fmaxf", "max"},  {"max", "max"},   {"fmin", "min"},   {"fminf", "min"}, {"min", "min"}};
+        auto it = names.find(f);
+        return it == names.end() ? std::string() : it->second;
+    }
+
+    ExprPtr expr(CXCursor raw) {
+        CXCursor cur = strip(raw);
+        CXCursorKind k = c_.getCursorKind(cur);
+        auto e = std::make_shared<Expr>();
+        switch (k) {
+            case CXCursor_IntegerLiteral:
+            case CXCursor_FloatingLiteral:
+            case CXCursor_CXXBoolLiteralExpr: {
+                bool integer = k != CXCursor_FloatingLiteral;
+                auto v = evaluate(cur, integer);
+                if (!v) refuse(cur, "a literal that does not evaluate");
+                if (c_.getCanonicalType(c_.getCursorType(cur)).kind == CXType_Float) v = shortest_float(*v);
+                return Expr::number(*v, integer);
+            }
+            case CXCursor_DeclRefExpr:
+                return Expr::name(str(c_.getCursorSpelling(cur)));
+            case CXCursor_ArraySubscriptExpr: {
+                std::vector<CXCursor> ch = children(cur);
+                if (ch.size() != 2) refuse(cur, "an array read it cannot take apart");
+                CXCursor base = strip(ch[0]);
+                if (c_.getCursorKind(base) != CXCursor_DeclRefExpr)
+                    refuse(cur, "an array read of something else than a named pointer");
+                e->kind = Expr::Kind::Index;
+                e->text = str(c_.getCursorSpelling(base));
+                e->args = {expr(ch[1])};
+                return e;
+            }
+            case CXCursor_UnaryOperator: {
+                std::vector<CXCursor> ch = children(cur);
+                auto toks = tokens(cur);
+                if (ch.size() != 1 || toks.empty()) refuse(cur, "a unary operator it cannot take apart");
+                std::string op = toks.front().first;
+                if (op == "+") return expr(ch[0]);
+                if (op != "-" && op != "!")
+                    refuse(cur, "the operator " + (op == "++" || op == "--" ? op : toks.back().first) +
+                                    " inside an expression");
+                e->kind = Expr::Kind::Unary;
+                e->text = op;
+                e->args = {expr(ch[0])};
+                if (op == "-" && e->args[0]->kind == Expr::Kind::Number)
+                    return Expr::number(-e->args[0]->value, e->args[0]->integer);
+                return e;
+            }
+            case CXCursor_BinaryOperator: {
+                std::vector<CXCursor> ch = children(cur);
+                if (ch.size() != 2) refuse(cur, "a binary operator it cannot take apart");
+                std::string op = binary_operator(cur, ch[0]);
+                static const std::vector<std::string> known = {
+                    "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+                if (std::find(known.begin(), known.end(), op) == known.end())
+                    refuse(cur, "the operator '" + op + "' inside an expression");
+                return Expr::binary(op, expr(ch[0]), expr(ch[1]));
+            }
+            case CXCursor_ConditionalOperator: {
+                std::vector<CXCursor> ch = children(cur);
+                if (ch.size() != 3) refuse(cur, "a conditional it cannot take apart");
+                e->kind = Expr::Kind::Select;
+                e->args = {expr(ch[0]), expr(ch[1]), expr(ch[2])};
+                return e;
+            }
+            case CXCursor_CallExpr: {
+                std::string f = str(c_.getCursorSpelling(cur));
+                int n = c_.cursorGetNumArguments(cur);
+                if (n == 0) {  // INFINITY (__builtin_inff), std::numeric_limits<T>::infinity() ...
+                    bool integer = false;
+                    if (auto v = evaluate(cur, integer)) return Expr::number(*v, integer);
+                }
+                std::string name = math_name(f);
+                if (name.empty()) refuse(cur, "a call of " + (f.empty() ? std::string("something unnamed") : f));
+                e->kind = Expr::Kind::Call;
+                e->text = name;
+                for (int i = 0; i < n; ++i)
+                    e->args.push_back(expr(c_.cursorGetArgument(cur, static_cast<unsigned>(i))));
+                return e;
+            }
+            default:
+                break;
+        }
+        refuse(cur, "the expression kind " + str(c_.getCursorKindSpelling(k)));
+    }
+
+    Block block(CXCursor cur) {
+        Block out;
+        if (c_.getCursorKind(cur) == CXCursor_CompoundStmt) {
+            for (CXCursor ch : children(cur)) append(ch, out);
+        } else {
+            append(cur, out);
+        }
+        return out;
+    }
+
+    Stmt::Type type_of(CXCursor decl) const {
+        CXType t = c_.getCanonicalType(c_.getCursorType(decl));
+        switch (t.kind) {
+            case CXType_Bool:
+            case CXType_Char_U:
+            case CXType_UChar:
+            case CXType_UShort:
+            case CXType_UInt:
+            case CXType_ULong:
+            case CXType_ULongLong:
+            case CXType_Char_S:
+            case CXType_SChar:
+            case CXType_Short:
+            case CXType_Int:
+            case CXType_Long:
+            case CXType_LongLong:
+                return Stmt::Type::Integer;
+            case CXType_Float:
+            case CXType_Double:
+            case CXType_LongDouble:
+                return Stmt::Type::Floating;
+            case CXType_Pointer:
+                return Stmt::Type::Pointer;
+            default:
+                break;
+        }
+        refuse(decl,
+               "the declaration of " + str(c_.getCursorSpelling(decl)) + " of type " + str(c_.getTypeSpelling(t)));
+    }
+
+    Stmt decl(CXCursor var) {
+        if (c_.getCursorKind(var) != CXCursor_VarDecl) refuse(var, "a declaration of something else than a variable");
+        Stmt s;
+        s.kind = Stmt::Kind::Decl;
+        s.line = line_of(var);
+        s.var = str(c_.getCursorSpelling(var));
+        s.type = type_of(var);
+        CXCursor* init = nullptr;
+        std::vector<CXCursor> ch = children(var);
+        for (auto& x : ch)
+            if (c_.isExpression(c_.getCursorKind(x))) init = &x;
+        if (init) s.init = expr(*init);
+        return s;
+    }
+
+    /** An assignment statement: =, op=, ++ or --. */
+    bool assignment(CXCursor cur, Stmt& s) {
+        CXCursorKind k = c_.getCursorKind(cur);
+        std::vector<CXCursor> ch;
+        if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
+            ch = children(cur);
+            if (ch.size() != 2) return false;
+            std::string op = binary_operator(cur, ch[0]);
+            if (op != "=" && op != "+=" && op != "-=" && op != "*=" && op != "/=") return false;
+            s.op = op;
+            s.target = expr(ch[0]);
+            s.value = expr(ch[1]);
+        } else if (k == CXCursor_UnaryOperator) {
+            ch = children(cur);
+            auto toks = tokens(cur);
+            if (ch.size() != 1 || toks.empty()) return false;
+            std::string op =
+                toks.front().first == "++" || toks.front().first == "--" ? toks.front().first : toks.back().first;
+            if (op != "++" && op != "--") return false;
+            s.op = op == "++" ? "+=" : "-=";
+            s.target = expr(ch[0]);
+            s.value = Expr::number(1, true);
+        } else {
+            return false;
+        }
+        if (s.target->kind != Expr::Kind::Name && s.target->kind != Expr::Kind::Index)
+            refuse(cur, "an assignment to something else than a name or an element");
+        s.kind = Stmt::Kind::Assign;
+        s.line = line_of(cur);
+        return true;
+    }
+
+    Stmt loop(CXCursor cur) {
+        std::vector<CXCursor> ch = children(cur);
+        if (ch.size() != 4 || c_.getCursorKind(ch[0]) != CXCursor_DeclStmt)
+            refuse(cur, "a for loop without a declared variable, a condition and an increment");
+        Stmt s;
+        s.kind = Stmt::Kind::For;
+        s.line = line_of(cur);
+        std::vector<CXCursor> vars = children(ch[0]);
+        if (vars.size() != 1) refuse(cur, "a for loop declaring several variables");
+        Stmt d = decl(vars[0]);
+        if (d.type != Stmt::Type::Integer || !d.init)
+            refuse(cur, "a for loop whose variable is not an integer from a start");
+        s.var = d.var;
+        s.start = d.init;
+        CXCursor cond = strip(ch[1]);
+        std::vector<CXCursor> cc = children(cond);
+        std::string op = cc.size() == 2 ? binary_operator(cond, cc[0]) : "";
+        if (c_.getCursorKind(cond) != CXCursor_BinaryOperator || (op != "<" && op != "<="))
+            refuse(cur, "a for loop whose condition is not var < bound or var <= bound");
+        ExprPtr lhs = expr(cc[0]);
+        if (lhs->kind != Expr::Kind::Name || lhs->text != s.var)
+            refuse(cur, "a for loop whose condition does not compare its variable");
+        s.bound = expr(cc[1]);
+        if (op == "<=") s.bound = Expr::binary("+", s.bound, Expr::number(1, true));
+        Stmt inc;
+        if (!assignment(ch[2], inc) || inc.target->kind != Expr::Kind::Name || inc.target->text != s.var ||
+            inc.op != "+=" || inc.value->kind != Expr::Kind::Number || !inc.value->integer || inc.value->value <= 0)
+            refuse(cur, "a for loop whose increment is not ++var or var += <count>");
+        s.step = static_cast<long long>(inc.value->value);
+        s.body = block(ch[3]);
+        return s;
+    }
+
+    void append(CXCursor cur, Block& out) {
+        CXCursorKind k = c_.getCursorKind(cur);
+        Stmt s;
+        s.line = line_of(cur);
+        switch (k) {
+            case CXCursor_NullStmt:
+                return;
+            case CXCursor_CompoundStmt:
+                for (CXCursor ch : children(cur)) append(ch, out);
+                return;
+            case CXCursor_DeclStmt:
+                for (CXCursor var : children(cur)) out.push_back(decl(var));
+                return;
+            case CXCursor_ForStmt:
+                out.push_back(loop(cur));
+                return;
+            case CXCursor_IfStmt: {
+                std::vector<CXCursor> ch = children(cur);
+                if (ch.size() < 2 || ch.size() > 3 || !c_.isExpression(c_.getCursorKind(ch[0])))
+                    refuse(cur, "an if statement with a declaration");
+                s.kind = Stmt::Kind::If;
+                s.cond = expr(ch[0]);
+                s.body = block(ch[1]);
+                if (ch.size() == 3) s.else_body = block(ch[2]);
+                out.push_back(s);
+                return;
+            }
+            case CXCursor_ReturnStmt:
+                if (!children(cur).empty()) refuse(cur, "a return with a value");
+                s.kind = Stmt::Kind::Return;
+                out.push_back(s);
+                return;
+            case CXCursor_ContinueStmt:
+                s.kind = Stmt::Kind::Continue;
+                out.push_back(s);
+                return;
+            case CXCursor_BreakStmt:
+                s.kind = Stmt::Kind::Break;
+                out.push_back(s);
+                return;
+            case CXCursor_CallExpr:
+                refuse(cur, "a call of " + str(c_.getCursorSpelling(cur)));
+            default:
+                break;
+        }
+        if (assignment(cur, s)) {
+            out.push_back(s);
+            return;
+        }
+        refuse(cur, "the statement kind " + str(c_.getCursorKindSpelling(k)));
+    }
+
+    /** kf_solve's definition in the main file, or a null cursor. */
+    std::optional<CXCursor> find_kf_solve(CXCursor parent) {
+        for (CXCursor ch : children(parent)) {
+            CXCursorKind k = c_.getCursorKind(ch);
+            if (!c_.locationIsFromMainFile(c_.getCursorLocation(ch))) continue;
+            if (k == CXCursor_FunctionDecl && str(c_.getCursorSpelling(ch)) == "kf_solve" && c_.isCursorDefinition(ch))
+                return ch;
+            if (k == CXCursor_LinkageSpec || k == CXCursor_Namespace || k == CXCursor_UnexposedDecl)
+                if (auto f = find_kf_solve(ch)) return f;
+        }
+        return std::nullopt;
+    }
+
+private:
+    const Libclang& c_;
+    CXTranslationUnit tu_;
+    int nodes_ = 0;
+};
+
+}  // namespace
+
+std::optional<Block> read_kf_solve(const Libclang& clang, const std::string& path, const std::string& source,
+                                   const std::string& header, const std::string& include_dir, std::string& why) {
+    std::string header_path = (include_dir.empty() ? std::string(".") : include_dir) + "/kf_task.h";
+    std::vector<std::string> args = {"-x", "c++", "-std=c++17", "-fsyntax-only", "-w", "-I" + include_dir};
+    if (!clang.resource_dir.empty()) {
+        args.push_back("-resource-dir");
+        args.push_back(clang.resource_dir);
+    }
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    CXUnsavedFile files[2] = {{path.c_str(), source.c_str(), static_cast<unsigned long>(source.size())},
+                              {header_path.c_str(), header.c_str(), static_cast<unsigned long>(header.size())}};
+    CXIndex index = clang.createIndex(0, 0);
+    CXTranslationUnit tu = nullptr;
+    CXErrorCode err = clang.parseTranslationUnit2(index, path.c_str(), argv.data(), static_cast<int>(argv.size()),
+                                                  files, 2, CXTranslationUnit_None, &tu);
+    std::optional<Block> out;
+    if (err != CXError_Success || !tu) {
+        why = "libclang could not parse it (error " + std::to_string(static_cast<int>(err)) + ")";
+    } else {
+        Reader r(clang, tu);
+        // The first error, if any: the body may not be what was written.
+        for (unsigned i = 0, n = clang.getNumDiagnostics(tu); i < n && why.empty(); ++i) {
+            CXDiagnostic d = clang.getDiagnostic(tu, i);
+            if (clang.getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+                unsigned line = 0;
+                CXFile file = nullptr;
+                clang.getExpansionLocation(clang.getDiagnosticLocation(d), &file, &line, nullptr, nullptr);
+                why = "it does not parse: line " + std::to_string(line) + ": " + r.str(clang.getDiagnosticSpelling(d));
+            }
+            clang.disposeDiagnostic(d);
+        }
+        if (why.empty()) {
+            try {
+                auto f = r.find_kf_solve(clang.getTranslationUnitCursor(tu));
+                if (!f) {
+                    why = "no definition of kf_solve";
+                } else {
+                    std::vector<CXCursor> ch = r.children(*f);
+                    if (ch.empty() || clang.getCursorKind(ch.back()) != CXCursor_CompoundStmt)
+                        why = "kf_solve has no body";
+                    else
+                        out = r.block(ch.back());
+                }
+            } catch (const Unmodelled& e) {
+                why = std::string("kf_solve has ") + e.what() + ", which the recogniser does not model";
+            }
+        }
+        clang.disposeTranslationUnit(tu);
+    }
+    clang.disposeIndex(index);
+    return out;
+}
+
+#else
+
+std::optional<Block> read_kf_solve(const Libclang&, const std::string&, const std::string&, const std::string&,
+                                   const std::string&, std::string& why) {
+    why = "built without clang-c/Index.h";
+    return std::nullopt;
+}
+
+#endif
+
+}  // namespace kf::nest

@@ -1,0 +1,68 @@
+#pragma once
+// kf_solve's body as a small loop-nest model read from libclang's AST: loops, declarations of
+// scalars and pointers, assignments, early exits; expressions as trees with casts dropped and
+// the math functions under one name each (fmaxf, std::max -> max). The AST recogniser
+// (recognise_clang.cpp) matches op-class shapes on it.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kf {
+
+struct Libclang;
+
+namespace nest {
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+/** An expression: a number, a name, an array read name[index], an operator or a call. */
+struct Expr {
+    enum class Kind { Number, Name, Index, Unary, Binary, Call, Select };
+    Kind kind = Kind::Number;
+    std::string text;  ///< the name, the array (Index), the operator or the function
+    double value = 0;  ///< Number
+    bool integer = false;
+    std::vector<ExprPtr> args;  ///< operands; Index: {index}; Select: {condition, then, else}
+
+    static ExprPtr number(double v, bool integer);
+    static ExprPtr name(const std::string& n);
+    static ExprPtr binary(const std::string& op, ExprPtr a, ExprPtr b);
+};
+
+struct Stmt;
+using Block = std::vector<Stmt>;
+
+/** A statement of the model. */
+struct Stmt {
+    enum class Kind { For, Decl, Assign, If, Return, Continue, Break };
+    enum class Type { Integer, Floating, Pointer };
+    Kind kind = Kind::Assign;
+    int line = 0;
+    std::string var;             ///< For: the loop variable; Decl: the declared name
+    ExprPtr start, bound;        ///< For: var from start while var < bound (bound + 1 with <=)
+    long long step = 1;          ///< For: ++var, var += step
+    Type type = Type::Floating;  ///< Decl
+    ExprPtr init;                ///< Decl: its initialiser (may be null)
+    ExprPtr target;              ///< Assign: a name or an array read
+    std::string op;              ///< Assign: =, +=, -=, *=, /=
+    ExprPtr value;               ///< Assign
+    ExprPtr cond;                ///< If
+    Block body, else_body;       ///< For: the body; If: then and else
+};
+
+/**
+ * Reads kf_solve's definition from `source` (parsed as the file `path`, C++17, syntax only)
+ * with `kf_task.h` beside it given by `header`; `include_dir` is added to the include path.
+ * Null with why (a parse error, a construct the model lacks, with its line) when it cannot.
+ */
+std::optional<Block> read_kf_solve(const Libclang& clang, const std::string& path, const std::string& source,
+                                   const std::string& header, const std::string& include_dir, std::string& why);
+
+/** The expression written back as the computation language (kf/computation.h) writes it. */
+std::string to_text(const ExprPtr& e);
+
+}  // namespace nest
+}  // namespace kf

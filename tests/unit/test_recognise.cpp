@@ -1,0 +1,334 @@
+// The AST recogniser of references (kf/recognise.h): kf_solve read through libclang, the
+// computations it derives for the test tasks (their host template instances checked against
+// the reference), its independence of formatting, its refusals, and the fallback to the
+// token recogniser where libclang cannot be loaded.
+#include <QtTest>
+
+#include <cstdlib>
+
+#include "kf/evaluator.h"
+#include "kf/experts.h"
+#include "kf/recognise.h"
+#include "kf/templates.h"
+#include "kf/tunables.h"
+#include "testsupport.h"
+
+using namespace kf;
+
+namespace {
+
+/** A test task (tests/data/tasks/<name>) or a bundled one (level<N>/<name>), its computation removed. */
+Task task_without_computation(const std::string& name) {
+    Task t =
+        load_task(name.rfind("level", 0) == 0 ? kftest::source_dir() / "tasks" / name : kftest::data("tasks/" + name));
+    t.computation.reset();
+    return t;
+}
+
+/** Sets an environment variable for one scope. */
+class EnvSetting {
+public:
+    EnvSetting(const char* name, const std::string& value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        qputenv(name, QByteArray::fromStdString(value));
+    }
+    ~EnvSetting() {
+        if (old_)
+            qputenv(name_, QByteArray::fromStdString(*old_));
+        else
+            qunsetenv(name_);
+    }
+    EnvSetting(const EnvSetting&) = delete;
+    EnvSetting& operator=(const EnvSetting&) = delete;
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+const char* kRowsHead =
+    "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n";
+
+}  // namespace
+
+class TestRecognise : public QObject {
+    Q_OBJECT
+
+private:
+    std::filesystem::path cache_;
+
+    void need_libclang() {
+        std::string why;
+        if (!libclang_available(&why)) QSKIP(why.c_str());
+    }
+
+private slots:
+    void initTestCase() { cache_ = kftest::temp_dir("recognise-cache"); }
+
+    void derives_the_test_tasks_data() {
+        QTest::addColumn<QString>("task");
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("shape");
+        QTest::newRow("sigmoid") << "sigmoid"
+                                 << "elementwise"
+                                 << "an elementwise loop";
+        QTest::newRow("row_max") << "row_max"
+                                 << "row_reduce"
+                                 << "a row reduction";
+        QTest::newRow("rmsnorm") << "rmsnorm"
+                                 << "row_normalize"
+                                 << "reductions over each row";
+        QTest::newRow("matvec") << "matvec"
+                                << "row_reduce"
+                                << "a row reduction";
+        QTest::newRow("add_layernorm") << "add_layernorm"
+                                       << "row_normalize"
+                                       << "reductions over each row";
+        QTest::newRow("col_std") << "col_std"
+                                 << "col_reduce"
+                                 << "a column reduction";
+        QTest::newRow("scaled_transpose") << "scaled_transpose"
+                                          << "transpose"
+                                          << "a transpose";
+        QTest::newRow("row_cummax") << "row_cummax"
+                                    << "row_scan"
+                                    << "a running combine along each row";
+        QTest::newRow("col_cumsum") << "col_cumsum"
+                                    << "col_scan"
+                                    << "a running combine down each column";
+        QTest::newRow("blur3x3") << "blur3x3"
+                                 << "stencil"
+                                 << "a stencil with an edge branch";
+        QTest::newRow("scale_add") << "scale_add"
+                                   << "elementwise"
+                                   << "an elementwise loop";
+        QTest::newRow("level1/gelu") << "level1/gelu"
+                                     << "elementwise"
+                                     << "an elementwise loop";
+        QTest::newRow("level1/row_sum") << "level1/row_sum"
+                                        << "row_reduce"
+                                        << "a row reduction";
+        QTest::newRow("level1/softmax (output as scratch)") << "level1/softmax"
+                                                            << "row_normalize"
+                                                            << "reductions over each row";
+        QTest::newRow("level1/layernorm") << "level1/layernorm"
+                                          << "row_normalize"
+                                          << "reductions over each row";
+        QTest::newRow("level1/scan") << "level1/scan"
+                                     << "row_scan"
+                                     << "a running combine along each row";
+        QTest::newRow("level1/transpose") << "level1/transpose"
+                                          << "transpose"
+                                          << "a transpose";
+        QTest::newRow("level1/stencil2d") << "level1/stencil2d"
+                                          << "stencil"
+                                          << "a stencil with an edge branch";
+    }
+
+    /** Each derived computation's host template instances pass the reference's checks. */
+    void derives_the_test_tasks() {
+        need_libclang();
+        QFETCH(QString, task);
+        QFETCH(QString, op);
+        QFETCH(QString, shape);
+        Task t = task_without_computation(task.toStdString());
+        Recognition r = recognise_reference(t, Backend::Host, Recogniser::Libclang);
+        QVERIFY2(r.computation, r.reason.c_str());
+        const Computation& c = *r.computation;
+        QCOMPARE(c.op, op.toStdString());
+        QVERIFY2(c.origin.rfind("derived from reference.cpp (libclang): " + shape.toStdString(), 0) == 0,
+                 c.origin.c_str());
+        qInfo("%s", c.summary().c_str());
+        t.computation = c;
+        std::string why;
+        std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Host, &why);
+        QVERIFY2(!ks.empty(), why.c_str());
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Host;
+        cfg.worker.worker = kftest::worker_path();
+        cfg.cache_dir = cache_;
+        Evaluator ev(cfg);
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        for (const auto& k : ks) {
+            TunableSpace space = parse_tunables(k.source);
+            Diagnosis d = ev.evaluate(t, {instantiate(k.source, space, space.defaults()), "tmpl"}, opt);
+            QVERIFY2(d.status == Status::Ok, (k.name + ": " + d.message + "\n" + d.compile.log).c_str());
+        }
+    }
+
+    /** The index forms, row pointers, loop orders and layouts of text that mean the same loops. */
+    void independent_of_formatting_data() {
+        QTest::addColumn<QString>("task");
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("summary");
+        const QString row_max = "row_reduce over rows x cols: m = max(x); y = m";
+        QTest::newRow("row pointer, first element")
+            << "row_max"
+            << QString(kRowsHead) +
+                   "  for (int r = 0; r < rows; ++r) {\n    const float* xr = x + (long long)r * cols;\n    float m = "
+                   "xr[0];\n"
+                   "    for (int c = 1; c < cols; c++) m = std::max(m, xr[c]);\n    y[r] = m;\n  }\n}\n"
+            << row_max;
+        QTest::newRow("index variable, column first")
+            << "row_max"
+            << QString(kRowsHead) +
+                   "  if (rows <= 0 || cols <= 0) return;\n  for (long long r = 0; r < rows; r += 1) {\n"
+                   "    const long long base = r * (long long)cols;  // the row\n    float m = -INFINITY;\n"
+                   "    for (int c = 0;\n         c < cols;\n         ++c) { m = fmaxf(m, x[c + base]); }\n    y[r] = "
+                   "m;\n  }\n}\n"
+            << row_max;
+        QTest::newRow("numeric_limits, std::fmax")
+            << "row_max"
+            << QString("#include <limits>\n") + kRowsHead +
+                   "  for (int r = 0; r < rows; ++r) { float m = -std::numeric_limits<float>::infinity();\n"
+                   "    for (int c = 0; c < cols; ++c) m = std::fmax(x[cols * r + c], m);\n    y[r] = "
+                   "static_cast<float>(m); }\n}\n"
+            << row_max;
+        QTest::newRow("transpose, rows outside") << "scaled_transpose"
+                                                 << "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* "
+                                                    "x, float* y, int rows, int cols, float alpha) {\n"
+                                                    "  for (int r = 0; r < rows; ++r)\n    for (int c = 0; c < cols; "
+                                                    "++c) y[r + (long long)c * rows] = x[c + r * cols] * alpha;\n}\n"
+                                                 << "transpose of rows x cols: y[c, r] = x * alpha";
+        QTest::newRow("stencil, offsets written out")
+            << "blur3x3"
+            << "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* img, float* out, int h, int w) {\n"
+               "  for (int i = 0; i < h; ++i)\n    for (int j = 0; j < w; ++j) {\n"
+               "      if (i < 1 || i >= h - 1 || j <= 0 || j > w - 2) out[i * w + j] = img[i * w + j];\n"
+               "      else out[i * w + j] = 0.25f * (img[(i - 1) * w + j] + img[(i + 1) * w + j] + img[i * w + j - 1] "
+               "+ img[i * w + j + 1]);\n"
+               "    }\n}\n"
+            << "stencil over h x w (radius 1): out = 0.25 * (at(img, -1, 0) + at(img, 1, 0) + at(img, 0, -1) + at(img, "
+               "0, 1)); "
+               "within 1 of an edge out = img";
+    }
+
+    void independent_of_formatting() {
+        need_libclang();
+        QFETCH(QString, task);
+        QFETCH(QString, source);
+        QFETCH(QString, summary);
+        Task t = task_without_computation(task.toStdString());
+        Recognition r = recognise_source(t, source.toStdString(), "ref.cpp", Recogniser::Libclang);
+        QVERIFY2(r.computation, r.reason.c_str());
+        QCOMPARE(r.computation->summary(), summary.toStdString());
+        QVERIFY(r.computation->origin.rfind("derived from ref.cpp (libclang): ", 0) == 0);
+    }
+
+    /** What it cannot read is refused with the construct and, where there is one, its line. */
+    void refuses_with_the_reason_data() {
+        QTest::addColumn<QString>("task");
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("a call") << "row_max"
+                                << "  std::memcpy(y, x, rows * sizeof(float));"
+                                << "kf_solve has a call of memcpy (line 3), which the recogniser does not model";
+        QTest::newRow("a shifted read") << "row_max"
+                                        << "  for (int r = 0; r < rows; ++r) { float m = -INFINITY; for (int c = 0; c "
+                                           "< cols; ++c) m = std::max(m, x[r * cols + c + 1]); y[r] = m; }"
+                                        << "reads x[r * cols + c + 1], not x[r * cols + c], x[c] or x[r] (line 3)";
+        QTest::newRow("not the identity") << "row_max"
+                                          << "  for (int r = 0; r < rows; ++r) { float m = 0; for (int c = 0; c < "
+                                             "cols; ++c) m = std::max(m, x[r * cols + c]); y[r] = m; }"
+                                          << "m starts at 0, which is not the identity of max (line 3)";
+        QTest::newRow("two nests")
+            << "row_max"
+            << "  for (int r = 0; r < rows; ++r) y[r] = 0;\n  for (int r = 0; r < rows; ++r) y[r] += x[r];"
+            << "kf_solve has more than one loop nest (lines 3 and 4)";
+        QTest::newRow("a parse error") << "row_max"
+                                       << "  for (int r = 0; r < rows; ++r) y[r] = undefined_name;"
+                                       << "it does not parse: line 3: use of undeclared identifier 'undefined_name'";
+        QTest::newRow("a file it may not read") << "row_max"
+                                                << "#include \"/etc/passwd\"\n"
+                                                << "it names a file the recogniser may not read";
+        QTest::newRow("a padded stencil")
+            << "blur3x3"
+            << "  for (int i = 1; i + 1 < h; ++i) for (int j = 0; j < w; ++j) out[i * w + j] = img[(i - 1) * w + j];"
+            << "kf_solve has a for loop whose condition does not compare its variable (line 3)";
+        QTest::newRow("neighbours without an edge branch")
+            << "blur3x3"
+            << "  for (int i = 0; i < h; ++i) for (int j = 0; j < w; ++j) out[i * w + j] = img[(i - 1) * w + j] + "
+               "img[i * w + j];"
+            << "reads neighbours at offsets up to 1 without a branch for the edge cells";
+        QTest::newRow("an edge branch too narrow")
+            << "blur3x3"
+            << "  for (int i = 0; i < h; ++i) for (int j = 0; j < w; ++j) {\n"
+               "    if (i == 0 || i == h - 1) { out[i * w + j] = 0; continue; }\n"
+               "    out[i * w + j] = img[(i - 1) * w + j - 1]; }"
+            << "the edge branch does not select exactly the cells within the reach of the neighbour reads (1 rows, 1 "
+               "columns) (line 4)";
+    }
+
+    void refuses_with_the_reason() {
+        need_libclang();
+        QFETCH(QString, task);
+        QFETCH(QString, body);
+        QFETCH(QString, why);
+        Task t = task_without_computation(task.toStdString());
+        std::string head =
+            task == "row_max"
+                ? kRowsHead
+                : "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* img, float* out, int h, int w) {\n";
+        if (body.startsWith("#include")) head = body.toStdString() + head, body.clear();
+        Recognition r = recognise_source(t, head + body.toStdString() + "\n}\n", "ref.cpp", Recogniser::Libclang);
+        QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");
+        QVERIFY2(r.reason.rfind("cannot derive the computation from ref.cpp: ", 0) == 0, r.reason.c_str());
+        QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
+    }
+
+    /** The test tasks it refuses, each with its reason. */
+    void refuses_the_shapes_it_does_not_know() {
+        need_libclang();
+        const std::vector<std::pair<std::string, std::string>> cases = {
+            {"opaque_copy", "a call of memcpy"},
+            {"linear_tanh", "the loop over k inside each cell runs to K, not a constant"},
+            {"smooth_clamp", "a call of clampi"},
+            {"bucket_count", "more than one loop nest"},
+        };
+        for (const auto& [name, why] : cases) {
+            Recognition r = recognise_reference(task_without_computation(name), Backend::Host, Recogniser::Libclang);
+            QVERIFY2(!r.computation, name.c_str());
+            QVERIFY2(r.reason.find(why) != std::string::npos, (name + ": " + r.reason).c_str());
+        }
+    }
+
+    /** By default the AST recogniser is asked first: the shapes only it knows are derived. */
+    void the_ast_recogniser_comes_first() {
+        need_libclang();
+        Task t = task_without_computation("col_std");
+        QVERIFY(!recognise_reference(t, Backend::Host, Recogniser::Tokens).computation);
+        Recognition r = recognise_reference(t, Backend::Cuda);
+        QVERIFY2(r.computation, r.reason.c_str());
+        QCOMPARE(r.computation->op, std::string("col_reduce"));
+        // Its refusal is the one reported.
+        Recognition no = recognise_reference(task_without_computation("opaque_copy"), Backend::Cuda);
+        QVERIFY2(no.reason.find("a call of memcpy") != std::string::npos, no.reason.c_str());
+    }
+
+    /** Without libclang the token recogniser answers alone, and says why. */
+    void falls_back_to_tokens_without_libclang() {
+        EnvSetting missing("KF_LIBCLANG", (cache_ / "no-such-libclang.so").string());
+        std::string why;
+        QVERIFY(!libclang_available(&why));
+        QVERIFY2(why.find("libclang not found") == 0 && why.find("no-such-libclang.so") != std::string::npos,
+                 why.c_str());
+        Recognition r = recognise_reference(task_without_computation("sigmoid"), Backend::Host);
+        QVERIFY2(r.computation, r.reason.c_str());
+        QVERIFY2(
+            r.computation->origin.rfind("derived from reference.cpp: an elementwise loop (libclang not found", 0) == 0,
+            r.computation->origin.c_str());
+        Recognition no = recognise_reference(task_without_computation("col_std"), Backend::Host);
+        QVERIFY(!no.computation);
+        QVERIFY2(no.reason.rfind("cannot derive the computation from reference.cpp: ", 0) == 0, no.reason.c_str());
+        QVERIFY2(no.reason.find("(libclang not found") != std::string::npos, no.reason.c_str());
+        Recognition only =
+            recognise_reference(task_without_computation("sigmoid"), Backend::Host, Recogniser::Libclang);
+        QVERIFY(!only.computation);
+        QVERIFY2(only.reason.find("libclang not found") == 0, only.reason.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRecognise)
+#include "test_recognise.moc"
