@@ -555,6 +555,13 @@ private slots:
         // x is read as it is: VEC columns per thread in vector loads.
         QVERIFY(ks[0].source.find("#define VEC 4     // @kf tunable values(1, 2, 4)") != std::string::npos);
         QVERIFY(ks[0].source.find("kf_load_pack<V>(x + kf_r * kf_cols + kf_c0, o);") != std::string::npos);
+        // Both keep the default pool's freed memory (its release threshold set once), so that a call
+        // after a synchronisation does not map its scratch memory again.
+        for (const auto& k : ks) {
+            QVERIFY2(k.source.find("static const bool kf_pool_kept = [] {") != std::string::npos, k.name.c_str());
+            QVERIFY(k.source.find("cudaMemPoolSetAttribute(kf_pool, cudaMemPoolAttrReleaseThreshold, &kf_keep)") != std::string::npos);
+            QVERIFY(k.source.find("cudaMallocAsync(") > k.source.find("kf_pool_kept"));
+        }
         if (auto nvcc = nvcc_evaluator(cache_)) {
             for (const Assignment& point :
                  {Assignment{{"VEC", 1}, {"BX", 256}, {"BY", 4}, {"UNROLL", 8}, {"SPLIT", 1}},

@@ -1067,13 +1067,23 @@ std::string col_epilogue_kernel(const Task& task, const Computation& c, const st
 /**
  * A column reduction's entry point up to its scratch memory: kf_split slices of kf_chunk rows
  * (SPLIT at most), and from the stream's pool kf_stats (one value per stat and column) and
- * kf_part (`parts` values per slice and column).
+ * kf_part (`parts` values per slice and column). The device's default pool is told once to
+ * keep what is freed (its release threshold), so that a call after a synchronisation does not
+ * map its scratch memory again.
  */
 std::string col_entry_start(const Task& task, const Computation& c, const std::string& T, int parts) {
     const std::string n = std::to_string(c.stats.size());
     return entry_definition(task, Backend::Cuda) + " {\n" + layout_consts(c) + "    if (kf_cols <= 0) return;\n" +
            "    long long kf_split = SPLIT < kf_rows ? SPLIT : kf_rows;\n" + "    if (kf_split < 1) kf_split = 1;\n" +
            "    const long long kf_chunk = (kf_rows + kf_split - 1) / kf_split > 0 ? (kf_rows + kf_split - 1) / kf_split : 1;\n" +
+           "    static const bool kf_pool_kept = [] {\n"
+           "        int kf_dev = 0;\n"
+           "        cudaMemPool_t kf_pool;\n"
+           "        if (cudaGetDevice(&kf_dev) != cudaSuccess || cudaDeviceGetDefaultMemPool(&kf_pool, kf_dev) != cudaSuccess) return false;\n"
+           "        unsigned long long kf_keep = ~0ull;\n"
+           "        return cudaMemPoolSetAttribute(kf_pool, cudaMemPoolAttrReleaseThreshold, &kf_keep) == cudaSuccess;\n"
+           "    }();\n"
+           "    (void)kf_pool_kept;\n" +
            "    " + T + "* kf_scratch = nullptr;\n" +
            "    if (cudaMallocAsync(reinterpret_cast<void**>(&kf_scratch), static_cast<size_t>(" + n + " + " +
            (parts == 1 ? std::string() : std::to_string(parts) + " * ") + "kf_split) * static_cast<size_t>(kf_cols) * sizeof(" + T +
