@@ -99,6 +99,15 @@ private slots:
         QTest::newRow("blur3x3") << "blur3x3"
                                  << "stencil"
                                  << "a stencil with an edge branch";
+        QTest::newRow("dwconv1d (zero padding, weights per channel)") << "dwconv1d"
+                                                                      << "stencil"
+                                                                      << "a stencil with zero padding";
+        QTest::newRow("smooth_clamp (clamped padding, a helper inlined)") << "smooth_clamp"
+                                                                          << "stencil"
+                                                                          << "a stencil with clamped padding";
+        QTest::newRow("bucket_count (a histogram after a zeroing loop)") << "bucket_count"
+                                                                         << "histogram"
+                                                                         << "a histogram";
         QTest::newRow("scale_add") << "scale_add"
                                    << "elementwise"
                                    << "an elementwise loop";
@@ -259,6 +268,21 @@ private slots:
                "    out[i * w + j] = img[(i - 1) * w + j - 1]; }"
             << "the edge branch does not select exactly the cells within the reach of the neighbour reads (1 rows, 1 "
                "columns) (line 4)";
+        QTest::newRow("a bounds check narrower than the read")
+            << "blur3x3"
+            << "  for (int i = 0; i < h; ++i) for (int j = 0; j < w; ++j) {\n"
+               "    float s = img[i * w + j];\n    if (j >= 1) s += img[i * w + j + 1];\n    out[i * w + j] = s; }"
+            << "the bounds check j >= 1 does not keep exactly the cells whose neighbour reads in img[i * w + j + 1] "
+               "are inside the layout (line 5)";
+        QTest::newRow("a clamp past the last column")
+            << "blur3x3"
+            << "  for (int i = 0; i < h; ++i) for (int j = 0; j < w; ++j)\n"
+               "    out[i * w + j] = img[i * w + (j + 1 > w ? w : j + 1)];"
+            << "not a neighbour whose row and column are each clamped to the layout (the clamp is not to [0, w - 1])";
+        QTest::newRow("counts without a bin check")
+            << "blur3x3"
+            << "  for (int b = 0; b < w; ++b) out[b] = 0;\n  for (int i = 0; i < h; ++i) out[(int)img[i]] += 1;"
+            << "counts out[img[i]] without checking that the bin is in [0, bins) (line 4)";
     }
 
     void refuses_with_the_reason() {
@@ -284,8 +308,6 @@ private slots:
         const std::vector<std::pair<std::string, std::string>> cases = {
             {"opaque_copy", "a call of memcpy"},
             {"linear_tanh", "the loop over k inside each cell runs to K, not a constant"},
-            {"smooth_clamp", "a call of clampi"},
-            {"bucket_count", "more than one loop nest"},
         };
         for (const auto& [name, why] : cases) {
             Recognition r = recognise_reference(task_without_computation(name), Backend::Host, Recogniser::Libclang);

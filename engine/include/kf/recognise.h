@@ -11,9 +11,12 @@
  * `c + r * cols`, a row pointer `xr[c]` and `k` where `k = i * w + j` are one index. It
  * recognises an elementwise loop (or a two-level nest over the cells), row reductions and
  * normalisations (one pass or several per row), column reductions, transposes (either loop
- * order), running combines along rows and down columns (row_scan, col_scan), and stencils:
+ * order), running combines along rows and down columns (row_scan, col_scan), stencils:
  * neighbour reads at constant offsets, constant-bound loops over the offsets unrolled, and a
- * branch for the edge cells (`border`).
+ * branch for the edge cells (`border`), or every neighbour read under a bounds check (pad
+ * zero) or at clamped coordinates (pad clamp), reads of weights at an index of the cell's
+ * position as w[row() % C * 5 + k]; and histograms after a zeroing loop. A static or inline
+ * helper of one `return` is inlined.
  *
  * libclang is optional at run time: it is loaded with dlopen (KF_LIBCLANG names the library,
  * else libclang-14.so.1, libclang.so.1, libclang-15.so.1, libclang.so). Where it cannot be

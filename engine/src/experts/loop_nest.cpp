@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <set>
 #include <stdexcept>
 
 #include "libclang.h"
@@ -236,8 +237,13 @@ public:
                 if (c_.getCanonicalType(c_.getCursorType(cur)).kind == CXType_Float) v = shortest_float(*v);
                 return Expr::number(*v, integer);
             }
-            case CXCursor_DeclRefExpr:
-                return Expr::name(str(c_.getCursorSpelling(cur)));
+            case CXCursor_DeclRefExpr: {
+                std::string n = str(c_.getCursorSpelling(cur));
+                if (params_.empty()) return Expr::name(n);
+                auto p = params_.back().find(n);
+                if (p == params_.back().end()) refuse(cur, "a helper function reading " + n + ", not a parameter");
+                return p->second;
+            }
             case CXCursor_ArraySubscriptExpr: {
                 std::vector<CXCursor> ch = children(cur);
                 if (ch.size() != 2) refuse(cur, "an array read it cannot take apart");
@@ -290,6 +296,7 @@ public:
                     if (auto v = evaluate(cur, integer)) return Expr::number(*v, integer);
                 }
                 std::string name = math_name(f);
+                if (name.empty() && helpers_.count(f)) return inline_call(cur, f, n);
                 if (name.empty()) refuse(cur, "a call of " + (f.empty() ? std::string("something unnamed") : f));
                 e->kind = Expr::Kind::Call;
                 e->text = name;
@@ -301,6 +308,51 @@ public:
                 break;
         }
         refuse(cur, "the expression kind " + str(c_.getCursorKindSpelling(k)));
+    }
+
+    /**
+     * A call of a static or inline function of the reference whose body is one `return e;` of
+     * its parameters: e with the arguments in their place.
+     */
+    ExprPtr inline_call(CXCursor call, const std::string& f, int n) {
+        CXCursor fn = helpers_.at(f);
+        std::vector<std::string> names;
+        std::optional<CXCursor> body;
+        for (CXCursor ch : children(fn)) {
+            CXCursorKind k = c_.getCursorKind(ch);
+            if (k == CXCursor_ParmDecl) names.push_back(str(c_.getCursorSpelling(ch)));
+            if (k == CXCursor_CompoundStmt) body = ch;
+        }
+        bool is_static = false;
+        for (const auto& [spelling, off] : tokens(fn)) {
+            if (spelling == f) break;
+            is_static = is_static || spelling == "static" || spelling == "inline";
+        }
+        std::vector<CXCursor> stmts = body ? children(*body) : std::vector<CXCursor>{};
+        std::vector<CXCursor> ret = stmts.size() == 1 && c_.getCursorKind(stmts[0]) == CXCursor_ReturnStmt
+                                        ? children(stmts[0])
+                                        : std::vector<CXCursor>{};
+        if (!is_static || ret.size() != 1 || static_cast<int>(names.size()) != n || params_.size() >= 4)
+            refuse(call, "a call of " + f + ", which is not a static or inline function of one return");
+        std::map<std::string, ExprPtr> args;
+        for (int i = 0; i < n; ++i) args[names[i]] = expr(c_.cursorGetArgument(call, static_cast<unsigned>(i)));
+        params_.push_back(args);
+        ExprPtr e = expr(ret[0]);
+        params_.pop_back();
+        return e;
+    }
+
+    /** The functions defined in the reference besides kf_solve, which a call may inline (one of each name). */
+    void find_helpers(CXCursor tu) {
+        std::set<std::string> twice;
+        for (CXCursor ch : children(tu)) {
+            if (c_.getCursorKind(ch) != CXCursor_FunctionDecl || !c_.isCursorDefinition(ch) ||
+                !c_.locationIsFromMainFile(c_.getCursorLocation(ch)))
+                continue;
+            std::string n = str(c_.getCursorSpelling(ch));
+            if (!helpers_.emplace(n, ch).second) twice.insert(n);
+        }
+        for (const auto& n : twice) helpers_.erase(n);
     }
 
     Block block(CXCursor cur) {
@@ -492,6 +544,8 @@ private:
     const Libclang& c_;
     CXTranslationUnit tu_;
     int nodes_ = 0;
+    std::map<std::string, CXCursor> helpers_;
+    std::vector<std::map<std::string, ExprPtr>> params_;  ///< the inlined calls' arguments, innermost last
 };
 
 }  // namespace
@@ -530,6 +584,7 @@ std::optional<Block> read_kf_solve(const Libclang& clang, const std::string& pat
         }
         if (why.empty()) {
             try {
+                r.find_helpers(clang.getTranslationUnitCursor(tu));
                 auto f = r.find_kf_solve(clang.getTranslationUnitCursor(tu));
                 if (!f) {
                     why = "no definition of kf_solve";
