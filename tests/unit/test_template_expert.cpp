@@ -525,11 +525,28 @@ private slots:
         far.computation->map = ComputeExpr::parse("at(img, -5, 0) + img");
         far.computation->radius_rows = 5;
         QCOMPARE(templates_for_task(far, Backend::Cuda).size(), std::size_t(1));
+        // With a border, the fast path is for warps and row groups whose halo is inside.
+        QVERIFY(src.find("const bool kf_warp_inner = kf_vec && kf_w0 >= 1 && kf_w0 + 128 + 1 <= kf_cols;") != std::string::npos);
+        QVERIFY(src.find("if (kf_warp_inner && kf_r0 >= 1 && kf_r0 + ITEMS + 1 <= kf_rows) {") != std::string::npos);
+        // Padded, the window takes the pad where it reaches outside: every whole warp of whole row groups is fast.
+        Task sm = load_task(kftest::data("tasks/smooth_clamp"));
+        const std::string cl = templates_for_task(sm, Backend::Cuda).back().source;
+        QVERIFY2(cl.find("const bool kf_warp_inner = kf_vec && kf_w0 + 128 <= kf_cols;") != std::string::npos, cl.c_str());
+        QVERIFY(cl.find("if (kf_warp_inner && kf_r0 + ITEMS <= kf_rows) {") != std::string::npos);
+        QVERIFY(cl.find("const auto* kf_p = img + kf_clamp(kf_r0 - 1 + kf_j, kf_rows) * kf_cols + kf_c0;") != std::string::npos);
+        QVERIFY(cl.find("kf_left = static_cast<float>(kf_p[kf_c0 >= kf_h ? -kf_h : -kf_c0]);") != std::string::npos);
+        QVERIFY(cl.find("kf_right = static_cast<float>(kf_p[kf_c0 + 3 + kf_h < kf_cols ? 3 + kf_h : kf_cols - 1 - kf_c0]);") !=
+                std::string::npos);
+        Task dw = load_task(kftest::data("tasks/dwconv1d"));
+        const std::string zp = templates_for_task(dw, Backend::Cuda).back().source;
+        QVERIFY2(zp.find("if (kf_rin) kf_v = kf_load<4>(kf_p);") != std::string::npos, zp.c_str());
+        QVERIFY(zp.find("kf_left = kf_rin && kf_c0 >= kf_h ? static_cast<float>(kf_p[-kf_h]) : static_cast<float>(0);") != std::string::npos);
+        QVERIFY(zp.find("kf_right = kf_rin && kf_c0 + 3 + kf_h < kf_cols ? static_cast<float>(kf_p[3 + kf_h]) : static_cast<float>(0);") !=
+                std::string::npos);
         auto nvcc = nvcc_evaluator(cache_);
         if (!nvcc) return;
-        Task sm = load_task(kftest::data("tasks/smooth_clamp"));
         Task st = load_task(kftest::source_dir() / "tasks/level1/stencil2d");
-        for (Task* t : {&b, &sm, &st, &v}) {
+        for (Task* t : {&b, &sm, &st, &v, &dw}) {
             const TemplateKernel k = templates_for_task(*t, Backend::Cuda).back();
             QCOMPARE(k.name, std::string("stencil-window"));
             for (const Assignment& point : {Assignment{{"BLOCK", 32}, {"ITEMS", 1}}, Assignment{{"BLOCK", 512}, {"ITEMS", 16}}}) {

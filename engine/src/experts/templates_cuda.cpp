@@ -821,7 +821,9 @@ TemplateKernel cuda_stencil_rows(const Task& task, const Computation& c) {
  * rows are inside, each row of each neighbour tensor comes in one vector load per thread,
  * the column halo from the neighbouring lanes (warp shuffles; the warp's first and last
  * lanes read theirs), each row is kept in registers for the ITEMS + 2 * row radius rows that
- * read it, and the 4 outputs of a row go out in one vector store. Elsewhere cell by cell, the
+ * read it, and the 4 outputs of a row go out in one vector store. A padded stencil's window
+ * takes the pad where it reaches outside (rows and halo columns clamped, or zeros), so every
+ * whole warp of a whole group of rows is fast, at the edges too. Elsewhere cell by cell, the
  * edge cells from the border or the padded map. BLOCK threads (a multiple of 32) along the
  * row, groups of ITEMS rows over the grid's y (in rounds beyond 65535).
  */
@@ -830,6 +832,7 @@ TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
     const bool f32 = is_fp32(task, c);
     const int RR = c.radius_rows, R = c.radius_cols;
     const std::string rr = std::to_string(RR), r = std::to_string(R), width = std::to_string(4 + 2 * R);
+    const bool padded = !c.pad.empty();
     const StencilCells sc = stencil_cells(task, c, T, f32);
     const auto& neighbours = sc.neighbours;
     const auto& cell = sc.cell;
@@ -848,29 +851,59 @@ TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
        << "    const long long kf_c0 = (static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x) * 4;\n"
        << "    // The warp's cells and their halo: the fast path is taken by whole warps (its shuffles need every lane).\n"
        << "    const long long kf_w0 = (static_cast<long long>(blockIdx.x) * BLOCK + (threadIdx.x & ~31u)) * 4;\n"
-       << "    const bool kf_warp_inner = kf_vec && kf_w0 >= " << r << " && kf_w0 + 128 + " << r << " <= kf_cols;\n"
+       << (padded ? "    // Padded: the window's reads outside the layout take the pad, so every whole warp of whole row groups is fast.\n"
+                    "    const bool kf_warp_inner = kf_vec && kf_w0 + 128 <= kf_cols;\n"
+                  : "    const bool kf_warp_inner = kf_vec && kf_w0 >= " + r + " && kf_w0 + 128 + " + r + " <= kf_cols;\n")
        << "    (void)kf_lane;\n"
        << "    for (long long kf_g = blockIdx.y; kf_g < kf_groups; kf_g += gridDim.y) {\n"
        << "        const long long kf_r0 = kf_g * ITEMS;\n"
-       << "        if (kf_warp_inner && kf_r0 >= " << rr << " && kf_r0 + ITEMS + " << rr << " <= kf_rows) {\n";
+       << (padded ? "        if (kf_warp_inner && kf_r0 + ITEMS <= kf_rows) {\n"
+                  : "        if (kf_warp_inner && kf_r0 >= " + rr + " && kf_r0 + ITEMS + " + rr + " <= kf_rows) {\n");
+    // The window's row kf_j of a neighbour tensor (clamped, or zeros outside), and its halo at the warp's ends.
+    const bool zero = c.pad == "zero";
+    std::string row = "                const auto* kf_p = NAME + (kf_r0 - " + rr + " + kf_j) * kf_cols + kf_c0;\n"
+                      "                const KfVec<4> kf_v = kf_load<4>(kf_p);\n";
+    std::string left = "kf_p[-kf_h]", right = "kf_p[3 + kf_h]";
+    if (c.pad == "clamp") {
+        row = "                const auto* kf_p = NAME + kf_clamp(kf_r0 - " + rr + " + kf_j, kf_rows) * kf_cols + kf_c0;\n"
+              "                const KfVec<4> kf_v = kf_load<4>(kf_p);\n";
+        left = "kf_p[kf_c0 >= kf_h ? -kf_h : -kf_c0]";
+        right = "kf_p[kf_c0 + 3 + kf_h < kf_cols ? 3 + kf_h : kf_cols - 1 - kf_c0]";
+    } else if (zero) {
+        row = "                const long long kf_rr = kf_r0 - " + rr + " + kf_j;\n"
+              "                const bool kf_rin = kf_rr >= 0 && kf_rr < kf_rows;  // the same for the whole warp\n"
+              "                const auto* kf_p = NAME + (kf_rin ? kf_rr : 0) * kf_cols + kf_c0;\n"
+              "                KfVec<4> kf_v;\n"
+              "                if (kf_rin) kf_v = kf_load<4>(kf_p);\n"
+              "                else\n"
+              "#pragma unroll\n"
+              "                    for (int kf_k = 0; kf_k < 4; ++kf_k) kf_v.v[kf_k] = static_cast<" + T + ">(0);\n";
+    }
     for (const auto& n : neighbours) {
+        std::string rown = row;
+        for (std::size_t at = rown.find("NAME"); at != std::string::npos; at = rown.find("NAME")) rown.replace(at, 4, n);
         os << "            " << T << " kf_w_" << n << "[ITEMS + " << 2 * RR << "][" << width << "];\n"
            << "#pragma unroll\n"
            << "            for (int kf_j = 0; kf_j < ITEMS + " << 2 * RR << "; ++kf_j) {\n"
-           << "                const auto* kf_p = " << n << " + (kf_r0 - " << rr << " + kf_j) * kf_cols + kf_c0;\n"
-           << "                const KfVec<4> kf_v = kf_load<4>(kf_p);\n"
+           << rown
            << "#pragma unroll\n"
            << "                for (int kf_k = 0; kf_k < 4; ++kf_k) kf_w_" << n << "[kf_j][" << r << " + kf_k] = kf_v.v[kf_k];\n";
-        if (R > 0)
+        if (R > 0) {
+            const std::string l = zero ? "kf_rin && kf_c0 >= kf_h ? static_cast<" + T + ">(kf_p[-kf_h]) : static_cast<" + T + ">(0)"
+                                       : "static_cast<" + T + ">(" + left + ")";
+            const std::string rt = zero ? "kf_rin && kf_c0 + 3 + kf_h < kf_cols ? static_cast<" + T + ">(kf_p[3 + kf_h]) : static_cast<" + T +
+                                              ">(0)"
+                                        : "static_cast<" + T + ">(" + right + ")";
             os << "#pragma unroll\n"
                << "                for (int kf_h = 1; kf_h <= " << r << "; ++kf_h) {\n"
                << "                    " << T << " kf_left = __shfl_up_sync(0xffffffffu, kf_v.v[4 - kf_h], 1);\n"
                << "                    " << T << " kf_right = __shfl_down_sync(0xffffffffu, kf_v.v[kf_h - 1], 1);\n"
-               << "                    if (kf_lane == 0) kf_left = static_cast<" << T << ">(kf_p[-kf_h]);\n"
-               << "                    if (kf_lane == 31) kf_right = static_cast<" << T << ">(kf_p[3 + kf_h]);\n"
+               << "                    if (kf_lane == 0) kf_left = " << l << ";\n"
+               << "                    if (kf_lane == 31) kf_right = " << rt << ";\n"
                << "                    kf_w_" << n << "[kf_j][" << r << " - kf_h] = kf_left;\n"
                << "                    kf_w_" << n << "[kf_j][" << r << " + 3 + kf_h] = kf_right;\n"
                << "                }\n";
+        }
         os << "            }\n";
     }
     os << "#pragma unroll\n"
