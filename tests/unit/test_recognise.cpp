@@ -48,6 +48,9 @@ private:
 
 const char* kRowsHead =
     "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n";
+const char* kGemmHead =
+    "#include \"kf_task.h\"\n#include <cmath>\nextern \"C\" void kf_solve(const float* A, const float* B, const float* "
+    "bias, float* C, int M, int N, int K) {\n";
 
 }  // namespace
 
@@ -111,6 +114,9 @@ private slots:
         QTest::newRow("scale_add") << "scale_add"
                                    << "elementwise"
                                    << "an elementwise loop";
+        QTest::newRow("linear_tanh (a matrix product with an epilogue)") << "linear_tanh"
+                                                                         << "gemm"
+                                                                         << "a matrix product";
         QTest::newRow("level1/gelu") << "level1/gelu"
                                      << "elementwise"
                                      << "an elementwise loop";
@@ -212,6 +218,23 @@ private slots:
             << "stencil over h x w (radius 1): out = 0.25 * (at(img, -1, 0) + at(img, 1, 0) + at(img, 0, -1) + at(img, "
                "0, 1)); "
                "within 1 of an edge out = img";
+        const QString linear_tanh = "gemm M x N over K: acc = sum(A * B); C = tanh(acc + bias)";
+        QTest::newRow("gemm, columns outside, factors swapped, double accumulator")
+            << "linear_tanh"
+            << QString(kGemmHead) +
+                   "  for (int n = 0; n < N; ++n)\n    for (int m = 0; m < M; ++m) {\n      double acc = 0.0;\n"
+                   "      for (int k = 0; k < K; ++k) acc += (double)B[(long long)k * N + n] * A[m * K + k];\n"
+                   "      C[n + m * N] = (float)std::tanh(acc + bias[n]);\n    }\n}\n"
+            << linear_tanh;
+        QTest::newRow("gemm, row pointers, the bias added after the sum")
+            << "linear_tanh"
+            << QString(kGemmHead) +
+                   "  for (int m = 0; m < M; ++m) {\n    const float* a = A + (long long)m * K;\n"
+                   "    float* c = C + m * N;\n"
+                   "    for (int n = 0; n < N; ++n) {\n      float acc;\n      acc = 0;\n"
+                   "      for (int k = 0; k < K; ++k) { const float b = B[k * N + n]; acc = acc + a[k] * b; }\n"
+                   "      acc += bias[n];\n      const float v = tanhf(acc);\n      c[n] = v;\n    }\n  }\n}\n"
+            << linear_tanh;
     }
 
     void independent_of_formatting() {
@@ -279,6 +302,33 @@ private slots:
             << "  for (int i = 0; i < h; ++i) for (int j = 0; j < w; ++j)\n"
                "    out[i * w + j] = img[i * w + (j + 1 > w ? w : j + 1)];"
             << "not a neighbour whose row and column are each clamped to the layout (the clamp is not to [0, w - 1])";
+        QTest::newRow("a product reading the row as a column")
+            << "linear_tanh"
+            << "  for (int m = 0; m < M; ++m) for (int n = 0; n < N; ++n) {\n    float acc = 0;\n"
+               "    for (int k = 0; k < K; ++k) acc += A[m * K + k] * B[k * N + m];\n    C[m * N + n] = acc; }"
+            << "sums A[m * K + k] * B[k * N + m], not a rows x inner factor [r * K + k] times an inner x cols factor "
+               "[k * cols + c] of the loops over m and n (line 6)";
+        QTest::newRow("a product with a transposed factor")
+            << "linear_tanh"
+            << "  for (int m = 0; m < M; ++m) for (int n = 0; n < N; ++n) {\n    float acc = 0;\n"
+               "    for (int k = 0; k < K; ++k) acc += A[m * K + k] * B[n * K + k];\n    C[m * N + n] = acc; }"
+            << "B[n * K + k] is a transposed factor, and a gemm reads its inner x cols factor at [k * cols + c] "
+               "(line 6)";
+        QTest::newRow("a sum not from 0")
+            << "linear_tanh"
+            << "  for (int m = 0; m < M; ++m) for (int n = 0; n < N; ++n) {\n    float acc = bias[n];\n"
+               "    for (int k = 0; k < K; ++k) acc += A[m * K + k] * B[k * N + n];\n    C[m * N + n] = acc; }"
+            << "acc starts at bias[n]: a matrix product's sum starts at 0 (line 5)";
+        QTest::newRow("a product written transposed")
+            << "linear_tanh"
+            << "  for (int m = 0; m < M; ++m) for (int n = 0; n < N; ++n) {\n    float acc = 0;\n"
+               "    for (int k = 0; k < K; ++k) acc += A[m * K + k] * B[k * N + n];\n    C[n * M + m] = acc; }"
+            << "writes C[n * M + m], not C[m * N + n] of the product's rows and columns (line 7)";
+        QTest::newRow("a sum of a scaled product")
+            << "linear_tanh"
+            << "  for (int m = 0; m < M; ++m) for (int n = 0; n < N; ++n) {\n    float acc = 0;\n"
+               "    for (int k = 0; k < K; ++k) acc += 2 * A[m * K + k] * B[k * N + n];\n    C[m * N + n] = acc; }"
+            << "sums 2 * A[m * K + k] * B[k * N + n], not a product of two tensor reads (line 6)";
         QTest::newRow("counts without a bin check")
             << "blur3x3"
             << "  for (int b = 0; b < w; ++b) out[b] = 0;\n  for (int i = 0; i < h; ++i) out[(int)img[i]] += 1;"
@@ -292,9 +342,9 @@ private slots:
         QFETCH(QString, why);
         Task t = task_without_computation(task.toStdString());
         std::string head =
-            task == "row_max"
-                ? kRowsHead
-                : "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* img, float* out, int h, int w) {\n";
+            "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* img, float* out, int h, int w) {\n";
+        if (task == "row_max") head = kRowsHead;
+        if (task == "linear_tanh") head = kGemmHead;
         if (body.startsWith("#include")) head = body.toStdString() + head, body.clear();
         Recognition r = recognise_source(t, head + body.toStdString() + "\n}\n", "ref.cpp", Recogniser::Libclang);
         QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");
@@ -302,12 +352,13 @@ private slots:
         QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
     }
 
-    /** The test tasks it refuses, each with its reason. */
+    /** The tasks it refuses, each with its reason (the bundled products sum into a std::vector row). */
     void refuses_the_shapes_it_does_not_know() {
         need_libclang();
         const std::vector<std::pair<std::string, std::string>> cases = {
             {"opaque_copy", "a call of memcpy"},
-            {"linear_tanh", "the loop over k inside each cell runs to K, not a constant"},
+            {"level1/matmul", "the declaration of acc of type std::vector<double> (line 11)"},
+            {"level2/gemm_bias_relu", "the declaration of acc of type std::vector<double> (line 11)"},
         };
         for (const auto& [name, why] : cases) {
             Recognition r = recognise_reference(task_without_computation(name), Backend::Host, Recogniser::Libclang);

@@ -15,7 +15,9 @@
  * neighbour reads at constant offsets, constant-bound loops over the offsets unrolled, and a
  * branch for the edge cells (`border`), or every neighbour read under a bounds check (pad
  * zero) or at clamped coordinates (pad clamp), reads of weights at an index of the cell's
- * position as w[row() % C * 5 + k]; and histograms after a zeroing loop. A static or inline
+ * position as w[row() % C * 5 + k]; histograms after a zeroing loop; and matrix products
+ * (gemm): a nest over the output's cells, each a sum from 0 of A[i * K + k] * B[k * N + j]
+ * over k, then an epilogue of the sum and reads at the cell, [j] or [i]. A static or inline
  * helper of one `return` is inlined.
  *
  * libclang is optional at run time: it is loaded with dlopen (KF_LIBCLANG names the library,

@@ -273,7 +273,7 @@ Derived recognise_body(const Block& body) {
     if (only_indices && loop->body.back().kind == Stmt::Kind::For &&
         std::count_if(loop->body.begin(), loop->body.end(),
                       [](const Stmt& st) { return st.kind == Stmt::Kind::For; }) == 1)
-        return cells(*loop, s);
+        return is_product_nest(*loop, s) ? gemm(*loop, s) : cells(*loop, s);
     return lines(*loop, s);
 }
 

@@ -3,7 +3,8 @@
 // AST recogniser's parts share the declarations of namespace kf::ast below: index
 // polynomials, scopes and expressions (recognise_index.cpp), loops over rows or columns
 // (recognise_clang.cpp), nests over the cells (recognise_cells.cpp), padded reads
-// (recognise_padding.cpp) and histograms (recognise_histogram.cpp).
+// (recognise_padding.cpp), histograms (recognise_histogram.cpp) and matrix products
+// (recognise_gemm.cpp).
 #include <map>
 #include <optional>
 #include <set>
@@ -152,6 +153,17 @@ Derived cells(const Stmt& outer, Scope s);
 Derived histogram(const Stmt* zero, const Stmt& loop, Scope s);
 /** True when the loop's last statement counts into out[bin] with a bin other than the loop variable. */
 bool is_histogram_loop(const Stmt& loop);
+/**
+ * True when the two-level nest's cell (the inner loop's body, not ending with a loop) has a
+ * loop whose bounds are not constants there: a sum over an inner dimension, a matrix product.
+ */
+bool is_product_nest(const Stmt& outer, const Scope& s);
+/**
+ * for (i < M) for (j < N) { acc = 0; for (k < K) acc += A[i * K + k] * B[k * N + j];
+ * C[i * N + j] = e; }, either loop order, e of acc and reads at the cell, [j] or [i]
+ * (recognise_gemm.cpp).
+ */
+Derived gemm(const Stmt& outer, Scope s);
 /** kf_solve's body, whatever its shape (recognise_clang.cpp); throws Refusal. */
 Derived recognise_body(const Block& body);
 
