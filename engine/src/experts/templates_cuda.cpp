@@ -1335,6 +1335,79 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
             os.str()};
 }
 
+/** What the column scans share: the stat, its identity, the tensors its map reads at the element and the resolvers. */
+struct ColScan {
+    std::string T, id;
+    bool f32 = true;
+    const ComputationStat* st = nullptr;
+    std::function<std::string(const std::string&)> vec, scalar;  ///< a tensor from the row's vector loads, or read in place
+    std::vector<std::string> full;                               ///< the tensors the stat's map reads at the element
+
+    /** Row kf_r of the VEC columns at kf_c mapped into kf_x[kf_u]: vector loads where `fast`, else each column where `inside`. */
+    std::string load_row(const std::string& fast, const std::string& inside) const {
+        std::string out = "            if (" + fast + ") {\n";
+        for (const auto& n : full) out += "                const KfVec<V> kf_v_" + n + " = kf_load<V>(" + n + " + kf_r * kf_cols + kf_c);\n";
+        return out + "#pragma unroll\n"
+                     "                for (int kf_k = 0; kf_k < V; ++kf_k) kf_x[kf_u][kf_k] = " + st->map.to_c(vec, f32, true) + ";\n"
+                     "            } else {\n"
+                     "#pragma unroll\n"
+                     "                for (int kf_k = 0; kf_k < V; ++kf_k)\n"
+                     "                    kf_x[kf_u][kf_k] = " + inside + " ? " + st->map.to_c(scalar, f32, true) + " : " + id + ";\n"
+                     "            }\n";
+    }
+    /** Row kf_r's outputs, kf_s_<stat> per column set by `sum` (lines), stored in one vector store where the VEC columns are whole. */
+    std::string store_row(const Computation& c, const std::string& sum) const {
+        return "            KfVec<V> kf_o;\n"
+               "#pragma unroll\n"
+               "            for (int kf_k = 0; kf_k < V; ++kf_k) {\n" + sum +
+               "                kf_o.v[kf_k] = kf_c + kf_k < kf_cols ? static_cast<" + T + ">(" + c.map.to_c(scalar, f32, true) + ") : " + T +
+               "(0);\n"
+               "            }\n"
+               "            if (kf_full) {\n"
+               "                kf_store<V>(" + c.output + " + kf_r * kf_cols + kf_c, kf_o);\n"
+               "            } else {\n"
+               "                for (int kf_k = 0; kf_k < V && kf_c + kf_k < kf_cols; ++kf_k) " + c.output +
+               "[kf_r * kf_cols + kf_c + kf_k] = kf_o.v[kf_k];\n"
+               "            }\n";
+    }
+};
+
+ColScan col_scan_parts(const Task& task, const Computation& c) {
+    ColScan s;
+    s.T = element_type(task, c);
+    s.f32 = is_fp32(task, c);
+    s.st = &c.stats.front();
+    s.id = identity(s.st->combine, s.f32);
+    s.vec = resolver(task, c, s.T, [&c](const std::string& n) -> std::string {
+        switch (c.inputs.at(n)) {
+            case Indexing::Full: return "kf_v_" + n + ".v[kf_k]";
+            case Indexing::PerColumn: return n + "[kf_c + kf_k]";
+            case Indexing::PerRow: return n + "[kf_r]";
+            default: return n + "[kf_r * kf_cols + kf_c + kf_k]";
+        }
+    });
+    s.scalar = element_resolver(task, c, s.T, "kf_r * kf_cols + kf_c + kf_k", "kf_c + kf_k", "kf_r");
+    for (const auto& n : tensors_in(s.st->map, c))
+        if (c.inputs.at(n) == Indexing::Full) s.full.push_back(n);
+    return s;
+}
+
+/** A column scan's entry point: vector accesses where the rows start on VEC boundaries of aligned tensors, `kernel` over the columns. */
+std::string col_scan_entry(const Task& task, const Computation& c, const ColScan& s, const std::string& kernel, const std::string& block) {
+    std::string out = entry_definition(task, Backend::Cuda) + " {\n" + layout_consts(c) +
+                      "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
+                      "    // Vector loads and stores where every row starts on a VEC-element boundary of aligned tensors.\n"
+                      "    bool kf_vec = kf_cols % VEC == 0 && kf_aligned(" + c.output + ", VEC * sizeof(" + s.T + "));\n";
+    for (const auto& n : s.full) out += "    kf_vec = kf_vec && kf_aligned(" + n + ", VEC * sizeof(*" + n + "));\n";
+    return out + "    const long long kf_v = kf_vec ? VEC : 1;\n"
+                 "    const unsigned kf_grid = static_cast<unsigned>((kf_cols + BX * kf_v - 1) / (BX * kf_v));\n"
+                 "    if (kf_vec)\n"
+                 "        " + kernel + "<VEC><<<kf_grid, " + block + ", 0, stream>>>(" + entry_args(task) + ", kf_rows, kf_cols);\n"
+                 "    else\n"
+                 "        " + kernel + "<1><<<kf_grid, " + block + ", 0, stream>>>(" + entry_args(task) + ", kf_rows, kf_cols);\n" +
+                 launch_check() + "}\n";
+}
+
 /**
  * Column scan: a thread per VEC adjacent columns (BX threads per block along the row) walks
  * down the rows with the running combine in registers; UNROLL rows are loaded (vector loads
@@ -1344,28 +1417,13 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
  * columns leaves most of the device idle.
  */
 TemplateKernel cuda_col_scan(const Task& task, const Computation& c) {
-    const std::string T = element_type(task, c);
-    const bool f32 = is_fp32(task, c);
-    const ComputationStat& st = c.stats.front();
-    const std::string id = identity(st.combine, f32);
-    auto tensor = [&c](const std::string& n) -> std::string {
-        switch (c.inputs.at(n)) {
-            case Indexing::Full: return "kf_v_" + n + ".v[kf_k]";
-            case Indexing::PerColumn: return n + "[kf_c + kf_k]";
-            case Indexing::PerRow: return n + "[kf_r]";
-            default: return n + "[kf_r * kf_cols + kf_c + kf_k]";
-        }
-    };
-    auto vec = resolver(task, c, T, tensor);
-    auto scalar = element_resolver(task, c, T, "kf_r * kf_cols + kf_c + kf_k", "kf_c + kf_k", "kf_r");
-    std::vector<std::string> full;
-    for (const auto& n : tensors_in(st.map, c))
-        if (c.inputs.at(n) == Indexing::Full) full.push_back(n);
+    const ColScan p = col_scan_parts(task, c);
+    const std::string& T = p.T;
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Column scan (CUDA): a thread per VEC columns walks down the rows, UNROLL rows of loads ahead.", c)
        << "\n#define BX 128     // @kf tunable values(32, 64, 128, 256)\n"
-       << "#define VEC 1      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
+       << "#define VEC 1      // @kf tunable values(1, 2" << (p.f32 ? ", 4" : "") << ")\n"
        << "#define UNROLL 16  // @kf tunable values(4, 8, 16, 32)\n\n"
        << vector_helpers(T)
        << "template <int V>\n__global__ void __launch_bounds__(BX) kf_col_scan_kernel(" << restrict_params(entry_params(task, Backend::Cuda))
@@ -1375,56 +1433,25 @@ TemplateKernel cuda_col_scan(const Task& task, const Computation& c) {
        << "    const bool kf_full = kf_c + V <= kf_cols;  // else the last columns one by one\n"
        << "    " << T << " kf_run[V];\n"
        << "#pragma unroll\n"
-       << "    for (int kf_k = 0; kf_k < V; ++kf_k) kf_run[kf_k] = " << id << ";\n"
+       << "    for (int kf_k = 0; kf_k < V; ++kf_k) kf_run[kf_k] = " << p.id << ";\n"
        << "    for (long long kf_r0 = 0; kf_r0 < kf_rows; kf_r0 += UNROLL) {\n"
        << "        " << T << " kf_x[UNROLL][V];\n"
        << "#pragma unroll\n"
        << "        for (int kf_u = 0; kf_u < UNROLL; ++kf_u) {\n"
        << "            const long long kf_r = kf_r0 + kf_u;\n"
        << "            if (kf_r >= kf_rows) break;\n"
-       << "            if (kf_full) {\n";
-    for (const auto& n : full) os << "                const KfVec<V> kf_v_" << n << " = kf_load<V>(" << n << " + kf_r * kf_cols + kf_c);\n";
-    os << "#pragma unroll\n"
-       << "                for (int kf_k = 0; kf_k < V; ++kf_k) kf_x[kf_u][kf_k] = " << st.map.to_c(vec, f32, true) << ";\n"
-       << "            } else {\n"
-       << "                for (int kf_k = 0; kf_k < V; ++kf_k)\n"
-       << "                    kf_x[kf_u][kf_k] = kf_c + kf_k < kf_cols ? " << st.map.to_c(scalar, f32, true) << " : " << id << ";\n"
-       << "            }\n"
+       << p.load_row("kf_full", "kf_c + kf_k < kf_cols")
        << "        }\n"
        << "#pragma unroll\n"
        << "        for (int kf_u = 0; kf_u < UNROLL; ++kf_u) {\n"
        << "            const long long kf_r = kf_r0 + kf_u;\n"
        << "            if (kf_r >= kf_rows) break;\n"
-       << "            KfVec<V> kf_o;\n"
-       << "#pragma unroll\n"
-       << "            for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
-       << "                kf_run[kf_k] = " << combine_expr(st.combine, "kf_run[kf_k]", "kf_x[kf_u][kf_k]") << ";\n"
-       << "                const " << T << " kf_s_" << st.name << " = kf_run[kf_k];\n"
-       << "                kf_o.v[kf_k] = kf_c + kf_k < kf_cols ? static_cast<" << T << ">(" << c.map.to_c(scalar, f32, true) << ") : "
-       << T << "(0);\n"
-       << "            }\n"
-       << "            if (kf_full) {\n"
-       << "                kf_store<V>(" << c.output << " + kf_r * kf_cols + kf_c, kf_o);\n"
-       << "            } else {\n"
-       << "                for (int kf_k = 0; kf_k < V && kf_c + kf_k < kf_cols; ++kf_k) " << c.output
-       << "[kf_r * kf_cols + kf_c + kf_k] = kf_o.v[kf_k];\n"
-       << "            }\n"
+       << p.store_row(c, "                kf_run[kf_k] = " + combine_expr(p.st->combine, "kf_run[kf_k]", "kf_x[kf_u][kf_k]") + ";\n"
+                         "                const " + T + " kf_s_" + p.st->name + " = kf_run[kf_k];\n")
        << "        }\n"
        << "    }\n"
        << "}\n\n"
-       << entry_definition(task, Backend::Cuda) << " {\n"
-       << layout_consts(c)
-       << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
-       << "    // Vector loads and stores where every row starts on a VEC-element boundary of aligned tensors.\n"
-       << "    bool kf_vec = kf_cols % VEC == 0 && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
-    for (const auto& n : full) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(*" << n << "));\n";
-    os << "    const long long kf_v = kf_vec ? VEC : 1;\n"
-       << "    const unsigned kf_grid = static_cast<unsigned>((kf_cols + BX * kf_v - 1) / (BX * kf_v));\n"
-       << "    if (kf_vec)\n"
-       << "        kf_col_scan_kernel<VEC><<<kf_grid, BX, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
-       << "    else\n"
-       << "        kf_col_scan_kernel<1><<<kf_grid, BX, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
-       << launch_check() << "}\n";
+       << col_scan_entry(task, c, p, "kf_col_scan_kernel", "BX");
     return {"col-scan", "template/col-scan",
             "column scan, a thread per VEC columns walking down the rows with UNROLL rows of loads ahead (tunables: BX, VEC, UNROLL)",
             os.str()};
@@ -1440,24 +1467,9 @@ TemplateKernel cuda_col_scan(const Task& task, const Computation& c) {
  * the columns' times BY, so a layout of few columns still keeps many warps busy.
  */
 TemplateKernel cuda_col_scan_block(const Task& task, const Computation& c) {
-    const std::string T = element_type(task, c);
-    const bool f32 = is_fp32(task, c);
-    const ComputationStat& st = c.stats.front();
-    const std::string id = identity(st.combine, f32);
-    auto tensor = [&c](const std::string& n) -> std::string {
-        switch (c.inputs.at(n)) {
-            case Indexing::Full: return "kf_v_" + n + ".v[kf_k]";
-            case Indexing::PerColumn: return n + "[kf_c + kf_k]";
-            case Indexing::PerRow: return n + "[kf_r]";
-            default: return n + "[kf_r * kf_cols + kf_c + kf_k]";
-        }
-    };
-    auto vec = resolver(task, c, T, tensor);
-    auto scalar = element_resolver(task, c, T, "kf_r * kf_cols + kf_c + kf_k", "kf_c + kf_k", "kf_r");
-    std::vector<std::string> full;
-    for (const auto& n : tensors_in(st.map, c))
-        if (c.inputs.at(n) == Indexing::Full) full.push_back(n);
-    auto combine = [&](const std::string& a, const std::string& b) { return combine_expr(st.combine, a, b); };
+    const ColScan p = col_scan_parts(task, c);
+    const std::string& T = p.T;
+    auto combine = [&](const std::string& a, const std::string& b) { return combine_expr(p.st->combine, a, b); };
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Column scan by blocks of rows (CUDA): BY threads per column scan ITEMS rows each in registers, "
@@ -1466,7 +1478,7 @@ TemplateKernel cuda_col_scan_block(const Task& task, const Computation& c) {
        << "\n#define BX 32     // @kf tunable values(32, 64, 128)\n"
        << "#define BY 16     // @kf tunable values(4, 8, 16, 32)\n"
        << "#define ITEMS 8   // @kf tunable values(2, 4, 8, 16)\n"
-       << "#define VEC " << (f32 ? 4 : 2) << "     // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
+       << "#define VEC " << (p.f32 ? 4 : 2) << "     // @kf tunable values(1, 2" << (p.f32 ? ", 4" : "") << ")\n"
        << "// @kf constraint BX * BY <= 1024\n"
        << "// Registers: ITEMS x VEC values per thread, fewer in larger blocks.\n"
        << "// @kf constraint BX * BY * ITEMS * VEC <= 16384\n\n"
@@ -1480,7 +1492,7 @@ TemplateKernel cuda_col_scan_block(const Task& task, const Computation& c) {
        << "    const bool kf_full = kf_c + V <= kf_cols;\n"
        << "    " << T << " kf_carry[V];\n"
        << "#pragma unroll\n"
-       << "    for (int kf_k = 0; kf_k < V; ++kf_k) kf_carry[kf_k] = " << id << ";\n"
+       << "    for (int kf_k = 0; kf_k < V; ++kf_k) kf_carry[kf_k] = " << p.id << ";\n"
        << "    int kf_buf = 0;\n"
        << "    for (long long kf_r0 = 0; kf_r0 < kf_rows; kf_r0 += static_cast<long long>(BY) * ITEMS, kf_buf ^= 1) {\n"
        << "        const long long kf_rt = kf_r0 + static_cast<long long>(kf_ty) * ITEMS;  // this thread's first row\n"
@@ -1488,16 +1500,7 @@ TemplateKernel cuda_col_scan_block(const Task& task, const Computation& c) {
        << "#pragma unroll\n"
        << "        for (int kf_u = 0; kf_u < ITEMS; ++kf_u) {\n"
        << "            const long long kf_r = kf_rt + kf_u;\n"
-       << "            if (kf_r < kf_rows && kf_full) {\n";
-    for (const auto& n : full) os << "                const KfVec<V> kf_v_" << n << " = kf_load<V>(" << n << " + kf_r * kf_cols + kf_c);\n";
-    os << "#pragma unroll\n"
-       << "                for (int kf_k = 0; kf_k < V; ++kf_k) kf_x[kf_u][kf_k] = " << st.map.to_c(vec, f32, true) << ";\n"
-       << "            } else {\n"
-       << "#pragma unroll\n"
-       << "                for (int kf_k = 0; kf_k < V; ++kf_k)\n"
-       << "                    kf_x[kf_u][kf_k] = kf_r < kf_rows && kf_c + kf_k < kf_cols ? " << st.map.to_c(scalar, f32, true) << " : " << id
-       << ";\n"
-       << "            }\n"
+       << p.load_row("kf_r < kf_rows && kf_full", "kf_r < kf_rows && kf_c + kf_k < kf_cols")
        << "        }\n"
        << "        // The thread's rows scanned in registers; its total goes to shared memory.\n"
        << "#pragma unroll\n"
@@ -1523,35 +1526,11 @@ TemplateKernel cuda_col_scan_block(const Task& task, const Computation& c) {
        << "        for (int kf_u = 0; kf_u < ITEMS; ++kf_u) {\n"
        << "            const long long kf_r = kf_rt + kf_u;\n"
        << "            if (kf_r >= kf_rows || kf_c >= kf_cols) break;\n"
-       << "            KfVec<V> kf_o;\n"
-       << "#pragma unroll\n"
-       << "            for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
-       << "                const " << T << " kf_s_" << st.name << " = " << combine("kf_pre[kf_k]", "kf_x[kf_u][kf_k]") << ";\n"
-       << "                kf_o.v[kf_k] = kf_c + kf_k < kf_cols ? static_cast<" << T << ">(" << c.map.to_c(scalar, f32, true) << ") : "
-       << T << "(0);\n"
-       << "            }\n"
-       << "            if (kf_full) {\n"
-       << "                kf_store<V>(" << c.output << " + kf_r * kf_cols + kf_c, kf_o);\n"
-       << "            } else {\n"
-       << "                for (int kf_k = 0; kf_k < V && kf_c + kf_k < kf_cols; ++kf_k) " << c.output
-       << "[kf_r * kf_cols + kf_c + kf_k] = kf_o.v[kf_k];\n"
-       << "            }\n"
+       << p.store_row(c, "                const " + T + " kf_s_" + p.st->name + " = " + combine("kf_pre[kf_k]", "kf_x[kf_u][kf_k]") + ";\n")
        << "        }\n"
        << "    }\n"
        << "}\n\n"
-       << entry_definition(task, Backend::Cuda) << " {\n"
-       << layout_consts(c)
-       << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
-       << "    // Vector loads and stores where every row starts on a VEC-element boundary of aligned tensors.\n"
-       << "    bool kf_vec = kf_cols % VEC == 0 && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
-    for (const auto& n : full) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(*" << n << "));\n";
-    os << "    const long long kf_v = kf_vec ? VEC : 1;\n"
-       << "    const unsigned kf_grid = static_cast<unsigned>((kf_cols + BX * kf_v - 1) / (BX * kf_v));\n"
-       << "    if (kf_vec)\n"
-       << "        kf_col_scan_block_kernel<VEC><<<kf_grid, dim3(BX, BY), 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
-       << "    else\n"
-       << "        kf_col_scan_block_kernel<1><<<kf_grid, dim3(BX, BY), 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
-       << launch_check() << "}\n";
+       << col_scan_entry(task, c, p, "kf_col_scan_block_kernel", "dim3(BX, BY)");
     return {"col-scan-block", "template/col-scan-block",
             "column scan by chunks of BY x ITEMS rows: each thread scans ITEMS rows of VEC columns in registers, the BY threads "
             "of a column add each other's totals through shared memory (tunables: BX, BY, ITEMS, VEC)",
