@@ -117,6 +117,14 @@ private slots:
         QTest::newRow("scale_add") << "scale_add"
                                    << "elementwise"
                                    << "an elementwise loop";
+        QTest::newRow("heavy_map (a sum over a constant-bound loop, unrolled)")
+            << "heavy_map"
+            << "elementwise"
+            << "an elementwise loop, its inner loops unrolled";
+        QTest::newRow("poly_eval (Horner's rule counting down, unrolled)")
+            << "poly_eval"
+            << "elementwise"
+            << "an elementwise loop, its inner loops unrolled";
         QTest::newRow("linear_tanh (a matrix product with an epilogue)") << "linear_tanh"
                                                                          << "gemm"
                                                                          << "a matrix product";
@@ -221,6 +229,13 @@ private slots:
             << "stencil over h x w (radius 1): out = 0.25 * (at(img, -1, 0) + at(img, 1, 0) + at(img, 0, -1) + at(img, "
                "0, 1)); "
                "within 1 of an edge out = img";
+        QTest::newRow("unrolled loop: integer arithmetic folded as C does it, not past a conversion")
+            << "sigmoid"
+            << "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+               "  for (int i = 0; i < n; ++i) {\n    float s = 0;\n"
+               "    for (int k = 2; k >= 1; k -= 1) s += (float)k / 2 + k / 2 + 1.0f / (k + 1);\n"
+               "    y[i] = x[i] * s;\n  }\n}\n"
+            << "elementwise over the output's elements: y = x * (2 / 2 + 1 + 1 / 3 + (1 / 2 + 0 + 1 / 2))";
         const QString linear_tanh = "gemm M x N over K: acc = sum(A * B); C = tanh(acc + bias)";
         QTest::newRow("gemm, columns outside, factors swapped, double accumulator")
             << "linear_tanh"
@@ -332,6 +347,17 @@ private slots:
             << "  for (int m = 0; m < M; ++m) for (int n = 0; n < N; ++n) {\n    float acc = 0;\n"
                "    for (int k = 0; k < K; ++k) acc += 2 * A[m * K + k] * B[k * N + n];\n    C[m * N + n] = acc; }"
             << "sums 2 * A[m * K + k] * B[k * N + n], not a product of two tensor reads (line 6)";
+        QTest::newRow("a loop inside an element to a size")
+            << "blur3x3"
+            << "  for (int i = 0; i < h; ++i) {\n    float s = 0;\n    for (int k = 1; k <= w; ++k) s += 1.0f / k;\n"
+               "    out[i] = img[i] * s; }"
+            << "the loop over k inside each element runs from 1 to w + 1, not between integer constants (only "
+               "constant-bound loops inside an element are unrolled) (line 5)";
+        QTest::newRow("a loop inside an element too long to unroll")
+            << "blur3x3"
+            << "  for (int i = 0; i < h; ++i) {\n    float s = 0;\n    for (int k = 1000; k > 0; --k) s += 1.0f / k;\n"
+               "    out[i] = img[i] * s; }"
+            << "the loop over k runs more than 256 times, too many to unroll (line 5)";
         QTest::newRow("counts without a bin check")
             << "blur3x3"
             << "  for (int b = 0; b < w; ++b) out[b] = 0;\n  for (int i = 0; i < h; ++i) out[(int)img[i]] += 1;"

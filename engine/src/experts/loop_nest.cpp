@@ -223,8 +223,26 @@ public:
         return it == names.end() ? std::string() : it->second;
     }
 
+    static bool is_integer_type(CXTypeKind k) { return k >= CXType_Bool && k <= CXType_LongLong; }
+
+    static bool is_floating_type(CXTypeKind k) {
+        return k == CXType_Float || k == CXType_Double || k == CXType_LongDouble;
+    }
+
+    /** The expression, marked `converted` where an integer value becomes floating point. */
     ExprPtr expr(CXCursor raw) {
         CXCursor cur = strip(raw);
+        ExprPtr e = expr_stripped(cur);
+        CXTypeKind outer = c_.getCanonicalType(c_.getCursorType(raw)).kind;
+        CXTypeKind inner = c_.getCanonicalType(c_.getCursorType(cur)).kind;
+        if (e->converted || !is_floating_type(outer) || !is_integer_type(inner)) return e;
+        auto marked = std::make_shared<Expr>(*e);
+        marked->converted = true;
+        return marked;
+    }
+
+    /** The expression of a cursor without conversions, parentheses or casts around it. */
+    ExprPtr expr_stripped(CXCursor cur) {
         CXCursorKind k = c_.getCursorKind(cur);
         auto e = std::make_shared<Expr>();
         switch (k) {
@@ -459,18 +477,22 @@ public:
         CXCursor cond = strip(ch[1]);
         std::vector<CXCursor> cc = children(cond);
         std::string op = cc.size() == 2 ? binary_operator(cond, cc[0]) : "";
-        if (c_.getCursorKind(cond) != CXCursor_BinaryOperator || (op != "<" && op != "<="))
-            refuse(cur, "a for loop whose condition is not var < bound or var <= bound");
+        bool down = op == ">" || op == ">=";
+        if (c_.getCursorKind(cond) != CXCursor_BinaryOperator || (op != "<" && op != "<=" && !down))
+            refuse(cur, "a for loop whose condition is not var < bound, var <= bound, var > bound or var >= bound");
         ExprPtr lhs = expr(cc[0]);
         if (lhs->kind != Expr::Kind::Name || lhs->text != s.var)
             refuse(cur, "a for loop whose condition does not compare its variable");
         s.bound = expr(cc[1]);
         if (op == "<=") s.bound = Expr::binary("+", s.bound, Expr::number(1, true));
+        if (op == ">=") s.bound = Expr::binary("-", s.bound, Expr::number(1, true));
         Stmt inc;
         if (!assignment(ch[2], inc) || inc.target->kind != Expr::Kind::Name || inc.target->text != s.var ||
-            inc.op != "+=" || inc.value->kind != Expr::Kind::Number || !inc.value->integer || inc.value->value <= 0)
-            refuse(cur, "a for loop whose increment is not ++var or var += <count>");
-        s.step = static_cast<long long>(inc.value->value);
+            inc.op != (down ? "-=" : "+=") || inc.value->kind != Expr::Kind::Number || !inc.value->integer ||
+            inc.value->value <= 0)
+            refuse(cur, down ? "a for loop counting down whose decrement is not --var or var -= <count>"
+                             : "a for loop whose increment is not ++var or var += <count>");
+        s.step = static_cast<long long>(inc.value->value) * (down ? -1 : 1);
         s.body = block(ch[3]);
         return s;
     }

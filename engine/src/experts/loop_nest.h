@@ -25,6 +25,8 @@ struct Expr {
     std::string text;  ///< the name, the array (Index), the operator or the function
     double value = 0;  ///< Number
     bool integer = false;
+    /** An integer expression the C code converts to floating point (a cast, or a float operand beside it). */
+    bool converted = false;
     std::vector<ExprPtr> args;  ///< operands; Index: {index}; Select: {condition, then, else}
 
     static ExprPtr number(double v, bool integer);
@@ -42,8 +44,8 @@ struct Stmt {
     Kind kind = Kind::Assign;
     int line = 0;
     std::string var;             ///< For: the loop variable; Decl: the declared name
-    ExprPtr start, bound;        ///< For: var from start while var < bound (bound + 1 with <=)
-    long long step = 1;          ///< For: ++var, var += step
+    ExprPtr start, bound;        ///< For: var from start while var < bound (bound + 1 with <=), or > with step < 0
+    long long step = 1;          ///< For: ++var, var += step; --var, var -= count (step -count)
     Type type = Type::Floating;  ///< Decl
     ExprPtr init;                ///< Decl: its initialiser (may be null)
     ExprPtr target;              ///< Assign: a name or an array read

@@ -273,12 +273,12 @@ Derived cell_body(const Stmt& inner, Scope s, const std::string& out, const Poly
                     continue;
                 }
                 case Stmt::Kind::For: {
-                    auto from = constant_of(st.start, sc), to = constant_of(st.bound, sc);
-                    if (!from || !to)
+                    auto values = unrolled_values(st, sc, 4096);
+                    if (!values)
                         refuse("the loop over " + st.var + " inside each cell runs to " + nest::to_text(st.bound) +
                                ", not a constant (only loops over neighbours at constant offsets are unrolled)" +
                                at_line(st.line));
-                    for (long long v = *from; v < *to; v += st.step) {
+                    for (long long v : *values) {
                         if (++unrolled > 4096)
                             refuse("the loops inside each cell run too long to unroll" + at_line(st.line));
                         Scope body = sc;

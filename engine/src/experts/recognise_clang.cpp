@@ -21,23 +21,135 @@ namespace {
 
 using nlohmann::json;
 
-/** for (i) { scalars; y[i] = e; } */
+// ---- Elements: one loop over the elements, scalars and constant-bound loops inside each ----
+
+constexpr long long kMaxIterations = 256;  ///< of one loop inside an element
+constexpr long long kMaxUnrolled = 4096;   ///< of all the loops inside an element together
+constexpr long long kMaxNodes = 100000;    ///< of an unrolled scalar's expression
+
+/** True when e, as a tree, has more than `budget` nodes. */
+bool larger_than(const ExprPtr& e, long long& budget) {
+    if (--budget < 0) return true;
+    for (const auto& a : e->args)
+        if (larger_than(a, budget)) return true;
+    return false;
+}
+
+/** scalar = e, scalar += e, ...: the scalar's value from now on; a sum from 0 starts at its first term. */
+void update_scalar(const Stmt& st, Scope& s) {
+    const std::string& n = st.target->text;
+    auto was = s.lets.find(n);
+    if (was == s.lets.end())
+        refuse("assigns " + n + ", which is not a floating-point scalar defined in the element" + at_line(st.line));
+    auto zero = constant_value(was->second);
+    if (st.op == "+=" && zero && *zero == 0)
+        s.lets[n] = subst(st.value, s);
+    else
+        reassign(st, s);
+    long long budget = kMaxNodes;
+    if (larger_than(s.lets[n], budget))
+        refuse("the value of " + n + " grows past " + std::to_string(kMaxNodes) + " terms as its loops unroll" +
+               at_line(st.line));
+}
+
+/** A loop inside an element, unrolled: its variable held at each value in turn, the scalars updated term by term. */
+void unroll(const Stmt& loop, Scope& s, long long& unrolled) {
+    auto values = unrolled_values(loop, s, kMaxIterations);
+    if (!values)
+        refuse("the loop over " + loop.var + " inside each element runs from " + nest::to_text(loop.start) + " to " +
+               nest::to_text(loop.bound) +
+               ", not between integer constants (only constant-bound loops inside an element are unrolled)" +
+               at_line(loop.line));
+    for (long long v : *values) {
+        if (++unrolled > kMaxUnrolled)
+            refuse("the loops inside each element run more than " + std::to_string(kMaxUnrolled) +
+                   " times together, too many to unroll" + at_line(loop.line));
+        Scope body = s;
+        body.fixed[loop.var] = v;
+        body.loop_vars.insert(loop.var);
+        std::set<std::string> local;  // declared in the iteration: not the element's scalars
+        for (const Stmt& st : loop.body) {
+            if (st.kind == Stmt::Kind::Decl) {
+                declare(st, body);
+                local.insert(st.var);
+            } else if (st.kind == Stmt::Kind::Assign && st.target->kind == Expr::Kind::Name) {
+                update_scalar(st, body);
+            } else if (st.kind == Stmt::Kind::For) {
+                unroll(st, body, unrolled);
+            } else {
+                refuse("the loop over " + loop.var +
+                       " inside each element does something else than define and update scalars" + at_line(st.line));
+            }
+        }
+        for (const auto& [n, e] : body.lets)
+            if (s.lets.count(n) && !local.count(n)) s.lets[n] = e;
+    }
+}
+
+/** True when some loop of the block writes an array element. */
+bool writes_in_loops(const Block& b, bool in_loop) {
+    for (const Stmt& st : b) {
+        if (in_loop && st.kind == Stmt::Kind::Assign && st.target->kind == Expr::Kind::Index) return true;
+        bool inner = in_loop || st.kind == Stmt::Kind::For;
+        if (writes_in_loops(st.body, inner) || writes_in_loops(st.else_body, inner)) return true;
+    }
+    return false;
+}
+
+/** True when a loop of the block reads an array at an index of its own variable: a reduction along a dimension. */
+bool reads_along(const Block& b, Scope s, const std::set<std::string>& inner) {
+    std::function<bool(const ExprPtr&)> in_expr = [&](const ExprPtr& e) -> bool {
+        if (!e) return false;
+        if (e->kind == Expr::Kind::Index && !inner.empty()) {
+            auto p = to_poly(e->args[0], s);
+            if (!p) return true;
+            for (const auto& [m, k] : *p)
+                for (const auto& n : m)
+                    if (inner.count(n)) return true;
+        }
+        return std::any_of(e->args.begin(), e->args.end(), in_expr);
+    };
+    for (const Stmt& st : b) {
+        if (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Integer && st.init)
+            if (auto p = to_poly(st.init, s)) s.ilets[st.var] = *p;
+        if (in_expr(st.init) || in_expr(st.value) || in_expr(st.cond)) return true;
+        std::set<std::string> in = inner;
+        if (st.kind == Stmt::Kind::For) in.insert(st.var);
+        if (reads_along(st.body, s, in) || reads_along(st.else_body, s, in)) return true;
+    }
+    return false;
+}
+
+/** for (i) { scalars; loops over constants updating them; y[i] = e; }: one element each, whatever its loops. */
+bool is_element_loop(const Stmt& loop, const Scope& s) {
+    const Block& b = loop.body;
+    if (b.empty() || b.back().kind != Stmt::Kind::Assign || b.back().target->kind != Expr::Kind::Index) return false;
+    return !writes_in_loops(b, false) && !reads_along(b, s, {});
+}
+
+/** for (i) { scalars; loops over constants; y[i] = e; } */
 Derived flat_loop(const Stmt& loop, Scope s) {
     s.flat = true;
     s.col = loop.var;
     s.loop_vars.insert(loop.var);
+    long long unrolled = 0;
     for (std::size_t k = 0; k < loop.body.size(); ++k) {
         const Stmt& st = loop.body[k];
         if (st.kind == Stmt::Kind::Decl) {
             declare(st, s);
+        } else if (st.kind == Stmt::Kind::For) {
+            unroll(st, s, unrolled);
+        } else if (st.kind == Stmt::Kind::Assign && st.target->kind == Expr::Kind::Name) {
+            update_scalar(st, s);
         } else if (st.kind == Stmt::Kind::Assign && st.target->kind == Expr::Kind::Index && st.op == "=" &&
                    k + 1 == loop.body.size()) {
             auto [out, p] = access(st.target, s);
             if (p != variable(loop.var))
                 refuse("the loop writes " + out + "[" + poly_text(p, s.loop_vars) + "], not " + out + "[" + loop.var +
                        "]" + at_line(st.line));
-            json j = {{"op", "elementwise"}, {"map", emit(st.value, s, st.line)}, {"output", out}};
-            return {j, "an elementwise loop"};
+            std::string map = emit(fold_integers(subst(st.value, s)), s, st.line);
+            json j = {{"op", "elementwise"}, {"map", map}, {"output", out}};
+            return {j, unrolled ? "an elementwise loop, its inner loops unrolled" : "an elementwise loop"};
         } else {
             refuse("the loop over " + loop.var + " is neither scalar definitions nor ending with one output write" +
                    at_line(st.line));
@@ -269,7 +381,7 @@ Derived recognise_body(const Block& body) {
         if (st.kind != Stmt::Kind::For && !(st.kind == Stmt::Kind::Decl && st.type != Stmt::Type::Floating))
             only_indices = false;
     }
-    if (!has_loop) return flat_loop(*loop, s);
+    if (!has_loop || is_element_loop(*loop, s)) return flat_loop(*loop, s);
     if (only_indices && loop->body.back().kind == Stmt::Kind::For &&
         std::count_if(loop->body.begin(), loop->body.end(),
                       [](const Stmt& st) { return st.kind == Stmt::Kind::For; }) == 1)

@@ -112,10 +112,18 @@ ExprPtr poly_expr(const Poly& p) {
 ExprPtr subst(const ExprPtr& e, const Scope& s) {
     if (e->kind == Expr::Kind::Name) {
         if (auto l = s.lets.find(e->text); l != s.lets.end()) return l->second;
+        ExprPtr v;
         if (auto f = s.fixed.find(e->text); f != s.fixed.end())
-            return Expr::number(static_cast<double>(f->second), true);
-        if (auto l = s.ilets.find(e->text); l != s.ilets.end()) return poly_expr(l->second);
-        return e;
+            v = Expr::number(static_cast<double>(f->second), true);
+        else if (auto l = s.ilets.find(e->text); l != s.ilets.end())
+            v = poly_expr(l->second);
+        else
+            return e;
+        if (!e->converted) return v;
+        // An integer the C code converts to floating point stays marked so (fold_integers).
+        auto marked = std::make_shared<Expr>(*v);
+        marked->converted = true;
+        return marked;
     }
     if (e->kind == Expr::Kind::Index) {
         auto p = to_poly(e->args[0], s);
@@ -245,6 +253,49 @@ std::optional<long long> constant_of(const ExprPtr& e, const Scope& s) {
     if (p->empty()) return 0;
     if (p->size() == 1 && p->begin()->first.empty()) return p->begin()->second;
     return std::nullopt;
+}
+
+std::optional<std::vector<long long>> unrolled_values(const Stmt& loop, const Scope& s, long long limit) {
+    auto from = constant_of(loop.start, s), to = constant_of(loop.bound, s);
+    if (!from || !to || loop.step == 0) return std::nullopt;
+    std::vector<long long> out;
+    for (long long v = *from; loop.step > 0 ? v < *to : v > *to; v += loop.step) {
+        if (static_cast<long long>(out.size()) >= limit)
+            refuse("the loop over " + loop.var + " runs more than " + std::to_string(limit) +
+                   " times, too many to unroll" + at_line(loop.line));
+        out.push_back(v);
+    }
+    return out;
+}
+
+namespace {
+
+/** True when e is an integer value in C: an integer literal or integer arithmetic, not converted. */
+bool integer_typed(const ExprPtr& e) {
+    return e->kind == Expr::Kind::Number && e->integer && !e->converted;
+}
+
+}  // namespace
+
+ExprPtr fold_integers(const ExprPtr& e) {
+    if (e->args.empty()) return e;
+    auto out = std::make_shared<Expr>(*e);
+    for (auto& a : out->args) a = fold_integers(a);
+    std::optional<long long> v;
+    if (out->kind == Expr::Kind::Unary && out->text == "-" && integer_typed(out->args[0])) {
+        v = -static_cast<long long>(out->args[0]->value);
+    } else if (out->kind == Expr::Kind::Binary && integer_typed(out->args[0]) && integer_typed(out->args[1])) {
+        auto a = static_cast<long long>(out->args[0]->value), b = static_cast<long long>(out->args[1]->value);
+        const std::string& op = out->text;
+        if (op == "+") v = a + b;
+        if (op == "-") v = a - b;
+        if (op == "*") v = a * b;
+        if ((op == "/" || op == "%") && b != 0) v = op == "/" ? a / b : a % b;  // C's truncating division
+    }
+    if (!v) return out;
+    auto n = std::make_shared<Expr>(*Expr::number(static_cast<double>(*v), true));
+    n->converted = e->converted;
+    return n;
 }
 
 bool is_identity(const std::string& combine, const ExprPtr& init) {

@@ -110,6 +110,17 @@ std::string emit(const ExprPtr& e, const Scope& s, int line);
 std::optional<double> constant_value(const ExprPtr& e);
 /** An integer constant expression's value (loop bounds such as `1 + 1` from `<= 1`). */
 std::optional<long long> constant_of(const ExprPtr& e, const Scope& s);
+/**
+ * The values a loop takes when its start and bound are integer constants here, in the order it
+ * runs them (counting up or down); null when they are not constants; refused past `limit` values.
+ */
+std::optional<std::vector<long long>> unrolled_values(const Stmt& loop, const Scope& s, long long limit);
+/**
+ * Integer arithmetic on integer constants (held loop variables: k + 1) folded to its value as C
+ * computes it (truncating division); an operand the C code converts to floating point is not
+ * integer arithmetic, so 1.0f / (k + 1) becomes 1.0 / 4, float(k) / 2 stays 3 / 2.
+ */
+ExprPtr fold_integers(const ExprPtr& e);
 bool is_identity(const std::string& combine, const ExprPtr& init);
 bool is_name(const ExprPtr& e, const std::string& n);
 /** An accumulator's update: acc += e, acc *= e, acc = max(acc, e), ...; the combine and e. */
