@@ -117,13 +117,17 @@ TemplateKernel host_transpose(const Task& task, const Computation& c) {
             "transpose in TILE x TILE blocks over OpenMP threads (tunable: TILE)", os.str()};
 }
 
+/** A running combine's type: an fp32 sum or product is carried in double, so that long rows or columns keep fp32 accuracy. */
+std::string scan_carry_type(const ComputationStat& st, const std::string& T, bool f32) {
+    return f32 && (st.combine == "sum" || st.combine == "prod") ? "double" : T;
+}
+
 /** Row scan: OpenMP over rows, a running combine along each row (in double for fp32 sums). */
 TemplateKernel host_scan(const Task& task, const Computation& c) {
     const std::string T = element_type(task, c);
     const bool f32 = is_fp32(task, c);
     const ComputationStat& st = c.stats.front();
-    // An fp32 running sum or product is carried in double: long rows keep fp32 accuracy.
-    const std::string A = f32 && (st.combine == "sum" || st.combine == "prod") ? "double" : T;
+    const std::string A = scan_carry_type(st, T, f32);
     auto at = element_resolver(task, c, T, "kf_base + kf_c", "kf_c", "kf_r");
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
@@ -353,7 +357,7 @@ TemplateKernel host_col_scan(const Task& task, const Computation& c) {
     const std::string T = element_type(task, c);
     const bool f32 = is_fp32(task, c);
     const ComputationStat& st = c.stats.front();
-    const std::string A = f32 && (st.combine == "sum" || st.combine == "prod") ? "double" : T;
+    const std::string A = scan_carry_type(st, T, f32);
     auto at = element_resolver(task, c, T, "kf_base + kf_c", "kf_c", "kf_r");
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <cmath>\n#include <math.h>\n\n"
