@@ -859,47 +859,45 @@ TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
        << "        const long long kf_r0 = kf_g * ITEMS;\n"
        << (padded ? "        if (kf_warp_inner && kf_r0 + ITEMS <= kf_rows) {\n"
                   : "        if (kf_warp_inner && kf_r0 >= " + rr + " && kf_r0 + ITEMS + " + rr + " <= kf_rows) {\n");
-    // The window's row kf_j of a neighbour tensor (clamped, or zeros outside), and its halo at the warp's ends.
-    const bool zero = c.pad == "zero";
-    std::string row = "                const auto* kf_p = NAME + (kf_r0 - " + rr + " + kf_j) * kf_cols + kf_c0;\n"
-                      "                const KfVec<4> kf_v = kf_load<4>(kf_p);\n";
-    std::string left = "kf_p[-kf_h]", right = "kf_p[3 + kf_h]";
+    // The window's row kf_j of a neighbour tensor n (clamped, or zeros outside), and its halo at the warp's ends.
+    auto window_row = [&](const std::string& n) -> std::string {
+        if (c.pad == "clamp")
+            return "                const auto* kf_p = " + n + " + kf_clamp(kf_r0 - " + rr + " + kf_j, kf_rows) * kf_cols + kf_c0;\n"
+                   "                const KfVec<4> kf_v = kf_load<4>(kf_p);\n";
+        if (c.pad == "zero")
+            return "                const long long kf_rr = kf_r0 - " + rr + " + kf_j;\n"
+                   "                const bool kf_rin = kf_rr >= 0 && kf_rr < kf_rows;  // the same for the whole warp\n"
+                   "                const auto* kf_p = " + n + " + (kf_rin ? kf_rr : 0) * kf_cols + kf_c0;\n"
+                   "                KfVec<4> kf_v;\n"
+                   "                if (kf_rin) kf_v = kf_load<4>(kf_p);\n"
+                   "                else\n"
+                   "#pragma unroll\n"
+                   "                    for (int kf_k = 0; kf_k < 4; ++kf_k) kf_v.v[kf_k] = static_cast<" + T + ">(0);\n";
+        return "                const auto* kf_p = " + n + " + (kf_r0 - " + rr + " + kf_j) * kf_cols + kf_c0;\n"
+               "                const KfVec<4> kf_v = kf_load<4>(kf_p);\n";
+    };
+    std::string left = "static_cast<" + T + ">(kf_p[-kf_h])", right = "static_cast<" + T + ">(kf_p[3 + kf_h])";
     if (c.pad == "clamp") {
-        row = "                const auto* kf_p = NAME + kf_clamp(kf_r0 - " + rr + " + kf_j, kf_rows) * kf_cols + kf_c0;\n"
-              "                const KfVec<4> kf_v = kf_load<4>(kf_p);\n";
-        left = "kf_p[kf_c0 >= kf_h ? -kf_h : -kf_c0]";
-        right = "kf_p[kf_c0 + 3 + kf_h < kf_cols ? 3 + kf_h : kf_cols - 1 - kf_c0]";
-    } else if (zero) {
-        row = "                const long long kf_rr = kf_r0 - " + rr + " + kf_j;\n"
-              "                const bool kf_rin = kf_rr >= 0 && kf_rr < kf_rows;  // the same for the whole warp\n"
-              "                const auto* kf_p = NAME + (kf_rin ? kf_rr : 0) * kf_cols + kf_c0;\n"
-              "                KfVec<4> kf_v;\n"
-              "                if (kf_rin) kf_v = kf_load<4>(kf_p);\n"
-              "                else\n"
-              "#pragma unroll\n"
-              "                    for (int kf_k = 0; kf_k < 4; ++kf_k) kf_v.v[kf_k] = static_cast<" + T + ">(0);\n";
+        left = "static_cast<" + T + ">(kf_p[kf_c0 >= kf_h ? -kf_h : -kf_c0])";
+        right = "static_cast<" + T + ">(kf_p[kf_c0 + 3 + kf_h < kf_cols ? 3 + kf_h : kf_cols - 1 - kf_c0])";
+    } else if (c.pad == "zero") {
+        left = "kf_rin && kf_c0 >= kf_h ? " + left + " : static_cast<" + T + ">(0)";
+        right = "kf_rin && kf_c0 + 3 + kf_h < kf_cols ? " + right + " : static_cast<" + T + ">(0)";
     }
     for (const auto& n : neighbours) {
-        std::string rown = row;
-        for (std::size_t at = rown.find("NAME"); at != std::string::npos; at = rown.find("NAME")) rown.replace(at, 4, n);
         os << "            " << T << " kf_w_" << n << "[ITEMS + " << 2 * RR << "][" << width << "];\n"
            << "#pragma unroll\n"
            << "            for (int kf_j = 0; kf_j < ITEMS + " << 2 * RR << "; ++kf_j) {\n"
-           << rown
+           << window_row(n)
            << "#pragma unroll\n"
            << "                for (int kf_k = 0; kf_k < 4; ++kf_k) kf_w_" << n << "[kf_j][" << r << " + kf_k] = kf_v.v[kf_k];\n";
         if (R > 0) {
-            const std::string l = zero ? "kf_rin && kf_c0 >= kf_h ? static_cast<" + T + ">(kf_p[-kf_h]) : static_cast<" + T + ">(0)"
-                                       : "static_cast<" + T + ">(" + left + ")";
-            const std::string rt = zero ? "kf_rin && kf_c0 + 3 + kf_h < kf_cols ? static_cast<" + T + ">(kf_p[3 + kf_h]) : static_cast<" + T +
-                                              ">(0)"
-                                        : "static_cast<" + T + ">(" + right + ")";
             os << "#pragma unroll\n"
                << "                for (int kf_h = 1; kf_h <= " << r << "; ++kf_h) {\n"
                << "                    " << T << " kf_left = __shfl_up_sync(0xffffffffu, kf_v.v[4 - kf_h], 1);\n"
                << "                    " << T << " kf_right = __shfl_down_sync(0xffffffffu, kf_v.v[kf_h - 1], 1);\n"
-               << "                    if (kf_lane == 0) kf_left = " << l << ";\n"
-               << "                    if (kf_lane == 31) kf_right = " << rt << ";\n"
+               << "                    if (kf_lane == 0) kf_left = " << left << ";\n"
+               << "                    if (kf_lane == 31) kf_right = " << right << ";\n"
                << "                    kf_w_" << n << "[kf_j][" << r << " - kf_h] = kf_left;\n"
                << "                    kf_w_" << n << "[kf_j][" << r << " + 3 + kf_h] = kf_right;\n"
                << "                }\n";
