@@ -49,14 +49,18 @@ std::string poly_text(const Poly& p, const std::set<std::string>& first) {
         std::stable_partition(m.begin(), m.end(), [&](const std::string& n) { return first.count(n) > 0; });
         std::string term;
         for (const auto& n : m) term += (term.empty() ? "" : " * ") + n;
-        long long mag = k < 0 ? -k : k;
-        if (term.empty())
-            term = std::to_string(mag);
-        else if (mag != 1)
-            term = std::to_string(mag) + " * " + term;
-        s += s.empty() ? (k < 0 ? "-" + term : term) : (k < 0 ? " - " : " + ") + term;
+        append_term(s, term, k);
     }
     return s;
+}
+
+void append_term(std::string& text, std::string term, long long k) {
+    long long mag = k < 0 ? -k : k;
+    if (term.empty())
+        term = std::to_string(mag);
+    else if (mag != 1)
+        term = std::to_string(mag) + " * " + term;
+    text += text.empty() ? (k < 0 ? "-" + term : term) : (k < 0 ? " - " : " + ") + term;
 }
 
 // ---- Names and reads at a point of the nest ----

@@ -179,12 +179,7 @@ std::optional<std::string> position_read(const std::string& tensor, const Poly& 
             if (!alone && shown.find(' ') != std::string::npos) shown = "(" + shown + ")";
             term += (term.empty() ? "" : " * ") + shown;
         }
-        long long mag = k < 0 ? -k : k;
-        if (term.empty())
-            term = std::to_string(mag);
-        else if (mag != 1)
-            term = std::to_string(mag) + " * " + term;
-        text += text.empty() ? (k < 0 ? "-" + term : term) : (k < 0 ? " - " : " + ") + term;
+        append_term(text, term, k);
     }
     return tensor + "[" + (text.empty() ? "0" : text) + "]";
 }

@@ -60,6 +60,8 @@ Poly add(Poly a, const Poly& b, long long sign = 1);
 Poly mul(const Poly& a, const Poly& b);
 /** The polynomial as C, highest degree first, the loop variables `first` first in each term. */
 std::string poly_text(const Poly& p, const std::set<std::string>& first = {});
+/** Appends a polynomial's term with its coefficient k to `text`: "3 * r", " - c", "-1"... */
+void append_term(std::string& text, std::string term, long long k);
 /** The polynomial written back as an expression (which reads back as the same polynomial). */
 ExprPtr poly_expr(const Poly& p);
 
