@@ -176,8 +176,6 @@ std::string identity_of(const std::string& combine, const std::string& init) {
     return std::regex_match(init, pinf) ? "ok" : "";
 }
 
-Recognition cannot(const std::string& file, const std::string& why) { return cannot_derive(file, why); }
-
 /** Substitutes scalar definitions (let x = e) into an expression, innermost last. */
 std::string substitute(std::string e, const std::vector<std::pair<std::string, std::string>>& lets) {
     for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
@@ -219,7 +217,7 @@ Recognition recognise_rows(const Task& task, const std::smatch& outer, const std
                 // A reduction: T acc = init; for (c = 0|1; c < cols; ++c) acc op= e;
                 k.c = l[1];
                 if (k.cols.empty()) k.cols = l[4];
-                if (l[3] != k.c || l[4] != k.cols) return cannot(file, "the inner loop is not over the columns 0..cols");
+                if (l[3] != k.c || l[4] != k.cols) return cannot_derive(file, "the inner loop is not over the columns 0..cols");
                 std::string inner = l.suffix();
                 bool braces = l[8].matched;
                 std::smatch s;
@@ -241,14 +239,14 @@ Recognition recognise_rows(const Task& task, const std::smatch& outer, const std
                     e = e.substr(0, e.size() - 2);  // the closing ") "
                 }
                 std::string map = rewrite_reads(substitute(e, lets), k, false, why);
-                if (map.empty()) return cannot(file, why);
+                if (map.empty()) return cannot_derive(file, why);
                 if (l[2] == "0") {
                     if (identity_of(combine, init).empty())
-                        return cannot(file, var + " starts at " + init + "which is not the identity of " + combine);
+                        return cannot_derive(file, var + " starts at " + init + "which is not the identity of " + combine);
                 } else {
                     std::string first = rewrite_reads(substitute(init, lets), k, true, why);
                     if (first.empty() || first != map)
-                        return cannot(file, var + " starts at " + init + "and the loop from 1: not the row's first element");
+                        return cannot_derive(file, var + " starts at " + init + "and the loop from 1: not the row's first element");
                 }
                 stats.push_back({{"name", var}, {"combine", combine}, {"map", map}});
                 body = s.suffix();
@@ -260,7 +258,7 @@ Recognition recognise_rows(const Task& task, const std::smatch& outer, const std
         }
         break;
     }
-    if (stats.empty()) return cannot(file, "no reduction over the row (T acc = ...; for (c ...) acc += ...;)");
+    if (stats.empty()) return cannot_derive(file, "no reduction over the row (T acc = ...; for (c ...) acc += ...;)");
     std::string out_name;
     for (const auto& t : task.tensors)
         if (t.role == TensorRole::Output) out_name = t.name;
@@ -272,24 +270,24 @@ Recognition recognise_rows(const Task& task, const std::smatch& outer, const std
     std::string shape;
     if (std::regex_match(body, m, per_row)) {
         std::string epi = rewrite_reads(substitute(m[2], lets), k, false, why);
-        if (epi.empty()) return cannot(file, why);
+        if (epi.empty()) return cannot_derive(file, why);
         j = {{"op", "row_reduce"}, {"epilogue", epi}, {"output", std::string(m[1])}};
         shape = "a row reduction";
     } else if (std::regex_match(body, m, per_elem)) {
         k.c = m[1];
-        if (m[2] != k.c || (m[3] != k.cols && !k.cols.empty())) return cannot(file, "the output loop is not over the columns 0..cols");
+        if (m[2] != k.c || (m[3] != k.cols && !k.cols.empty())) return cannot_derive(file, "the output loop is not over the columns 0..cols");
         std::string idx = m[9];
         if (idx != k.r + " * " + k.cols + " + " + k.c + " " && !(k.aliases.count(m[8]) && idx == k.c + " "))
-            return cannot(file, "the output is written at [" + idx + "], not [r * cols + c]");
+            return cannot_derive(file, "the output is written at [" + idx + "], not [r * cols + c]");
         std::string map = rewrite_reads(substitute(m[10], lets), k, false, why);
-        if (map.empty()) return cannot(file, why);
+        if (map.empty()) return cannot_derive(file, why);
         std::string out = k.aliases.count(m[8]) ? k.aliases.at(m[8]) : std::string(m[8]);
         j = {{"op", stats.size() > 1 ? "softmax" : "row_normalize"}, {"map", map}, {"output", out}};
         shape = "reductions over each row, then every element of the row";
     } else {
-        return cannot(file, "after the reductions, neither y[r] = ... nor a loop writing y[r * cols + c]");
+        return cannot_derive(file, "after the reductions, neither y[r] = ... nor a loop writing y[r * cols + c]");
     }
-    if (k.cols.empty()) return cannot(file, "no column count");
+    if (k.cols.empty()) return cannot_derive(file, "no column count");
     j["layout"] = {{"rows", k.rows}, {"cols", k.cols}};
     j["stats"] = stats;
     return finish(task, j, file, shape);
@@ -324,7 +322,7 @@ Recognition recognise_tokens(const Task& task, const std::string& source, const 
         open = at;
         while (open < toks.size() && toks[open] != "{" && toks[open] != ";") ++open;
     }
-    if (open >= toks.size()) return cannot(file, "no definition of kf_solve");
+    if (open >= toks.size()) return cannot_derive(file, "no definition of kf_solve");
     int depth = 0;
     std::size_t close = open;
     for (; close < toks.size(); ++close) {
@@ -368,12 +366,12 @@ Recognition recognise_tokens(const Task& task, const std::string& source, const 
         static const std::regex any_read("\\[");
         std::regex read("(\\w+) \\[ " + i + " \\] ");
         e = std::regex_replace(e, read, "$1 ");
-        if (std::regex_search(e, any_read)) return cannot(file, "the elementwise loop reads something else than x[" + i + "]");
+        if (std::regex_search(e, any_read)) return cannot_derive(file, "the elementwise loop reads something else than x[" + i + "]");
         json j = {{"op", "elementwise"}, {"map", e}, {"output", std::string(m[3])}};
         return finish(task, j, file, "an elementwise loop");
     }
     if (std::regex_match(body, m, rows)) return recognise_rows(task, m, file);
-    return cannot(file, "kf_solve's body is neither one elementwise loop nor a loop over rows (the shapes the recogniser knows)");
+    return cannot_derive(file, "kf_solve's body is neither one elementwise loop nor a loop over rows (the shapes the recogniser knows)");
 }
 
 bool libclang_available(std::string* why) { return load_libclang(why) != nullptr; }
