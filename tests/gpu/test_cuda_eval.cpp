@@ -237,6 +237,24 @@ private slots:
         QCOMPARE(outcome_of(d, "side_stream"), QString("fail"));
     }
 
+    // The timer holds the stream while the host enqueues a call (so the events time the
+    // device's work, not the launch). A call that waits on its own stream times the gate out
+    // once, and its process then times ungated: its median stays that of its kernel.
+    void syncsInside() {
+        kf::Diagnosis d = evaluate("syncs_inside");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::Ok));
+        QVERIFY(d.timing.has_value());
+        QVERIFY2(d.timing->median_ms < 10.0, qPrintable("median " + QString::number(d.timing->median_ms) + " ms"));
+    }
+
+    // Host work inside the call happens while the gate holds the stream: the events do not see
+    // it, and the judge's wall clock must still charge it.
+    void hostWorkIsCharged() {
+        kf::Diagnosis d = evaluate("host_work");
+        QVERIFY(d.timing.has_value());
+        QVERIFY2(d.timing->median_ms > 2.5, qPrintable("median " + QString::number(d.timing->median_ms) + " ms"));
+    }
+
     void reuseOutput() {
         kf::Diagnosis d = evaluate("reuse_output");
         QVERIFY2(d.status == kf::Status::Incorrect || d.status == kf::Status::IntegrityViolation,

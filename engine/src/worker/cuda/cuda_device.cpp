@@ -2,11 +2,13 @@
 // in cuda_kernels.cu, CUPTI tracing in launch_counter.cpp. Every CUDA call is checked; errors
 // become DeviceFault, sticky when the context no longer works (see CudaDevice::raise).
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>  // before rng.h, which uses sqrt/log/cos
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -638,19 +640,51 @@ public:
         }
         const int value = static_cast<int>(flush_count_++ & 0xFFu);
         check(cudaMemsetAsync(flush_, value, flush_bytes_, stream_), "cudaMemsetAsync(cache flush)");
+        // The memset leaves up to an L2 of dirty lines, whose write-back would be charged to the
+        // next timed call: reading the buffer again leaves the cache holding clean lines.
+        if (clean_flush_)
+            check(gpu::launch_read16(flush_, flush_bytes_ / 16, mapped() ? reinterpret_cast<unsigned int*>(mapped_dev_ + 2) : nullptr, blocks_cap_, stream_),
+                  "cache flush read");
     }
 
     CallTime timed_call(const std::function<void()>& fn) override {
         bind();
         sync("before the timed call");
+        // The gate holds the stream while the host enqueues the call, so the events time the
+        // device's work and not the host's launch latency. Host work inside the call is still
+        // on the judge's wall clock (see RunnerSite::call). A call that waits on its own stream
+        // would wait for the gate: the gate times out once, and that process times ungated.
+        const bool gated = gate_enabled_ && mapped();
+        if (gated) {
+            mapped_[0] = 0;
+            mapped_[1] = 0;
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            check(gpu::launch_gate(mapped_dev_, kGateTimeoutNs, mapped_dev_ + 1, stream_), "gate kernel launch");
+        }
+        auto open_gate = [&] {
+            if (!gated) return;
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            mapped_[0] = 1;
+        };
         const auto t0 = std::chrono::steady_clock::now();
-        check(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
-        fn();
+        try {
+            check(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
+            fn();
+        } catch (...) {
+            open_gate();
+            throw;
+        }
         const cudaError_t launch = cudaGetLastError();
-        if (launch != cudaSuccess) throw_fault(launch, "kernel launch in the candidate");
-        check(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
+        if (launch != cudaSuccess) {
+            open_gate();
+            throw_fault(launch, "kernel launch in the candidate");
+        }
+        const cudaError_t stop = cudaEventRecord(stop_, stream_);
+        open_gate();
+        check(stop, "cudaEventRecord(stop)");
         sync("the candidate's work");
         const auto t1 = std::chrono::steady_clock::now();
+        if (gated && mapped_[1] != 0) gate_enabled_ = false;
         float ms = 0;
         check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
         CallTime t;
@@ -778,7 +812,38 @@ private:
             throw std::invalid_argument(std::string(what) + ": range outside the buffer and its canary");
     }
 
+    /** Three ints of host memory the device reads and writes: the gate, its time-out flag, the flush's sink. */
+    bool mapped() {
+        if (mapped_) return true;
+        if (mapped_failed_) return false;
+        void* host = nullptr;
+        if (cudaHostAlloc(&host, 64, cudaHostAllocMapped) != cudaSuccess) {
+            (void)cudaGetLastError();
+            mapped_failed_ = true;
+            return false;
+        }
+        void* dev = nullptr;
+        if (cudaHostGetDevicePointer(&dev, host, 0) != cudaSuccess) {
+            (void)cudaGetLastError();
+            (void)cudaFreeHost(host);
+            mapped_failed_ = true;
+            return false;
+        }
+        std::memset(host, 0, 64);
+        mapped_ = static_cast<volatile int*>(host);
+        mapped_dev_ = static_cast<int*>(dev);
+        return true;
+    }
+
+    static bool env_off(const char* name) {
+        const char* v = std::getenv(name);
+        return v && std::string(v) == "0";
+    }
+
     void free_all() {
+        if (mapped_) (void)cudaFreeHost(const_cast<int*>(mapped_));
+        mapped_ = nullptr;
+        mapped_dev_ = nullptr;
         if (flush_) (void)cudaFree(flush_);
         if (scratch_) (void)cudaFree(scratch_);
         if (start_) (void)cudaEventDestroy(start_);
@@ -799,6 +864,12 @@ private:
     void* flush_ = nullptr;
     std::size_t flush_bytes_ = 0;
     unsigned flush_count_ = 1;
+    static constexpr unsigned long long kGateTimeoutNs = 50'000'000ull;  // 50 ms
+    bool gate_enabled_ = !env_off("KF_TIMING_GATE");
+    bool clean_flush_ = !env_off("KF_CLEAN_FLUSH");
+    volatile int* mapped_ = nullptr;
+    int* mapped_dev_ = nullptr;
+    bool mapped_failed_ = false;
     int blocks_cap_ = 8;
     gpu::KernelTrace trace_;
 };

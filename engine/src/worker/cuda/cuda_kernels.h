@@ -47,6 +47,15 @@ cudaError_t launch_count_not_equal(const void* p, std::size_t len, std::uint8_t 
 /** Copies n16 16-byte elements (float4) from src to dst; both 16-byte aligned. */
 cudaError_t launch_copy16(void* dst, const void* src, std::size_t n16, int grid, cudaStream_t stream);
 
+/** Reads n16 16-byte elements of p (16-byte aligned); sink receives a value only by accident of the data. */
+cudaError_t launch_read16(const void* p, std::size_t n16, unsigned int* sink, int grid, cudaStream_t stream);
+
+/**
+ * A one-thread kernel that holds `stream` until the host writes a non-zero int to `open`
+ * (mapped host memory), or until timeout_ns have passed, when it writes 1 to `timed_out`.
+ */
+cudaError_t launch_gate(const int* open, unsigned long long timeout_ns, int* timed_out, cudaStream_t stream);
+
 /** 8 independent FMA chains of `iters` steps per thread; writes one float per thread to out. */
 cudaError_t launch_fma(float* out, long long iters, int grid, int block, cudaStream_t stream);
 
