@@ -796,15 +796,13 @@ private:
         sync("the candidate's work");
     }
 
+    /** The peaks are timed as candidates are (timed_call: the gate, then events). */
     template <typename Launch>
     double time_on_stream(Launch launch, const std::string& what) {
-        check(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
-        check(launch(), what + " launch");
-        check(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
-        sync(what);
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-        return ms;
+        cudaError_t launched = cudaSuccess;
+        const CallTime t = timed_call([&] { launched = launch(); });
+        check(launched, what + " launch");
+        return t.event_ms;
     }
 
     static void check_range(const Buffer& b, std::size_t offset, std::size_t len, const char* what) {
