@@ -379,6 +379,48 @@ private slots:
         }
     }
 
+    /**
+     * A max m and a sum of exp(e - m) over the same row (a softmax's, masked or not) get the
+     * one-pass instance (ONLINE: the running sum rescaled when the max grows); a sum of
+     * another term, or stats in another order, do not.
+     */
+    void softmax_stats_get_the_online_pass() {
+        for (const char* name : {"level2/masked_softmax", "level1/softmax"}) {
+            Task t = load_task(kftest::source_dir() / "tasks" / name);
+            for (const auto& k : templates_for_task(t, Backend::Cuda)) {
+                QVERIFY2(k.source.find("#define ONLINE 1   // @kf tunable values(0, 1)") != std::string::npos, name);
+                QVERIFY(k.source.find("kf_group_reduce_online(kf_s_m, kf_s_s, kf_smem, kf_smem2);") != std::string::npos);
+                QVERIFY(k.description.find("ONLINE") != std::string::npos);
+            }
+        }
+        Task t = load_task(kftest::source_dir() / "tasks/level2/masked_softmax");
+        const std::string src = templates_for_task(t, Backend::Cuda).front().source;
+        // The running sum is rescaled before the vector's terms are added at the new max.
+        const auto rescale = src.find("kf_a_s = kf_a_s * expf(kf_a_m - kf_cm);");
+        QVERIFY2(rescale != std::string::npos, src.c_str());
+        QVERIFY(src.find("kf_a_s = kf_a_s + ((kf_v_mask.v[kf_k]) ? expf((((static_cast<float>(scale)) * (kf_v_x.v[kf_k])) - (kf_a_m))) : 0.0f);",
+                         rescale) != std::string::npos);
+        for (const char* other : {"select(mask, exp(scale * x - m) * 2, 0)", "select(mask, exp(x - m), 0)", "exp(scale * x - m)",
+                                  "select(mask, exp(scale * x + m), 0)"}) {
+            Task u = t;
+            u.computation->stats[1].map = ComputeExpr::parse(other);
+            for (const auto& k : templates_for_task(u, Backend::Cuda))
+                QVERIFY2(k.source.find("ONLINE") == std::string::npos, other);
+        }
+        // Spelled differently, the same terms.
+        Task v = t;
+        v.computation->stats[0].map = ComputeExpr::parse("select(mask, x * scale, -inf)");
+        v.computation->stats[1].map = ComputeExpr::parse("select(mask, exp((x * scale) - m), 0.0)");
+        QVERIFY(templates_for_task(v, Backend::Cuda).front().source.find("#define ONLINE 1") != std::string::npos);
+        auto nvcc = nvcc_evaluator(cache_);
+        if (!nvcc) return;
+        for (const Assignment& point : {Assignment{{"BLOCK", 1024}, {"TPR", 1024}, {"VEC", 4}, {"CACHE", 8}, {"ONLINE", 1}},
+                                        Assignment{{"BLOCK", 64}, {"TPR", 8}, {"VEC", 1}, {"CACHE", 0}, {"ONLINE", 1}}}) {
+            CompileResult cr = nvcc->compile(t, {src, "tmpl"}, point);
+            QVERIFY2(cr.ok, (to_string(point) + ":\n" + cr.info.log).c_str());
+        }
+    }
+
     /** A column scan reads from its manifest and gets the column templates on both backends. */
     void column_scans_get_their_templates() {
         Task t = load_task(kftest::data("tasks/col_cumsum"));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <regex>
 
 #include "kf/retrieval.h"
@@ -167,6 +168,61 @@ bool is_centred_moment(const Computation& c) {
     if (q == d + "*" + d) return true;
     const std::string r = "(" + mean + "-" + e + ")";
     return c.stats[0].map.is_name() && q == r + "*" + r;
+}
+
+namespace {
+
+/** The arguments of `name(a, b, ...)` when the whole text is that call (split at its top-level commas). */
+std::optional<std::vector<std::string>> call_args(const std::string& text, const std::string& name) {
+    std::size_t b = text.find_first_not_of(" \t");
+    std::size_t e = text.find_last_not_of(" \t");
+    if (b == std::string::npos || text.compare(b, name.size(), name) != 0) return std::nullopt;
+    std::size_t open = text.find_first_not_of(" \t", b + name.size());
+    if (open == std::string::npos || text[open] != '(' || text[e] != ')') return std::nullopt;
+    std::vector<std::string> args;
+    int depth = 0;
+    std::size_t start = open + 1;
+    for (std::size_t i = open + 1; i < e; ++i) {
+        const char ch = text[i];
+        if (ch == '(' || ch == '[') ++depth;
+        else if (ch == ')' || ch == ']') {
+            if (--depth < 0) return std::nullopt;  // the call closes before the end: `f(a) + g(b)`
+        } else if (ch == ',' && depth == 0) {
+            args.push_back(text.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    if (depth != 0) return std::nullopt;
+    args.push_back(text.substr(start, e - start));
+    return args;
+}
+
+/** The expression written as C with every name as it is: equal for expressions that parse alike. */
+std::string canonical(const ComputeExpr& e) {
+    return e.to_c([](const std::string& n) { return n; }, true, true);
+}
+
+std::string canonical(const std::string& text) {
+    try {
+        return canonical(ComputeExpr::parse(text));
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+}  // namespace
+
+bool is_online_max_sum(const Computation& c) {
+    if (c.stats.size() < 2 || c.stats[0].combine != "max" || c.stats[1].combine != "sum") return false;
+    const std::string& m = c.stats[0].name;
+    std::string keep, e = c.stats[0].map.text();
+    if (auto args = call_args(e, "select"); args && args->size() == 3 && canonical((*args)[2]) == canonical("-inf")) {
+        keep = (*args)[0];
+        e = (*args)[1];
+    }
+    const std::string term = "exp((" + e + ") - " + m + ")";
+    const std::string expected = canonical(keep.empty() ? term : "select(" + keep + ", " + term + ", 0)");
+    return !expected.empty() && expected == canonical(c.stats[1].map);
 }
 
 }  // namespace kf::templates

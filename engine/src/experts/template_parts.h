@@ -79,6 +79,14 @@ std::string stencil_helpers(const Computation& c, bool cuda);
  */
 bool is_centred_moment(const Computation& c);
 
+/**
+ * True for a row reduction whose first two stats are a max `m` of e (or of
+ * `select(k, e, -inf)`) and a sum of `exp(e - m)` (or of `select(k, exp(e - m), 0)`), the
+ * same k and e: both can then be had in one pass over the row (a running max, the running
+ * sum rescaled by exp(old - new) when the max grows), as an online softmax does.
+ */
+bool is_online_max_sum(const Computation& c);
+
 /** The comment block that opens every instance: what it computes and where that came from. */
 std::string header_comment(const std::string& title, const Computation& c);
 

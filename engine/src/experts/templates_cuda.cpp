@@ -134,6 +134,7 @@ TemplateKernel cuda_map(const Task& task, const Computation& c, const std::strin
 TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const std::string& variant, int cache) {
     const std::string T = element_type(task, c);
     const bool f32 = is_fp32(task, c);
+    const bool online = is_online_max_sum(c);
     auto vec = resolver(task, c, T, [&c](const std::string& n) -> std::string {
         return c.inputs.at(n) == Indexing::PerRow ? "kf_row_" + n : "kf_v_" + n + ".v[kf_k]";
     });
@@ -180,8 +181,11 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "\n#define BLOCK " << std::max(256, tpr) << "  // @kf tunable values(64, 128, 256, 512, 1024)\n"
        << "#define TPR " << tpr << (tpr < 100 ? "     " : "    ") << "// @kf tunable values(8, 16, 32, 64, 128, 256, 512, 1024)\n"
        << "#define VEC " << (f32 ? 4 : 2) << "      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
-       << "#define CACHE " << cache << "    // @kf tunable values(0, 1, 2, 4, 8)\n"
-       << "// @kf constraint TPR <= BLOCK\n\n"
+       << "#define CACHE " << cache << "    // @kf tunable values(0, 1, 2, 4, 8)\n";
+    if (online)
+        os << "// ONLINE: the max and the sum of exp(. - max) in one pass over the row.\n"
+           << "#define ONLINE 1   // @kf tunable values(0, 1)\n";
+    os << "// @kf constraint TPR <= BLOCK\n\n"
        << vector_helpers(T);
     for (const auto& comb : computation_combines())
         os << "struct KfComb_" << comb << " {\n    __device__ __forceinline__ " << T << " operator()(" << T << " a, " << T
@@ -199,12 +203,43 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "        for (int w = 1; w < TPR / 32; ++w) v = Op()(v, smem[first + w]);\n"
        << "    }\n"
        << "    return v;\n"
-       << "}\n\n"
-       << "// CACHED: the row (at most TPR * V * CACHE elements) is read once into registers.\n"
+       << "}\n\n";
+    if (online) {
+        const std::string ex = f32 ? "expf" : "exp";
+        auto merge = [&](const std::string& mo, const std::string& so, const std::string& indent) {
+            return indent + "{\n" + indent + "    const " + T + " kf_mn = m > " + mo + " ? m : " + mo + ";\n" + indent +
+                   "    s = (m == kf_mn ? s : s * " + ex + "(m - kf_mn)) + (" + mo + " == kf_mn ? " + so + " : " + so + " * " + ex +
+                   "(" + mo + " - kf_mn));\n" + indent + "    m = kf_mn;\n" + indent + "}\n";
+        };
+        os << "// The (max, sum) pairs of a row group's TPR lanes: each sum rescaled to the larger max.\n"
+           << "__device__ __forceinline__ void kf_group_reduce_online(" << T << "& m, " << T << "& s, " << T << "* smem, " << T
+           << "* smem2) {\n"
+           << "#pragma unroll\n"
+           << "    for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) {\n"
+           << "        const " << T << " kf_mo = __shfl_xor_sync(0xffffffffu, m, o), kf_so = __shfl_xor_sync(0xffffffffu, s, o);\n"
+           << merge("kf_mo", "kf_so", "        ")
+           << "    }\n"
+           << "    if constexpr (TPR > 32) {\n"
+           << "        __syncthreads();\n"
+           << "        if ((threadIdx.x & 31) == 0) {\n"
+           << "            smem[threadIdx.x >> 5] = m;\n"
+           << "            smem2[threadIdx.x >> 5] = s;\n"
+           << "        }\n"
+           << "        __syncthreads();\n"
+           << "        const int first = (threadIdx.x / TPR) * (TPR / 32);\n"
+           << "        m = smem[first];\n"
+           << "        s = smem2[first];\n"
+           << "        for (int w = 1; w < TPR / 32; ++w)\n"
+           << merge("smem[first + w]", "smem2[first + w]", "        ")
+           << "    }\n"
+           << "}\n\n";
+    }
+    os << "// CACHED: the row (at most TPR * V * CACHE elements) is read once into registers.\n"
        << "template <int V, bool CACHED>\n__global__ void __launch_bounds__(BLOCK) kf_rows_kernel(" << entry_params(task, Backend::Cuda)
        << ", long long kf_rows, long long kf_cols) {\n"
        << "    __shared__ " << T << " kf_smem[BLOCK / 32 > 0 ? BLOCK / 32 : 1];\n"
        << "    (void)kf_smem;\n"
+       << (online ? "#if ONLINE\n    __shared__ " + T + " kf_smem2[BLOCK / 32 > 0 ? BLOCK / 32 : 1];\n#endif\n" : "")
        << "    constexpr int kf_slots = CACHED && CACHE > 0 ? CACHE : 1;\n"
        << "    constexpr int kf_rpb = BLOCK / TPR;\n"
        << "    const int kf_lane = threadIdx.x % TPR;\n"
@@ -230,7 +265,7 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "            }\n"
        << "        }\n";
     for (const auto& n : cached) os << "        (void)kf_reg_" << n << ";\n";
-    for (const auto& s : c.stats) {
+    auto stat_pass = [&](const ComputationStat& s) {
         os << "        " << T << " kf_a_" << s.name << " = " << identity(s.combine, f32) << ";  // " << s.name << " = "
            << s.combine << " over the row of " << s.map.text() << "\n"
            << pass(s.map, "#pragma unroll\n"
@@ -238,8 +273,44 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
                           "                        const " + T + " kf_x = " + s.map.to_c(vec, f32, true) + ";\n"
                           "                        kf_a_" + s.name + " = " + combine_expr(s.combine, "kf_a_" + s.name, "kf_x") + ";\n"
                           "                    }\n")
-           << "        const " << T << " kf_s_" << s.name << " = kf_group_reduce<KfComb_" << s.combine << ">(kf_a_" << s.name
+           << "        " << T << " kf_s_" << s.name << " = kf_group_reduce<KfComb_" << s.combine << ">(kf_a_" << s.name
            << ", kf_smem);\n";
+    };
+    for (std::size_t i = 0; i < c.stats.size(); ++i) {
+        if (!(online && i == 0)) {
+            stat_pass(c.stats[i]);
+            continue;
+        }
+        // The max m and the sum s of exp(e - m) in one pass: per vector, its max; where that
+        // raises the running max, the running sum is rescaled by exp(old - new) first.
+        const ComputationStat &mx = c.stats[0], &sm = c.stats[1];
+        auto vec_running = [&](const std::string& n) { return n == mx.name ? "kf_a_" + mx.name : vec(n); };
+        const std::string am = "kf_a_" + mx.name, as = "kf_a_" + sm.name;
+        os << "#if ONLINE\n"
+           << "        " << T << " " << am << " = " << identity("max", f32) << ";  // " << mx.name << " = max over the row of "
+           << mx.map.text() << "\n"
+           << "        " << T << " " << as << " = " << identity("sum", f32) << ";  // " << sm.name << " = sum over the row of "
+           << sm.map.text() << ", in the same pass\n"
+           << pass(sm.map, "                    " + T + " kf_cm = " + identity("max", f32) + ";\n"
+                           "#pragma unroll\n"
+                           "                    for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
+                           "                        const " + T + " kf_x = " + mx.map.to_c(vec, f32, true) + ";\n"
+                           "                        kf_cm = " + combine_expr("max", "kf_cm", "kf_x") + ";\n"
+                           "                    }\n"
+                           "                    if (kf_cm > " + am + ") {\n"
+                           "                        " + as + " = " + as + " * " + (f32 ? "expf" : "exp") + "(" + am + " - kf_cm);\n"
+                           "                        " + am + " = kf_cm;\n"
+                           "                    }\n"
+                           "#pragma unroll\n"
+                           "                    for (int kf_k = 0; kf_k < V; ++kf_k) " + as + " = " + as + " + " +
+                           sm.map.to_c(vec_running, f32, true) + ";\n")
+           << "        " << T << " kf_s_" << mx.name << " = " << am << ", kf_s_" << sm.name << " = " << as << ";\n"
+           << "        kf_group_reduce_online(kf_s_" << mx.name << ", kf_s_" << sm.name << ", kf_smem, kf_smem2);\n"
+           << "#else\n";
+        stat_pass(mx);
+        stat_pass(sm);
+        os << "#endif\n";
+        ++i;
     }
     if (c.per_row_output()) {
         os << "        if (kf_active && kf_lane == 0) " << c.output << "[kf_r] = static_cast<" << T << ">("
@@ -272,7 +343,9 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << launch_check() << "}\n";
     return {"rows-group/" + variant, "template/rows-group",
             "rows in groups of TPR threads (" + variant + " by default), VEC-wide loads, shuffle reductions, rows cached in registers "
-            "up to TPR * VEC * CACHE elements (tunables: BLOCK, TPR, VEC, CACHE)",
+            "up to TPR * VEC * CACHE elements" +
+                std::string(online ? ", the max and the sum of exp(. - max) in one pass (an online softmax)" : "") +
+                " (tunables: BLOCK, TPR, VEC, CACHE" + (online ? ", ONLINE)" : ")"),
             os.str()};
 }
 
