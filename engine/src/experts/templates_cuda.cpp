@@ -182,9 +182,11 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "#define TPR " << tpr << (tpr < 100 ? "     " : "    ") << "// @kf tunable values(8, 16, 32, 64, 128, 256, 512, 1024)\n"
        << "#define VEC " << (f32 ? 4 : 2) << "      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
        << "#define CACHE " << cache << "    // @kf tunable values(0, 1, 2, 4, 8)\n";
+    // One pass for the max and the sum measured faster on a row per warp (a pass less over a
+    // row that no longer sits in L2), slower on a row per block (docs/benchmarks.md).
     if (online)
         os << "// ONLINE: the max and the sum of exp(. - max) in one pass over the row.\n"
-           << "#define ONLINE 1   // @kf tunable values(0, 1)\n";
+           << "#define ONLINE " << (tpr <= 32 ? 1 : 0) << "   // @kf tunable values(0, 1)\n";
     os << "// @kf constraint TPR <= BLOCK\n\n"
        << vector_helpers(T);
     for (const auto& comb : computation_combines())
@@ -297,10 +299,10 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
                            "                        const " + T + " kf_x = " + mx.map.to_c(vec, f32, true) + ";\n"
                            "                        kf_cm = " + combine_expr("max", "kf_cm", "kf_x") + ";\n"
                            "                    }\n"
-                           "                    if (kf_cm > " + am + ") {\n"
-                           "                        " + as + " = " + as + " * " + (f32 ? "expf" : "exp") + "(" + am + " - kf_cm);\n"
-                           "                        " + am + " = kf_cm;\n"
-                           "                    }\n"
+                           "                    const " + T + " kf_mn = " + combine_expr("max", am, "kf_cm") + ";\n"
+                           "                    " + as + " = " + am + " == kf_mn ? " + as + " : " + as + " * " + (f32 ? "expf" : "exp") +
+                           "(" + am + " - kf_mn);\n"
+                           "                    " + am + " = kf_mn;\n"
                            "#pragma unroll\n"
                            "                    for (int kf_k = 0; kf_k < V; ++kf_k) " + as + " = " + as + " + " +
                            sm.map.to_c(vec_running, f32, true) + ";\n")
@@ -1293,7 +1295,8 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
        << "#define BY 8      // @kf tunable values(1, 2, 4, 8, 16, 32)\n"
        << "#define SPLIT 16  // @kf tunable values(1, 4, 16, 64, 256)\n"
        << "#define UNROLL 4  // @kf tunable values(1, 2, 4, 8)\n"
-       << (vector ? "#define VEC 4     // @kf tunable values(1, 2, 4)\n" : "#define VEC 1\n")
+       // VEC 2 measured faster than 4 on col_std in three runs on the H200 (docs/benchmarks.md).
+       << (vector ? "#define VEC 2     // @kf tunable values(1, 2, 4)\n" : "#define VEC 1\n")
        << "// @kf constraint BX * BY <= 1024\n\n"
        << (vector ? pack_loader() : std::string())
        << "// e at row kf_r of the V columns from kf_c0, into o.\n"
