@@ -128,6 +128,12 @@ private slots:
         QTest::newRow("linear_tanh (a matrix product with an epilogue)") << "linear_tanh"
                                                                          << "gemm"
                                                                          << "a matrix product";
+        QTest::newRow("level1/matmul (i-k-j, a row of sums in a std::vector)") << "level1/matmul"
+                                                                              << "gemm"
+                                                                              << "a matrix product (a row of sums)";
+        QTest::newRow("level2/gemm_bias_relu (the same, an epilogue of a scalar)") << "level2/gemm_bias_relu"
+                                                                                 << "gemm"
+                                                                                 << "a matrix product (a row of sums)";
         QTest::newRow("level1/gelu") << "level1/gelu"
                                      << "elementwise"
                                      << "an elementwise loop";
@@ -381,13 +387,73 @@ private slots:
         QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
     }
 
-    /** The tasks it refuses, each with its reason (the bundled products sum into a std::vector row). */
+    /** The i-k-j product into a row of sums (a std::vector): what it reads, and why it refuses the rest. */
+    void row_of_sums_products_data() {
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<QString>("derived");  // the summary, or empty
+        QTest::addColumn<QString>("why");
+        const QString zero = "    for (int n = 0; n < N; ++n) acc[n] = 0;\n";
+        QTest::newRow("per row, a vector filled with 0, a scalar epilogue")
+            << "  for (int m = 0; m < M; ++m) {\n    std::vector<float> acc(N, 0.0f);\n"
+               "    for (int k = 0; k < K; ++k) for (int n = 0; n < N; ++n) acc[n] += A[m * K + k] * B[k * N + n];\n"
+               "    for (int n = 0; n < N; ++n) { const float v = acc[n] + bias[n]; C[m * N + n] = std::tanh(v); } }"
+            << "gemm M x N over K: acc = sum(A * B); C = tanh(acc + bias)"
+            << "";
+        QTest::newRow("a vector read as something else")
+            << "  std::vector<double> acc(N);\n  for (int i = 0; i < M * N; ++i) C[i] = A[i] * 2;"
+            << ""
+            << "declares the vector acc, which is read only as a matrix product's row of sums";
+        QTest::newRow("a row of sums not zeroed first")
+            << "  std::vector<double> acc(N);\n  for (int m = 0; m < M; ++m) {\n"
+               "    for (int n = 0; n < N; ++n) acc[n] = bias[n];\n"
+               "    for (int k = 0; k < K; ++k) for (int n = 0; n < N; ++n) acc[n] += A[m * K + k] * B[k * N + n];\n"
+               "    for (int n = 0; n < N; ++n) C[m * N + n] = acc[n]; }"
+            << ""
+            << "the first loop of each row does not set the row of sums to 0 (acc[n] = 0) (line 7)";
+        QTest::newRow("a transposed factor")
+            << "  std::vector<double> acc(N);\n  for (int m = 0; m < M; ++m) {\n" + zero +
+                   "    for (int k = 0; k < K; ++k) for (int n = 0; n < N; ++n) acc[n] += A[m * K + k] * B[n * K + k];\n"
+                   "    for (int n = 0; n < N; ++n) C[m * N + n] = acc[n]; }"
+            << ""
+            << "sums A[m * K + k] * B[n * K + k], not a rows x inner factor [m * K + k] times an inner x cols factor [k * cols + n] (line 8)";
+        QTest::newRow("the output's loop reads another column")
+            << "  std::vector<double> acc(N);\n  for (int m = 0; m < M; ++m) {\n" + zero +
+                   "    for (int k = 0; k < K; ++k) for (int n = 0; n < N; ++n) acc[n] += A[m * K + k] * B[k * N + n];\n"
+                   "    for (int n = 0; n < N; ++n) C[m * N + n] = acc[N - 1 - n]; }"
+            << ""
+            << "reads acc[N - 1 - n], not acc[n] (line 9)";
+        QTest::newRow("a sum over a shorter row")
+            << "  std::vector<double> acc(N);\n  for (int m = 0; m < M; ++m) {\n" + zero +
+                   "    for (int k = 0; k < K; ++k) for (int n = 0; n < K; ++n) acc[n] += A[m * K + k] * B[k * N + n];\n"
+                   "    for (int n = 0; n < N; ++n) C[m * N + n] = acc[n]; }"
+            << ""
+            << "the loop summing into acc runs to K, not to the row's length (line 8)";
+    }
+
+    void row_of_sums_products() {
+        need_libclang();
+        QFETCH(QString, body);
+        QFETCH(QString, derived);
+        QFETCH(QString, why);
+        Task t = task_without_computation("linear_tanh");
+        const std::string src = "#include \"kf_task.h\"\n#include <cmath>\n#include <vector>\nextern \"C\" void kf_solve(const float* A, "
+                                "const float* B, const float* bias, float* C, int M, int N, int K) {\n" +
+                                body.toStdString() + "\n}\n";
+        Recognition r = recognise_source(t, src, "ref.cpp", Recogniser::Libclang);
+        if (!derived.isEmpty()) {
+            QVERIFY2(r.computation, r.reason.c_str());
+            QCOMPARE(QString::fromStdString(r.computation->summary()), derived);
+            return;
+        }
+        QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");
+        QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
+    }
+
+    /** The tasks it refuses, each with its reason. */
     void refuses_the_shapes_it_does_not_know() {
         need_libclang();
         const std::vector<std::pair<std::string, std::string>> cases = {
             {"opaque_copy", "a call of memcpy"},
-            {"level1/matmul", "the declaration of acc of type std::vector<double> (line 11)"},
-            {"level2/gemm_bias_relu", "the declaration of acc of type std::vector<double> (line 11)"},
         };
         for (const auto& [name, why] : cases) {
             Recognition r = recognise_reference(task_without_computation(name), Backend::Host, Recogniser::Libclang);

@@ -307,6 +307,16 @@ public:
                 return e;
             }
             case CXCursor_CallExpr: {
+                if (str(c_.getCursorSpelling(cur)) == "operator[]") {  // a std::vector's element
+                    std::vector<CXCursor> ch = children(cur);
+                    CXCursor base = ch.empty() ? cur : strip(ch.front());
+                    if (ch.size() != 3 || c_.getCursorKind(base) != CXCursor_DeclRefExpr)
+                        refuse(cur, "an element read of something else than a named vector");
+                    e->kind = Expr::Kind::Index;
+                    e->text = str(c_.getCursorSpelling(base));
+                    e->args = {expr(ch.back())};
+                    return e;
+                }
                 std::string f = str(c_.getCursorSpelling(cur));
                 int n = c_.cursorGetNumArguments(cur);
                 if (n == 0) {  // INFINITY (__builtin_inff), std::numeric_limits<T>::infinity() ...
@@ -409,6 +419,9 @@ public:
             default:
                 break;
         }
+        const std::string spelled = str(c_.getTypeSpelling(t));
+        for (const char* v : {"std::vector<double", "std::vector<float"})
+            if (spelled.rfind(v, 0) == 0) return Stmt::Type::Array;
         refuse(decl,
                "the declaration of " + str(c_.getCursorSpelling(decl)) + " of type " + str(c_.getTypeSpelling(t)));
     }
@@ -424,8 +437,37 @@ public:
         std::vector<CXCursor> ch = children(var);
         for (auto& x : ch)
             if (c_.isExpression(c_.getCursorKind(x))) init = &x;
+        if (s.type == Stmt::Type::Array) {
+            s.init = array_length(var, init);
+            return s;
+        }
         if (init) s.init = expr(*init);
         return s;
+    }
+
+    /** A std::vector's length, from its constructor: (n) or (n, 0). */
+    ExprPtr array_length(CXCursor var, const CXCursor* init) {
+        const std::string n = str(c_.getCursorSpelling(var));
+        if (!init) refuse(var, "the declaration of the vector " + n + " without a length");
+        CXCursor call = strip(*init);
+        // A constructor's call: its children are its arguments, the defaulted ones (the allocator)
+        // written nowhere in the file.
+        std::vector<CXCursor> args;
+        if (c_.getCursorKind(call) == CXCursor_CallExpr)
+            for (CXCursor a : children(call))
+                if (c_.locationIsFromMainFile(c_.getCursorLocation(a))) args.push_back(a);
+        if (args.size() != 1 && args.size() != 2)
+            refuse(var, "the declaration of the vector " + n + " other than " + n + "(length)");
+        if (args.size() == 2) {
+            auto fill = constant(expr(args[1]));
+            if (!fill || *fill != 0) refuse(var, "the vector " + n + " filled with something else than 0");
+        }
+        return expr(args[0]);
+    }
+
+    static std::optional<double> constant(const ExprPtr& e) {
+        if (e->kind == Expr::Kind::Number) return e->value;
+        return std::nullopt;
     }
 
     /** An assignment statement: =, op=, ++ or --. */

@@ -40,7 +40,8 @@ using Block = std::vector<Stmt>;
 /** A statement of the model. */
 struct Stmt {
     enum class Kind { For, Decl, Assign, If, Return, Continue, Break };
-    enum class Type { Integer, Floating, Pointer };
+    /** Array: a local std::vector of float or double, its length in `init` (zero-filled). */
+    enum class Type { Integer, Floating, Pointer, Array };
     Kind kind = Kind::Assign;
     int line = 0;
     std::string var;             ///< For: the loop variable; Decl: the declared name

@@ -381,6 +381,10 @@ Derived recognise_body(const Block& body) {
         if (st.kind != Stmt::Kind::For && !(st.kind == Stmt::Kind::Decl && st.type != Stmt::Type::Floating))
             only_indices = false;
     }
+    if (is_row_product(*loop, s)) return gemm_rows(*loop, s);
+    if (!s.arrays.empty())
+        refuse("declares the vector " + s.arrays.begin()->first +
+               ", which is read only as a matrix product's row of sums (acc[j] += a * b in a loop over the inner size)");
     if (!has_loop || is_element_loop(*loop, s)) return flat_loop(*loop, s);
     if (only_indices && loop->body.back().kind == Stmt::Kind::For &&
         std::count_if(loop->body.begin(), loop->body.end(),

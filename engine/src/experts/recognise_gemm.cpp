@@ -197,4 +197,170 @@ Derived gemm(const Stmt& outer, Scope s) {
     return {j, "a matrix product"};
 }
 
+namespace {
+
+/** The vector element `acc[j]`'s statement: an assignment to an element of a local vector. */
+const std::string* vector_target(const Stmt& st, const Scope& s) {
+    if (st.kind != Stmt::Kind::Assign || st.target->kind != Expr::Kind::Index) return nullptr;
+    return s.arrays.count(st.target->text) ? &st.target->text : nullptr;
+}
+
+/** `e` with every read acc[j] replaced by the name acc; a read of acc at another index is refused. */
+ExprPtr row_sums_as_name(const ExprPtr& e, const std::string& acc, const std::string& j, int line) {
+    if (e->kind == Expr::Kind::Index && e->text == acc) {
+        if (!is_name(e->args[0], j))
+            refuse("reads " + acc + "[" + nest::to_text(e->args[0]) + "], not " + acc + "[" + j + "]" + at_line(line));
+        return Expr::name(acc);
+    }
+    if (e->args.empty()) return e;
+    auto copy = std::make_shared<Expr>(*e);
+    for (auto& a : copy->args) a = row_sums_as_name(a, acc, j, line);
+    return copy;
+}
+
+/** The loop over a row's columns from 0, to the same bound as the sum's. */
+void over_the_row(const Stmt& loop, const Poly& cols, const Scope& s, const std::string& what) {
+    from_zero(loop);
+    if (poly_or_refuse(loop.bound, s, "the bound") != cols)
+        refuse("the loop " + what + " runs to " + nest::to_text(loop.bound) + ", not to the row's length" + at_line(loop.line));
+}
+
+}  // namespace
+
+bool is_row_product(const Stmt& outer, const Scope& scope) {
+    Scope s = scope;
+    for (const Stmt& st : outer.body) {
+        if (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Array) s.arrays[st.var] = st.init;
+        if (st.kind != Stmt::Kind::For || st.body.empty() || st.body.back().kind != Stmt::Kind::For) continue;
+        const Stmt& in = st.body.back();
+        if (in.body.size() == 1 && vector_target(in.body[0], s) && in.body[0].op == "+=") return true;
+    }
+    return false;
+}
+
+Derived gemm_rows(const Stmt& outer, Scope s) {
+    from_zero(outer);
+    s.loop_vars.insert(outer.var);
+    std::string acc, fresh;  // fresh: a vector declared in each row, zero-filled there
+    const Stmt *zero = nullptr, *sum = nullptr, *inner = nullptr, *epilogue = nullptr;
+    Poly cols;
+    ExprPtr cols_bound;
+    ExprPtr term;
+    Scope ks;  // the scope of the sum's term
+    for (const Stmt& st : outer.body) {
+        if (st.kind == Stmt::Kind::Decl) {
+            if (sum && st.type != Stmt::Type::Pointer)
+                refuse("declares " + st.var + " between the sum and the output's loop" + at_line(st.line));
+            if (st.type == Stmt::Type::Array && !zero) fresh = st.var;
+            declare(st, s);
+            continue;
+        }
+        if (st.kind != Stmt::Kind::For)
+            refuse("each row is neither a loop zeroing the row of sums, the loop summing into it nor the output's loop" +
+                   at_line(st.line));
+        if (!zero && !fresh.empty() && !(st.body.size() == 1 && vector_target(st.body[0], s))) {
+            acc = fresh;  // declared in the row, zero-filled: no loop zeroes it
+            cols = poly_or_refuse(s.arrays.at(fresh), s, "the length of " + fresh);
+            cols_bound = s.arrays.at(fresh);
+            zero = &st;  // stands for the zeroing; this loop is the sum's
+        }
+        if (!zero) {  // for (j) acc[j] = 0;
+            const std::string* v = st.body.size() == 1 ? vector_target(st.body[0], s) : nullptr;
+            if (!v || st.body[0].op != "=" || !is_name(st.body[0].target->args[0], st.var) ||
+                constant_value(st.body[0].value) != std::optional<double>(0))
+                refuse("the first loop of each row does not set the row of sums to 0 (" +
+                       std::string(v ? *v : "acc") + "[" + st.var + "] = 0)" + at_line(st.line));
+            acc = *v;
+            zero = &st;
+            from_zero(st);
+            cols = poly_or_refuse(st.bound, s, "the bound");
+            cols_bound = st.bound;
+            continue;
+        }
+        if (!sum) {  // for (k) { ...; for (j) acc[j] += a * b; }
+            from_zero(st);
+            if (constant_of(st.bound, s))
+                refuse("the loop over " + st.var + " runs to a constant, not to the inner size" + at_line(st.line));
+            sum = &st;
+            ks = s;
+            ks.loop_vars.insert(st.var);
+            for (std::size_t q = 0; q + 1 < st.body.size(); ++q) {
+                if (st.body[q].kind != Stmt::Kind::Decl)
+                    refuse("the loop over " + st.var + " does more than declare and sum into " + acc + at_line(st.body[q].line));
+                declare(st.body[q], ks);
+            }
+            inner = st.body.empty() ? nullptr : &st.body.back();
+            if (!inner || inner->kind != Stmt::Kind::For || inner->body.size() != 1 || !vector_target(inner->body[0], ks) ||
+                *vector_target(inner->body[0], ks) != acc || inner->body[0].op != "+=" ||
+                !is_name(inner->body[0].target->args[0], inner->var))
+                refuse("the loop over " + st.var + " does not end with one loop summing into " + acc + " (" + acc +
+                       "[j] += a * b)" + at_line(st.line));
+            over_the_row(*inner, cols, ks, "summing into " + acc);
+            ks.loop_vars.insert(inner->var);
+            term = subst(inner->body[0].value, ks);
+            continue;
+        }
+        if (!epilogue) {
+            over_the_row(st, cols, s, "writing the output");
+            epilogue = &st;
+            continue;
+        }
+        refuse("each row has a fourth loop" + at_line(st.line));
+    }
+    if (!epilogue) refuse("the loop over " + outer.var + " does not zero, sum and write a row" + at_line(outer.line));
+
+    // The term: a product of two reads, [i * K + k] and [k * N + j].
+    const std::string term_text = nest::to_text(inner->body[0].value);
+    if (term->kind != Expr::Kind::Binary || term->text != "*" || term->args[0]->kind != Expr::Kind::Index ||
+        term->args[1]->kind != Expr::Kind::Index)
+        refuse("sums " + term_text + " into " + acc + ", not a product of two tensor reads" + at_line(inner->line));
+    const Poly k = variable(sum->var);
+    const Poly inner_size = poly_or_refuse(sum->bound, s, "the bound");
+    const Poly left = add(mul(variable(outer.var), inner_size), k), right = add(mul(k, cols), variable(inner->var));
+    std::string tensor[2];
+    Poly at[2];
+    for (int i = 0; i < 2; ++i) std::tie(tensor[i], at[i]) = access(term->args[i], ks);
+    const int first = at[0] == left && at[1] == right ? 0 : at[1] == left && at[0] == right ? 1 : -1;
+    if (first < 0)
+        refuse("sums " + tensor[0] + "[" + poly_text(at[0], ks.loop_vars) + "] * " + tensor[1] + "[" +
+               poly_text(at[1], ks.loop_vars) + "], not a rows x inner factor [" + outer.var + " * " +
+               nest::to_text(sum->bound) + " + " + sum->var + "] times an inner x cols factor [" + sum->var + " * cols + " +
+               inner->var + "]" + at_line(inner->line));
+
+    // The output's loop: scalars of acc[j] and reads at the cell, then the write.
+    s.row = outer.var;
+    s.col = epilogue->var;
+    s.cols = cols;
+    s.loop_vars.insert(epilogue->var);
+    const Stmt* write = nullptr;
+    for (const Stmt& st : epilogue->body) {
+        if (write) refuse("does more after writing " + write->target->text + at_line(st.line));
+        if (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Floating && st.init) {
+            Stmt d = st;
+            d.init = row_sums_as_name(st.init, acc, epilogue->var, st.line);
+            declare(d, s);
+            continue;
+        }
+        if (st.kind == Stmt::Kind::Assign && st.target->kind == Expr::Kind::Index && st.op == "=") {
+            write = &st;
+            continue;
+        }
+        refuse("the output's loop does more than declare scalars and write the output" + at_line(st.line));
+    }
+    if (!write) refuse("the loop over " + epilogue->var + " writes no output" + at_line(epilogue->line));
+    auto [out, p] = access(write->target, s);
+    if (p != cell_index(s))
+        refuse("writes " + out + "[" + poly_text(p, s.loop_vars) + "], not " + out + "[" + poly_text(cell_index(s), s.loop_vars) +
+               "] of the product's rows and columns" + at_line(write->line));
+    const std::string map = emit(row_sums_as_name(write->value, acc, epilogue->var, write->line), s, write->line);
+    nlohmann::json j = {
+        {"op", "gemm"},
+        {"layout",
+         {{"rows", nest::to_text(outer.bound)}, {"cols", nest::to_text(cols_bound)}, {"inner", nest::to_text(sum->bound)}}},
+        {"stats", nlohmann::json::array({{{"name", acc}, {"combine", "sum"}, {"map", tensor[first] + " * " + tensor[1 - first]}}})},
+        {"map", map},
+        {"output", out}};
+    return {j, "a matrix product (a row of sums)"};
+}
+
 }  // namespace kf::ast

@@ -344,6 +344,10 @@ bool is_early_exit(const Stmt& st) {
 
 /** A declaration outside the loops: a scalar, an index or a row pointer. */
 void declare(const Stmt& st, Scope& s) {
+    if (st.type == Stmt::Type::Array) {
+        s.arrays[st.var] = st.init;
+        return;
+    }
     if (st.type == Stmt::Type::Integer) {
         if (!st.init) refuse("declares " + st.var + " without a value" + at_line(st.line));
         s.ilets[st.var] = poly_or_refuse(st.init, s, "the value of " + st.var + at_line(st.line));

@@ -87,6 +87,8 @@ struct Scope {
     Poly rows;                     ///< cells: the layout's row count
     /** cells: each loop variable as the cell's position reads it (i: row(), c: row() % C). */
     std::map<std::string, std::string> position;
+    /** Local std::vector rows (a matrix product's row of sums): name -> length. */
+    std::map<std::string, ExprPtr> arrays;
     /** Output elements an earlier loop wrote as scratch: tensor -> (the row and column variables, the value). */
     std::map<std::string, std::pair<std::string, ExprPtr>> stored;
 };
@@ -177,6 +179,14 @@ bool is_product_nest(const Stmt& outer, const Scope& s);
  * (recognise_gemm.cpp).
  */
 Derived gemm(const Stmt& outer, Scope s);
+/** True when a loop of `outer` sums into a row of a local vector in an inner loop (gemm_rows' shape). */
+bool is_row_product(const Stmt& outer, const Scope& s);
+/**
+ * for (i < M) { for (j < N) acc[j] = 0; for (k < K) { for (j < N) acc[j] += A[i * K + k] * B[k * N + j]; }
+ * for (j < N) C[i * N + j] = e; }: the i-k-j order with a row of sums in a local vector, e of
+ * acc[j] and reads at the cell.
+ */
+Derived gemm_rows(const Stmt& outer, Scope s);
 /** kf_solve's body, whatever its shape (recognise_clang.cpp); throws Refusal. */
 Derived recognise_body(const Block& body);
 
