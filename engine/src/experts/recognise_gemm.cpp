@@ -27,6 +27,16 @@ struct Factor {
     std::string shown;
 };
 
+/** The computation of C = map(acc), acc = the sum over inner of a * b, C rows x cols. */
+nlohmann::json gemm_json(const ExprPtr& rows, const ExprPtr& cols, const ExprPtr& inner, const std::string& acc,
+                         const std::string& a, const std::string& b, const std::string& map, const std::string& out) {
+    return {{"op", "gemm"},
+            {"layout", {{"rows", nest::to_text(rows)}, {"cols", nest::to_text(cols)}, {"inner", nest::to_text(inner)}}},
+            {"stats", nlohmann::json::array({{{"name", acc}, {"combine", "sum"}, {"map", a + " * " + b}}})},
+            {"map", map},
+            {"output", out}};
+}
+
 /** The loop that indexes the output's rows, the one of its columns, and the sum's factors in the product's order. */
 struct Product {
     const Stmt* row = nullptr;
@@ -187,14 +197,7 @@ Derived gemm(const Stmt& outer, Scope s) {
     std::string map = emit(write->value, s, write->line);
     const std::string& a = f[found->left_first ? 0 : 1].tensor;
     const std::string& b = f[found->left_first ? 1 : 0].tensor;
-    nlohmann::json j = {
-        {"op", "gemm"},
-        {"layout",
-         {{"rows", nest::to_text(rs.bound)}, {"cols", nest::to_text(cs.bound)}, {"inner", nest::to_text(sum->bound)}}},
-        {"stats", nlohmann::json::array({{{"name", acc}, {"combine", "sum"}, {"map", a + " * " + b}}})},
-        {"map", map},
-        {"output", out}};
-    return {j, "a matrix product"};
+    return {gemm_json(rs.bound, cs.bound, sum->bound, acc, a, b, map, out), "a matrix product"};
 }
 
 namespace {
@@ -353,14 +356,8 @@ Derived gemm_rows(const Stmt& outer, Scope s) {
         refuse("writes " + out + "[" + poly_text(p, s.loop_vars) + "], not " + out + "[" + poly_text(cell_index(s), s.loop_vars) +
                "] of the product's rows and columns" + at_line(write->line));
     const std::string map = emit(row_sums_as_name(write->value, acc, epilogue->var, write->line), s, write->line);
-    nlohmann::json j = {
-        {"op", "gemm"},
-        {"layout",
-         {{"rows", nest::to_text(outer.bound)}, {"cols", nest::to_text(cols_bound)}, {"inner", nest::to_text(sum->bound)}}},
-        {"stats", nlohmann::json::array({{{"name", acc}, {"combine", "sum"}, {"map", tensor[first] + " * " + tensor[1 - first]}}})},
-        {"map", map},
-        {"output", out}};
-    return {j, "a matrix product (a row of sums)"};
+    return {gemm_json(outer.bound, cols_bound, sum->bound, acc, tensor[first], tensor[1 - first], map, out),
+            "a matrix product (a row of sums)"};
 }
 
 }  // namespace kf::ast
