@@ -135,6 +135,10 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
     const std::string T = element_type(task, c);
     const bool f32 = is_fp32(task, c);
     const bool online = is_online_max_sum(c);
+    // A sum s of exp(. - m) moved to the max mn >= m; as it is where m is mn (both -inf included).
+    auto rescaled = [&](const std::string& s_, const std::string& m, const std::string& mn) {
+        return m + " == " + mn + " ? " + s_ + " : " + s_ + " * " + (f32 ? "expf" : "exp") + "(" + m + " - " + mn + ")";
+    };
     auto vec = resolver(task, c, T, [&c](const std::string& n) -> std::string {
         return c.inputs.at(n) == Indexing::PerRow ? "kf_row_" + n : "kf_v_" + n + ".v[kf_k]";
     });
@@ -207,11 +211,10 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "    return v;\n"
        << "}\n\n";
     if (online) {
-        const std::string ex = f32 ? "expf" : "exp";
         auto merge = [&](const std::string& mo, const std::string& so, const std::string& indent) {
             return indent + "{\n" + indent + "    const " + T + " kf_mn = m > " + mo + " ? m : " + mo + ";\n" + indent +
-                   "    s = (m == kf_mn ? s : s * " + ex + "(m - kf_mn)) + (" + mo + " == kf_mn ? " + so + " : " + so + " * " + ex +
-                   "(" + mo + " - kf_mn));\n" + indent + "    m = kf_mn;\n" + indent + "}\n";
+                   "    s = (" + rescaled("s", "m", "kf_mn") + ") + (" + rescaled(so, mo, "kf_mn") + ");\n" + indent +
+                   "    m = kf_mn;\n" + indent + "}\n";
         };
         os << "// The (max, sum) pairs of a row group's TPR lanes: each sum rescaled to the larger max.\n"
            << "__device__ __forceinline__ void kf_group_reduce_online(" << T << "& m, " << T << "& s, " << T << "* smem, " << T
@@ -300,8 +303,7 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
                            "                        kf_cm = " + combine_expr("max", "kf_cm", "kf_x") + ";\n"
                            "                    }\n"
                            "                    const " + T + " kf_mn = " + combine_expr("max", am, "kf_cm") + ";\n"
-                           "                    " + as + " = " + am + " == kf_mn ? " + as + " : " + as + " * " + (f32 ? "expf" : "exp") +
-                           "(" + am + " - kf_mn);\n"
+                           "                    " + as + " = " + rescaled(as, am, "kf_mn") + ";\n"
                            "                    " + am + " = kf_mn;\n"
                            "#pragma unroll\n"
                            "                    for (int kf_k = 0; kf_k < V; ++kf_k) " + as + " = " + as + " + " +
