@@ -459,15 +459,11 @@ public:
         if (args.size() != 1 && args.size() != 2)
             refuse(var, "the declaration of the vector " + n + " other than " + n + "(length)");
         if (args.size() == 2) {
-            auto fill = constant(expr(args[1]));
-            if (!fill || *fill != 0) refuse(var, "the vector " + n + " filled with something else than 0");
+            const ExprPtr fill = expr(args[1]);
+            if (fill->kind != Expr::Kind::Number || fill->value != 0)
+                refuse(var, "the vector " + n + " filled with something else than 0");
         }
         return expr(args[0]);
-    }
-
-    static std::optional<double> constant(const ExprPtr& e) {
-        if (e->kind == Expr::Kind::Number) return e->value;
-        return std::nullopt;
     }
 
     /** An assignment statement: =, op=, ++ or --. */

@@ -245,7 +245,8 @@ Derived gemm_rows(const Stmt& outer, Scope s) {
     from_zero(outer);
     s.loop_vars.insert(outer.var);
     std::string acc, fresh;  // fresh: a vector declared in each row, zero-filled there
-    const Stmt *zero = nullptr, *sum = nullptr, *inner = nullptr, *epilogue = nullptr;
+    bool zeroed = false;     // by a loop, or by the declaration of `fresh`
+    const Stmt *sum = nullptr, *inner = nullptr, *epilogue = nullptr;
     Poly cols;
     ExprPtr cols_bound;
     ExprPtr term;
@@ -254,27 +255,27 @@ Derived gemm_rows(const Stmt& outer, Scope s) {
         if (st.kind == Stmt::Kind::Decl) {
             if (sum && st.type != Stmt::Type::Pointer)
                 refuse("declares " + st.var + " between the sum and the output's loop" + at_line(st.line));
-            if (st.type == Stmt::Type::Array && !zero) fresh = st.var;
+            if (st.type == Stmt::Type::Array && !zeroed) fresh = st.var;
             declare(st, s);
             continue;
         }
         if (st.kind != Stmt::Kind::For)
             refuse("each row is neither a loop zeroing the row of sums, the loop summing into it nor the output's loop" +
                    at_line(st.line));
-        if (!zero && !fresh.empty() && !(st.body.size() == 1 && vector_target(st.body[0], s))) {
-            acc = fresh;  // declared in the row, zero-filled: no loop zeroes it
+        if (!zeroed && !fresh.empty() && !(st.body.size() == 1 && vector_target(st.body[0], s))) {
+            acc = fresh;  // declared in the row, zero-filled: no loop zeroes it, this loop is the sum's
             cols = poly_or_refuse(s.arrays.at(fresh), s, "the length of " + fresh);
             cols_bound = s.arrays.at(fresh);
-            zero = &st;  // stands for the zeroing; this loop is the sum's
+            zeroed = true;
         }
-        if (!zero) {  // for (j) acc[j] = 0;
+        if (!zeroed) {  // for (j) acc[j] = 0;
             const std::string* v = st.body.size() == 1 ? vector_target(st.body[0], s) : nullptr;
             if (!v || st.body[0].op != "=" || !is_name(st.body[0].target->args[0], st.var) ||
                 constant_value(st.body[0].value) != std::optional<double>(0))
                 refuse("the first loop of each row does not set the row of sums to 0 (" +
                        std::string(v ? *v : "acc") + "[" + st.var + "] = 0)" + at_line(st.line));
             acc = *v;
-            zero = &st;
+            zeroed = true;
             from_zero(st);
             cols = poly_or_refuse(st.bound, s, "the bound");
             cols_bound = st.bound;
