@@ -130,18 +130,24 @@ private slots:
 
     void improves_on_bundled_host_tasks_data() {
         QTest::addColumn<QString>("task");
-        QTest::newRow("softmax") << "level1/softmax";
-        QTest::newRow("matmul") << "level1/matmul";
+        QTest::addColumn<int>("budget");
+        QTest::newRow("softmax") << "level1/softmax" << 14;
+        // matmul's seeds include a cache-blocked kernel that is often the fastest from the start;
+        // the tuner's children of it are timed within the host's noise of it. Its budget leaves
+        // room for the lineages of the slower seeds and templates, whose tuned children beat
+        // them: at 14 a fresh-clone run once saw no child beat its parent.
+        QTest::newRow("matmul") << "level1/matmul" << 20;
     }
 
     void improves_on_bundled_host_tasks() {
         QFETCH(QString, task);
+        QFETCH(int, budget);
         Task t = load_task(kftest::task(task.toStdString()));
         auto patterns = load_seed_patterns(kftest::source_dir() / "resources" / "library" / "seed.json", t, Backend::Host);
         if (patterns.empty()) QSKIP("no host patterns in the seed library for this task");
         Evaluator ev(host_config());
         ProjectStore store = ProjectStore::create(kftest::temp_dir("evolve-project"), "p");
-        EvolveOutcome out = evolve(t, ev, store, quick(14));
+        EvolveOutcome out = evolve(t, ev, store, quick(budget));
         QVERIFY(out.result.best);
         qInfo("%s: best %.2fx by %s (%s), %d evaluations, %s", t.name.c_str(), out.result.best->fitness,
               out.result.best->expert.c_str(), out.result.best->family.c_str(), out.result.evaluations,
@@ -155,17 +161,21 @@ private slots:
         QVERIFY(store.unevaluated(out.run_id).empty());
         // The search itself improved something: an expert's child beat its parent, as the
         // store's lineage and evaluations tell (not only a seed that was fast from the start).
-        std::string improved;
+        std::string improved, lineage;
         for (const auto& c : store.candidates(out.run_id)) {
             if (c.expert == "seed" || c.parents.empty()) continue;
             auto child = store.evaluation_of(c.id);
             auto parent = store.evaluation_of(c.parents.front());
-            if (child && parent && child->status_value() == Status::Ok && child->fitness > parent->fitness) {
+            lineage += QString::asprintf("\n  %d by %s (%s): %s %.3fx, parent %d %.3fx", int(c.id), c.expert.c_str(),
+                                         c.family.c_str(), child ? child->status.c_str() : "not evaluated",
+                                         child ? child->fitness : 0.0, int(c.parents.front()),
+                                         parent ? parent->fitness : 0.0)
+                           .toStdString();
+            if (improved.empty() && child && parent && child->status_value() == Status::Ok &&
+                child->fitness > parent->fitness)
                 improved = c.expert + " (candidate " + std::to_string(c.id) + ")";
-                break;
-            }
         }
-        QVERIFY2(!improved.empty(), "no expert's child beat its parent");
+        QVERIFY2(!improved.empty(), ("no expert's child beat its parent:" + lineage).c_str());
         qInfo("%s: a child of %s beat its parent", t.name.c_str(), improved.c_str());
     }
 
