@@ -143,6 +143,10 @@ private slots:
         QTest::newRow("level1/softmax (output as scratch)") << "level1/softmax"
                                                             << "row_normalize"
                                                             << "reductions over each row";
+        QTest::newRow("level2/masked_softmax (a mask, a flag, an exit for the rows with no kept column)")
+            << "level2/masked_softmax"
+            << "row_normalize"
+            << "reductions over each row, then every element of the row, with an exit for the rows where a flag stays false";
         QTest::newRow("level1/layernorm") << "level1/layernorm"
                                           << "row_normalize"
                                           << "reductions over each row";
@@ -439,6 +443,93 @@ private slots:
         const std::string src = "#include \"kf_task.h\"\n#include <cmath>\n#include <vector>\nextern \"C\" void kf_solve(const float* A, "
                                 "const float* B, const float* bias, float* C, int M, int N, int K) {\n" +
                                 body.toStdString() + "\n}\n";
+        Recognition r = recognise_source(t, src, "ref.cpp", Recogniser::Libclang);
+        if (!derived.isEmpty()) {
+            QVERIFY2(r.computation, r.reason.c_str());
+            QCOMPARE(QString::fromStdString(r.computation->summary()), derived);
+            return;
+        }
+        QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");
+        QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
+    }
+
+    /** Rows under a mask: conditional reductions and writes, a flag and the rows' exit where it stays false. */
+    void masked_rows_data() {
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<QString>("derived");  // the summary, or empty
+        QTest::addColumn<QString>("why");
+        const QString row = "  for (int r = 0; r < rows; ++r) {\n    const float* a = x + r * cols;\n"
+                            "    const bool* keep = mask + r * cols;\n    float* out = y + r * cols;\n";
+        const QString flag_max = "    bool any = false;\n    float m = 0;\n"
+                                 "    for (int c = 0; c < cols; ++c) {\n      if (!keep[c]) continue;\n"
+                                 "      const float s = scale * a[c];\n      if (!any || s > m) m = s;\n      any = true;\n    }\n";
+        const QString exit0 = "    if (!any) {\n      for (int c = 0; c < cols; ++c) out[c] = 0.0f;\n      continue;\n    }\n";
+        const QString sum = "    double t = 0;\n    for (int c = 0; c < cols; ++c) {\n      if (keep[c]) {\n"
+                            "        const float e = std::exp(scale * a[c] - m);\n        out[c] = e;\n        t += e;\n"
+                            "      } else {\n        out[c] = 0.0f;\n      }\n    }\n";
+        const QString norm = "    for (int c = 0; c < cols; ++c)\n      if (keep[c]) out[c] = out[c] / t;\n  }";
+        QTest::newRow("a flag, an exit, scratch written in both branches")
+            << row + flag_max + exit0 + sum + norm
+            << "row_normalize over rows x cols: m = max(select(mask, scale * x, -inf)); "
+               "t = sum(select(mask, exp(scale * x - m), 0)); y = select(mask, exp(scale * x - m) / t, 0)"
+            << "";
+        QTest::newRow("a conditional max from -inf, a condition in the output's loop")
+            << row + "    float m = -INFINITY;\n    for (int c = 0; c < cols; ++c)\n"
+                     "      if (keep[c]) m = std::fmax(m, a[c]);\n"
+                     "    float t = 0;\n    for (int c = 0; c < cols; ++c) if (keep[c]) t += a[c] - m;\n"
+                     "    for (int c = 0; c < cols; ++c) out[c] = keep[c] ? (a[c] - m) / t : 0.0f;\n  }"
+            << "row_normalize over rows x cols: m = max(select(mask, x, -inf)); t = sum(select(mask, x - m, 0)); "
+               "y = select(mask, (x - m) / t, 0)"
+            << "";
+        QTest::newRow("if (v > m) m = v from the identity")
+            << row + "    float m = -INFINITY;\n    for (int c = 0; c < cols; ++c) if (a[c] > m) m = a[c];\n"
+                     "    for (int c = 0; c < cols; ++c) out[c] = a[c] - m;\n  }"
+            << "row_normalize over rows x cols: m = max(x); y = x - m"
+            << "";
+        QTest::newRow("an exit writing what the formula does not give")
+            << row + flag_max + "    if (!any) {\n      for (int c = 0; c < cols; ++c) out[c] = 1.0f;\n      continue;\n    }\n" +
+                   sum + norm
+            << ""
+            << "the exit where any is false writes 1, but where mask fails each element is 0 (line 16)";
+        QTest::newRow("a flag's maximum without an exit")
+            << row + flag_max + sum + norm
+            << ""
+            << "m is the row's only where any is true, and no `if (!any) { ...; continue; }` writes the rows where it is false";
+        QTest::newRow("an element written under a condition only")
+            << row + flag_max + exit0 +
+                   "    double t = 0;\n    for (int c = 0; c < cols; ++c) if (keep[c]) t += std::exp(scale * a[c] - m);\n"
+                   "    for (int c = 0; c < cols; ++c) if (keep[c]) out[c] = std::exp(scale * a[c] - m) / t;\n  }"
+            << ""
+            << "writes y under a condition only, leaving its other elements unwritten (line 22)";
+        QTest::newRow("a flag set under another condition than the maximum's")
+            << row + "    bool any = false;\n    float m = 0;\n    for (int c = 0; c < cols; ++c) {\n"
+                     "      if (keep[c] && (!any || a[c] > m)) m = a[c];\n      any = true;\n    }\n" +
+                   exit0 + sum + norm
+            << ""
+            << "assigns m inside the loop over c other than as a reduction (line 11)";
+        QTest::newRow("a flag read by a maximum under another condition")
+            << row + "    bool any = false;\n    float m = 0;\n    for (int c = 0; c < cols; ++c) {\n"
+                     "      if (!any || a[c] > m) m = a[c];\n      if (keep[c]) any = true;\n    }\n" +
+                   exit0 + sum + norm
+            << ""
+            << "the update reading any runs always, and the loop over c does not set any under that condition (line 10)";
+        QTest::newRow("a continue inside another condition")
+            << row + "    float t = 0;\n    for (int c = 0; c < cols; ++c) {\n      if (keep[c]) { if (a[c] < 0) continue; }\n"
+                     "      t += a[c];\n    }\n    for (int c = 0; c < cols; ++c) out[c] = a[c] / t;\n  }"
+            << ""
+            << "continues the loop over c from inside another condition (line 10)";
+    }
+
+    void masked_rows() {
+        need_libclang();
+        QFETCH(QString, body);
+        QFETCH(QString, derived);
+        QFETCH(QString, why);
+        Task t = task_without_computation("level2/masked_softmax");
+        const std::string src =
+            "#include \"kf_task.h\"\n#include <cmath>\nextern \"C\" void kf_solve(const float* x, const bool* mask, "
+            "float* y, int rows, int cols, float scale) {\n" +
+            body.toStdString() + "\n}\n";
         Recognition r = recognise_source(t, src, "ref.cpp", Recogniser::Libclang);
         if (!derived.isEmpty()) {
             QVERIFY2(r.computation, r.reason.c_str());

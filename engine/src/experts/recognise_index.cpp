@@ -233,14 +233,19 @@ ExprPtr rewrite(const ExprPtr& e, const Scope& s) {
     }
 }
 
-/** An expression (substituted) in the computation language; a refusal names the statement's line. */
-std::string emit(const ExprPtr& e, const Scope& s, int line) {
+/** An expression, already substituted, with its reads rewritten; a refusal names the statement's line. */
+ExprPtr rewritten(const ExprPtr& e, const Scope& s, int line) {
     try {
-        return nest::to_text(rewrite(subst(e, s), s));
+        return rewrite(e, s);
     } catch (const Refusal& r) {
         std::string why = r.what();
         refuse(why.find("(line ") == std::string::npos ? why + at_line(line) : why);
     }
+}
+
+/** An expression (substituted) in the computation language; a refusal names the statement's line. */
+std::string emit(const ExprPtr& e, const Scope& s, int line) {
+    return nest::to_text(rewritten(subst(e, s), s, line));
 }
 
 std::optional<double> constant_value(const ExprPtr& e) {

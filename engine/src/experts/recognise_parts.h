@@ -2,7 +2,7 @@
 // The two recognisers behind kf/recognise.h: one reads tokens, the other libclang's AST. The
 // AST recogniser's parts share the declarations of namespace kf::ast below: index
 // polynomials, scopes and expressions (recognise_index.cpp), loops over rows or columns
-// (recognise_clang.cpp), nests over the cells (recognise_cells.cpp), padded reads
+// (recognise_lines.cpp), nests over the cells (recognise_cells.cpp), padded reads
 // (recognise_padding.cpp), histograms (recognise_histogram.cpp) and matrix products
 // (recognise_gemm.cpp).
 #include <map>
@@ -108,6 +108,8 @@ std::pair<std::string, Poly> access(const ExprPtr& e, const Scope& s);
 std::string read_text(const ExprPtr& e, const Scope& s);
 /** The expression (substituted) with its reads written as the computation language reads them. */
 ExprPtr rewrite(const ExprPtr& e, const Scope& s);
+/** An expression, already substituted, with its reads rewritten; a refusal names the statement's line. */
+ExprPtr rewritten(const ExprPtr& e, const Scope& s, int line);
 /** An expression (substituted) in the computation language; a refusal names the statement's line. */
 std::string emit(const ExprPtr& e, const Scope& s, int line);
 
@@ -187,6 +189,11 @@ bool is_row_product(const Stmt& outer, const Scope& s);
  * acc[j] and reads at the cell.
  */
 Derived gemm_rows(const Stmt& outer, Scope s);
+/**
+ * for (r) { scalars; loops along the row reducing, some writing each element }: reductions,
+ * normalisations and scans along rows or columns (recognise_lines.cpp).
+ */
+Derived lines(const Stmt& outer, Scope s);
 /** kf_solve's body, whatever its shape (recognise_clang.cpp); throws Refusal. */
 Derived recognise_body(const Block& body);
 
