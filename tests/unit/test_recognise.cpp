@@ -467,7 +467,8 @@ private slots:
         const QString sum = "    double t = 0;\n    for (int c = 0; c < cols; ++c) {\n      if (keep[c]) {\n"
                             "        const float e = std::exp(scale * a[c] - m);\n        out[c] = e;\n        t += e;\n"
                             "      } else {\n        out[c] = 0.0f;\n      }\n    }\n";
-        const QString norm = "    for (int c = 0; c < cols; ++c)\n      if (keep[c]) out[c] = out[c] / t;\n  }";
+        const QString norm = "    for (int j = 0; j < cols; ++j)\n      if (keep[j]) out[j] = out[j] / t;\n  }";
+        // The last loop's variable is another: the element stored by the loop over c is read back at j.
         QTest::newRow("a flag, an exit, scratch written in both branches")
             << row + flag_max + exit0 + sum + norm
             << "row_normalize over rows x cols: m = max(select(mask, scale * x, -inf)); "

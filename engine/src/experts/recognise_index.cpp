@@ -108,6 +108,40 @@ ExprPtr poly_expr(const Poly& p) {
     return sum ? sum : Expr::number(0, true);
 }
 
+bool mentions(const ExprPtr& e, const std::string& n) {
+    if (e->kind == Expr::Kind::Name && e->text == n) return true;
+    return std::any_of(e->args.begin(), e->args.end(), [&](const ExprPtr& a) { return mentions(a, n); });
+}
+
+namespace {
+/** e with the name `was` written `now`. */
+ExprPtr renamed(const ExprPtr& e, const std::string& was, const std::string& now) {
+    if (e->kind == Expr::Kind::Name && e->text == was) {
+        auto n = std::make_shared<Expr>(*e);
+        n->text = now;
+        return n;
+    }
+    if (e->args.empty()) return e;
+    auto out = std::make_shared<Expr>(*e);
+    for (auto& a : out->args) a = renamed(a, was, now);
+    return out;
+}
+}  // namespace
+
+ExprPtr stored_value(const std::string& tensor, const Scope& s) {
+    auto st = s.stored.find(tensor);
+    if (st == s.stored.end()) return nullptr;
+    // Written in a loop over another variable: its value with that variable renamed.
+    ExprPtr v = st->second.value;
+    for (const auto& [was, now] : {std::pair(st->second.row, s.row), std::pair(st->second.col, s.col)}) {
+        if (was == now) continue;
+        if (mentions(v, now))
+            refuse("reads back " + tensor + " in a loop over " + now + ", a name its stored value already has");
+        v = renamed(v, was, now);
+    }
+    return v;
+}
+
 /**
  * Scalars replaced by their definitions, held loop variables by their values; an array read
  * is resolved where it stands (row pointer, index definitions, held variables), so that it
@@ -148,12 +182,8 @@ ExprPtr subst(const ExprPtr& e, const Scope& s) {
         }
         Poly at = add(offset, *p);
         // An element an earlier loop of the row stored in the output: its value.
-        if (auto st = s.stored.find(out->text);
-            st != s.stored.end() && !s.row.empty() && !s.col.empty() && at == cell_index(s)) {
-            if (st->second.first != s.row + "," + s.col)
-                refuse("reads back " + out->text + " over other loop variables than those it was written with");
-            return st->second.second;
-        }
+        if (!s.row.empty() && !s.col.empty() && at == cell_index(s))
+            if (ExprPtr v = stored_value(out->text, s)) return v;
         out->args = {poly_expr(at)};
         return out;
     }

@@ -78,11 +78,6 @@ ExprPtr simplify(const ExprPtr& e) {
     return out;
 }
 
-bool mentions(const ExprPtr& e, const std::string& name) {
-    if (e->kind == Expr::Kind::Name && e->text == name) return true;
-    return std::any_of(e->args.begin(), e->args.end(), [&](const ExprPtr& a) { return mentions(a, name); });
-}
-
 /** The identity of a combine, as the value a reduction takes where its condition fails. */
 ExprPtr identity_of(const std::string& combine) {
     if (combine == "sum") return Expr::number(0, false);
@@ -410,12 +405,12 @@ Derived lines(const Stmt& outer, Scope s) {
                         refuse("writes both " + out + " and " + tensor + " along the " + along + at_line(in.line));
                     if (out.empty()) {
                         out = tensor;
-                        auto was = ls.stored.find(out);
-                        cell = was != ls.stored.end() ? was->second.second : Expr::name(kUnwritten);
+                        cell = stored_value(out, ls);
+                        if (!cell) cell = Expr::name(kUnwritten);
                     }
                     // Read back later in the row: the element's value so far (a softmax's exponentials).
                     cell = choice(g, subst(in.value, ls), cell);
-                    ls.stored[out] = {ls.row + "," + ls.col, cell};
+                    ls.stored[out] = {ls.row, ls.col, cell};
                     write_line = in.line;
                     continue;
                 }
@@ -440,7 +435,7 @@ Derived lines(const Stmt& outer, Scope s) {
                 refuse("writes " + out + " under a condition only, leaving its other elements unwritten" +
                        at_line(write_line));
             if (!last) {
-                s.stored[out] = {ls.row + "," + ls.col, value};
+                s.stored[out] = {ls.row, ls.col, value};
                 for (auto& j : new_stats) cx.stats.push_back(j);
                 continue;
             }

@@ -89,8 +89,12 @@ struct Scope {
     std::map<std::string, std::string> position;
     /** Local std::vector rows (a matrix product's row of sums): name -> length. */
     std::map<std::string, ExprPtr> arrays;
-    /** Output elements an earlier loop wrote as scratch: tensor -> (the row and column variables, the value). */
-    std::map<std::string, std::pair<std::string, ExprPtr>> stored;
+    /** An output element an earlier loop wrote as scratch: its value, and the row and column variables it is written in. */
+    struct Stored {
+        std::string row, col;
+        ExprPtr value;
+    };
+    std::map<std::string, Stored> stored;  ///< by tensor
 };
 
 Poly cell_index(const Scope& s);
@@ -108,6 +112,10 @@ std::pair<std::string, Poly> access(const ExprPtr& e, const Scope& s);
 std::string read_text(const ExprPtr& e, const Scope& s);
 /** The expression (substituted) with its reads written as the computation language reads them. */
 ExprPtr rewrite(const ExprPtr& e, const Scope& s);
+/** The value an earlier loop of the row stored at the cell of `tensor`, in this loop's variables; null if none. */
+ExprPtr stored_value(const std::string& tensor, const Scope& s);
+/** True when e has the name n. */
+bool mentions(const ExprPtr& e, const std::string& n);
 /** An expression, already substituted, with its reads rewritten; a refusal names the statement's line. */
 ExprPtr rewritten(const ExprPtr& e, const Scope& s, int line);
 /** An expression (substituted) in the computation language; a refusal names the statement's line. */
