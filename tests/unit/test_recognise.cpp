@@ -147,6 +147,10 @@ private slots:
             << "level2/masked_softmax"
             << "row_normalize"
             << "reductions over each row, then every element of the row, with an exit for the rows where a flag stays false";
+        QTest::newRow("level1/histogram (counts in a local array filled with 0, bytes in range)")
+            << "level1/histogram"
+            << "histogram"
+            << "a histogram counted in a local array, then copied";
         QTest::newRow("level1/layernorm") << "level1/layernorm"
                                           << "row_normalize"
                                           << "reductions over each row";
@@ -535,6 +539,46 @@ private slots:
         if (!derived.isEmpty()) {
             QVERIFY2(r.computation, r.reason.c_str());
             QCOMPARE(QString::fromStdString(r.computation->summary()), derived);
+            return;
+        }
+        QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");
+        QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
+    }
+
+    /** Counts into a local array, then copied: the array's fill, the copy and the bins' range checked. */
+    void local_counts_data() {
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<QString>("why");  // empty: derived as level1/histogram's computation
+        const QString count = "  for (int i = 0; i < n; ++i) ++local[x[i]];\n";
+        const QString copy = "  for (int b = 0; b < 256; ++b) counts[b] = (int32_t)local[b];";
+        QTest::newRow("= {0}, a 32-bit count") << "  int local[256] = {0};\n" + count + copy << "";
+        QTest::newRow("with a check of its own")
+            << "  long long local[256] = {};\n  for (int i = 0; i < n; ++i) { int v = x[i]; if (v >= 0 && v < 256) "
+               "local[v] += 1; }\n" + copy
+            << "";
+        QTest::newRow("not filled") << "  long long local[256];\n" + count + copy
+                                    << "the array local without `= {}`: its elements start undefined (line 3)";
+        QTest::newRow("filled with ones") << "  long long local[256] = {1};\n" + count + copy
+                                          << "the array local filled with something else than 0 (line 3)";
+        QTest::newRow("fewer bins than byte values")
+            << "  long long local[16] = {};\n" + count + "  for (int b = 0; b < 16; ++b) counts[b] = local[b];"
+            << "counts local[x[i]] without checking that the bin is in [0, bins): its values reach 255, past 16 (line 4)";
+        QTest::newRow("copied reversed")
+            << "  long long local[256] = {};\n" + count + "  for (int b = 0; b < 256; ++b) counts[b] = local[255 - b];"
+            << "the loop after the counts does not copy each of local's 256 elements, out[b] = local[b] (line 5)";
+    }
+
+    void local_counts() {
+        need_libclang();
+        QFETCH(QString, body);
+        QFETCH(QString, why);
+        Task t = task_without_computation("level1/histogram");
+        const std::string src = "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const uint8_t* x, int32_t* counts, int n) {\n" +
+                                body.toStdString() + "\n}\n";
+        Recognition r = recognise_source(t, src, "ref.cpp", Recogniser::Libclang);
+        if (why.isEmpty()) {
+            QVERIFY2(r.computation, r.reason.c_str());
+            QCOMPARE(QString::fromStdString(r.computation->summary()), QString("histogram of 256 bins: counts[x] += 1"));
             return;
         }
         QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");

@@ -108,6 +108,8 @@ std::unique_ptr<Libclang> open_one(const std::string& name, std::string& why) {
     KF_RESOLVE(getCursorType, clang_getCursorType);
     KF_RESOLVE(getCanonicalType, clang_getCanonicalType);
     KF_RESOLVE(getTypeSpelling, clang_getTypeSpelling);
+    KF_RESOLVE(getArrayElementType, clang_getArrayElementType);
+    KF_RESOLVE(getArraySize, clang_getArraySize);
     KF_RESOLVE(cursorEvaluate, clang_Cursor_Evaluate);
     KF_RESOLVE(evalResultGetKind, clang_EvalResult_getKind);
     KF_RESOLVE(evalResultGetAsDouble, clang_EvalResult_getAsDouble);

@@ -48,6 +48,8 @@ struct Libclang {
     decltype(&::clang_getCursorType) getCursorType;
     decltype(&::clang_getCanonicalType) getCanonicalType;
     decltype(&::clang_getTypeSpelling) getTypeSpelling;
+    decltype(&::clang_getArrayElementType) getArrayElementType;
+    decltype(&::clang_getArraySize) getArraySize;
     decltype(&::clang_Cursor_Evaluate) cursorEvaluate;
     decltype(&::clang_EvalResult_getKind) evalResultGetKind;
     decltype(&::clang_EvalResult_getAsDouble) evalResultGetAsDouble;

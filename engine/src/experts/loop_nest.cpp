@@ -393,9 +393,9 @@ public:
         return out;
     }
 
-    Stmt::Type type_of(CXCursor decl) const {
-        CXType t = c_.getCanonicalType(c_.getCursorType(decl));
-        switch (t.kind) {
+    /** The kind of a scalar type; nullopt for any other. */
+    static std::optional<Stmt::Type> scalar_type(CXTypeKind k) {
+        switch (k) {
             case CXType_Bool:
             case CXType_Char_U:
             case CXType_UChar:
@@ -414,11 +414,17 @@ public:
             case CXType_Double:
             case CXType_LongDouble:
                 return Stmt::Type::Floating;
-            case CXType_Pointer:
-                return Stmt::Type::Pointer;
             default:
-                break;
+                return std::nullopt;
         }
+    }
+
+    Stmt::Type type_of(CXCursor decl) const {
+        CXType t = c_.getCanonicalType(c_.getCursorType(decl));
+        if (auto k = scalar_type(t.kind)) return *k;
+        if (t.kind == CXType_Pointer) return Stmt::Type::Pointer;
+        if (t.kind == CXType_ConstantArray && scalar_type(c_.getCanonicalType(c_.getArrayElementType(t)).kind))
+            return Stmt::Type::Array;
         const std::string spelled = str(c_.getTypeSpelling(t));
         for (const char* v : {"std::vector<double", "std::vector<float"})
             if (spelled.rfind(v, 0) == 0) return Stmt::Type::Array;
@@ -438,11 +444,25 @@ public:
         for (auto& x : ch)
             if (c_.isExpression(c_.getCursorKind(x))) init = &x;
         if (s.type == Stmt::Type::Array) {
-            s.init = array_length(var, init);
+            CXType t = c_.getCanonicalType(c_.getCursorType(var));
+            s.init = t.kind == CXType_ConstantArray ? c_array_length(var, t, init) : array_length(var, init);
             return s;
         }
         if (init) s.init = expr(*init);
         return s;
+    }
+
+    /** A C array's length, when it is zero-filled: `T a[N] = {};` or `= {0, ...}`. */
+    ExprPtr c_array_length(CXCursor var, CXType t, const CXCursor* init) {
+        const std::string n = str(c_.getCursorSpelling(var));
+        if (!init || c_.getCursorKind(*init) != CXCursor_InitListExpr)
+            refuse(var, "the array " + n + " without `= {}`: its elements start undefined");
+        for (CXCursor v : children(*init)) {
+            const ExprPtr e = expr(v);
+            if (e->kind != Expr::Kind::Number || e->value != 0)
+                refuse(var, "the array " + n + " filled with something else than 0");
+        }
+        return Expr::number(static_cast<double>(c_.getArraySize(t)), true);
     }
 
     /** A std::vector's length, from its constructor: (n) or (n, 0). */

@@ -40,7 +40,7 @@ using Block = std::vector<Stmt>;
 /** A statement of the model. */
 struct Stmt {
     enum class Kind { For, Decl, Assign, If, Return, Continue, Break };
-    /** Array: a local std::vector of float or double, its length in `init` (zero-filled). */
+    /** Array: a local std::vector of float or double, or a C array of numbers, its length in `init` (zero-filled). */
     enum class Type { Integer, Floating, Pointer, Array };
     Kind kind = Kind::Assign;
     int line = 0;

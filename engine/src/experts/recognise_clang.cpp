@@ -160,8 +160,7 @@ Derived flat_loop(const Stmt& loop, Scope s) {
 
 }  // namespace
 
-Derived recognise_body(const Block& body) {
-    Scope s;
+Derived recognise_body(const Block& body, Scope s) {
     const Stmt* loop = nullptr;
     const Stmt* second = nullptr;
     for (const Stmt& st : body) {
@@ -170,7 +169,8 @@ Derived recognise_body(const Block& body) {
             declare(st, s);
             continue;
         }
-        if (st.kind == Stmt::Kind::For && (!loop || (!second && is_histogram_loop(st)))) {
+        // A second loop: the counts after a zeroing loop, or the copy of counts into a local array.
+        if (st.kind == Stmt::Kind::For && (!loop || (!second && (is_histogram_loop(st) || is_histogram_loop(*loop))))) {
             (loop ? second : loop) = &st;
             continue;
         }
@@ -180,6 +180,7 @@ Derived recognise_body(const Block& body) {
         refuse("kf_solve has a statement outside its loop nest" + at_line(st.line));
     }
     if (!loop) refuse("kf_solve has no loop");
+    if (second && is_histogram_loop(*loop)) return copied_histogram(*loop, *second, s);
     if (second || is_histogram_loop(*loop)) return histogram(second ? loop : nullptr, second ? *second : *loop, s);
     auto start = constant_value(loop->start);
     if (loop->step != 1 || !start || *start != 0)
@@ -218,7 +219,11 @@ Recognition recognise_clang(const Task& task, const std::string& source, const s
         nest::read_kf_solve(*clang, dir + "/" + file, source, entry_header(task, Backend::Host), dir, why);
     if (!body) return cannot_derive(file, why);
     try {
-        ast::Derived d = ast::recognise_body(*body);
+        ast::Scope s;
+        for (const auto& t : task.tensors)
+            if (t.role == TensorRole::Input && (t.dtype == DType::U8 || t.dtype == DType::Bool))
+                s.ranges[t.name] = {0, t.dtype == DType::U8 ? 255 : 1};
+        ast::Derived d = ast::recognise_body(*body, s);
         return derived(task, d.j, file, " (libclang)", d.shape);
     } catch (const ast::Refusal& e) {
         return cannot_derive(file, e.what());

@@ -87,8 +87,10 @@ struct Scope {
     Poly rows;                     ///< cells: the layout's row count
     /** cells: each loop variable as the cell's position reads it (i: row(), c: row() % C). */
     std::map<std::string, std::string> position;
-    /** Local std::vector rows (a matrix product's row of sums): name -> length. */
+    /** Local arrays filled with 0 (a matrix product's row of sums, a histogram's counts): name -> length. */
     std::map<std::string, ExprPtr> arrays;
+    /** The values an integer input takes (u8: 0..255, bool: 0..1): tensor -> [lowest, highest]. */
+    std::map<std::string, std::pair<long long, long long>> ranges;
     /** An output element an earlier loop wrote as scratch: its value, and the row and column variables it is written in. */
     struct Stored {
         std::string row, col;
@@ -176,6 +178,11 @@ Derived cells(const Stmt& outer, Scope s);
  * a loop zeroing out[0, bins) (recognise_histogram.cpp); `zero` is that loop, or null.
  */
 Derived histogram(const Stmt* zero, const Stmt& loop, Scope s);
+/**
+ * T local[N] = {}; for (i) ++local[bin]; for (b < N) out[b] = local[b]; the bin checked as in
+ * histogram(), or an input whose values lie in [0, N) (u8 and N >= 256) (recognise_histogram.cpp).
+ */
+Derived copied_histogram(const Stmt& loop, const Stmt& copy, Scope s);
 /** True when the loop's last statement counts into out[bin] with a bin other than the loop variable. */
 bool is_histogram_loop(const Stmt& loop);
 /**
@@ -202,8 +209,8 @@ Derived gemm_rows(const Stmt& outer, Scope s);
  * normalisations and scans along rows or columns (recognise_lines.cpp).
  */
 Derived lines(const Stmt& outer, Scope s);
-/** kf_solve's body, whatever its shape (recognise_clang.cpp); throws Refusal. */
-Derived recognise_body(const Block& body);
+/** kf_solve's body, whatever its shape, in the scope `s` of the task (recognise_clang.cpp); throws Refusal. */
+Derived recognise_body(const Block& body, Scope s);
 
 }  // namespace ast
 }  // namespace kf
