@@ -25,6 +25,18 @@ Task task_without_computation(const std::string& name) {
     return t;
 }
 
+/** `src` read as the task's reference: derived with the summary `derived`, or (empty) refused with a reason containing `why`. */
+void expect_reading(const std::string& task, const std::string& src, const QString& derived, const QString& why) {
+    Recognition r = recognise_source(task_without_computation(task), src, "ref.cpp", Recogniser::Libclang);
+    if (!derived.isEmpty()) {
+        QVERIFY2(r.computation, r.reason.c_str());
+        QCOMPARE(QString::fromStdString(r.computation->summary()), derived);
+        return;
+    }
+    QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");
+    QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
+}
+
 /** Sets an environment variable for one scope. */
 class EnvSetting {
 public:
@@ -443,18 +455,11 @@ private slots:
         QFETCH(QString, body);
         QFETCH(QString, derived);
         QFETCH(QString, why);
-        Task t = task_without_computation("linear_tanh");
-        const std::string src = "#include \"kf_task.h\"\n#include <cmath>\n#include <vector>\nextern \"C\" void kf_solve(const float* A, "
-                                "const float* B, const float* bias, float* C, int M, int N, int K) {\n" +
-                                body.toStdString() + "\n}\n";
-        Recognition r = recognise_source(t, src, "ref.cpp", Recogniser::Libclang);
-        if (!derived.isEmpty()) {
-            QVERIFY2(r.computation, r.reason.c_str());
-            QCOMPARE(QString::fromStdString(r.computation->summary()), derived);
-            return;
-        }
-        QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");
-        QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
+        expect_reading("linear_tanh",
+                       "#include \"kf_task.h\"\n#include <cmath>\n#include <vector>\nextern \"C\" void kf_solve(const float* A, "
+                       "const float* B, const float* bias, float* C, int M, int N, int K) {\n" +
+                           body.toStdString() + "\n}\n",
+                       derived, why);
     }
 
     /** Rows under a mask: conditional reductions and writes, a flag and the rows' exit where it stays false. */
@@ -518,6 +523,10 @@ private slots:
                    exit0 + sum + norm
             << ""
             << "the update reading any runs always, and the loop over c does not set any under that condition (line 10)";
+        QTest::newRow("a flag declared once for all rows")
+            << "  bool any = false;\n" + row + flag_max.mid(flag_max.indexOf("    float m")) + exit0 + sum + norm
+            << ""
+            << "sets any, declared outside the loop over r: a flag is declared false in each row (line 14)";
         QTest::newRow("a continue inside another condition")
             << row + "    float t = 0;\n    for (int c = 0; c < cols; ++c) {\n      if (keep[c]) { if (a[c] < 0) continue; }\n"
                      "      t += a[c];\n    }\n    for (int c = 0; c < cols; ++c) out[c] = a[c] / t;\n  }"
@@ -530,19 +539,11 @@ private slots:
         QFETCH(QString, body);
         QFETCH(QString, derived);
         QFETCH(QString, why);
-        Task t = task_without_computation("level2/masked_softmax");
-        const std::string src =
-            "#include \"kf_task.h\"\n#include <cmath>\nextern \"C\" void kf_solve(const float* x, const bool* mask, "
-            "float* y, int rows, int cols, float scale) {\n" +
-            body.toStdString() + "\n}\n";
-        Recognition r = recognise_source(t, src, "ref.cpp", Recogniser::Libclang);
-        if (!derived.isEmpty()) {
-            QVERIFY2(r.computation, r.reason.c_str());
-            QCOMPARE(QString::fromStdString(r.computation->summary()), derived);
-            return;
-        }
-        QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");
-        QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
+        expect_reading("level2/masked_softmax",
+                       "#include \"kf_task.h\"\n#include <cmath>\nextern \"C\" void kf_solve(const float* x, const bool* mask, "
+                       "float* y, int rows, int cols, float scale) {\n" +
+                           body.toStdString() + "\n}\n",
+                       derived, why);
     }
 
     /** Counts into a local array, then copied: the array's fill, the copy and the bins' range checked. */
@@ -572,17 +573,10 @@ private slots:
         need_libclang();
         QFETCH(QString, body);
         QFETCH(QString, why);
-        Task t = task_without_computation("level1/histogram");
-        const std::string src = "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const uint8_t* x, int32_t* counts, int n) {\n" +
-                                body.toStdString() + "\n}\n";
-        Recognition r = recognise_source(t, src, "ref.cpp", Recogniser::Libclang);
-        if (why.isEmpty()) {
-            QVERIFY2(r.computation, r.reason.c_str());
-            QCOMPARE(QString::fromStdString(r.computation->summary()), QString("histogram of 256 bins: counts[x] += 1"));
-            return;
-        }
-        QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");
-        QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
+        expect_reading("level1/histogram",
+                       "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const uint8_t* x, int32_t* counts, int n) {\n" +
+                           body.toStdString() + "\n}\n",
+                       why.isEmpty() ? QString("histogram of 256 bins: counts[x] += 1") : QString(), why);
     }
 
     /** The tasks it refuses, each with its reason. */

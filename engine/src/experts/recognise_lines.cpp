@@ -135,6 +135,7 @@ struct LineContext {
     std::set<std::string> accs;  ///< scalars that may become reductions
     std::map<std::string, ExprPtr> acc_init;
     json stats = json::array();
+    std::set<std::string> row_ints;  ///< integers declared in the row: the flags' candidates
     /** Flags set along the row: name -> the condition (computation language) under which they are set. */
     std::map<std::string, std::string> flags;
     /** Flags a maximum's update reads: its value is the row's only where the flag is true. */
@@ -239,6 +240,7 @@ Derived lines(const Stmt& outer, Scope s) {
         bool last = k + 1 == body.size();
         if (st.kind == Stmt::Kind::Decl) {
             declare(st, s);
+            if (st.type == Stmt::Type::Integer) cx.row_ints.insert(st.var);
             if (st.type == Stmt::Type::Floating) {
                 cx.accs.insert(st.var);
                 cx.acc_init[st.var] = st.init ? subst(st.init, s) : nullptr;
@@ -383,6 +385,9 @@ Derived lines(const Stmt& outer, Scope s) {
                     auto one = constant_value(in.value);
                     if (f != s.ilets.end() && f->second == constant(0) && in.op == "=" && one && *one == 1) {
                         // A flag: whether the condition held anywhere along the row.
+                        if (!cx.row_ints.count(acc))
+                            refuse("sets " + acc + ", declared outside the loop over " + outer.var +
+                                   ": a flag is declared false in each " + along + at_line(in.line));
                         if (flags_set.count(acc) || cx.flags.count(acc))
                             refuse("sets " + acc + " a second time" + at_line(in.line));
                         flags_set[acc] = condition_text(g, in.line);
