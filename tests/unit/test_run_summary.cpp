@@ -65,6 +65,35 @@ private slots:
         QCOMPARE(j["best"]["bound"].get<std::string>(), std::string("memory"));
     }
 
+    /** The reference timed above itself (noise) is the best: the line names the other candidate that fell short. */
+    void reference_itself_best() {
+        ProjectStore s = ProjectStore::create(kftest::temp_dir("summary-d"), "p");
+        auto run = s.add_run("t", nlohmann::json::object());
+        auto ref = add(s, run, "seed", "reference", ok(1.03, 0.43, 0.01, "memory"));
+        auto other = add(s, run, "template", "template/stencil", ok(0.98, 0.41, 0.01, "memory"));
+        RunSummary r = summarize_run(s, run);
+        QCOMPARE(r.outcome, RunOutcome::NoImprovement);
+        QCOMPARE(*r.best_id, ref);
+        QVERIFY(r.best_is_reference);
+        QCOMPARE(*r.other_id, other);
+        const std::string want = "no improvement over the reference: the best correct candidate is the reference itself (" +
+                                 std::to_string(ref) + ", 1.03x in its own timing); the fastest other, " +
+                                 std::to_string(other) + " (template/stencil), is 0.98x, under the 1.02x needed";
+        QVERIFY2(r.line().rfind(want, 0) == 0, r.line().c_str());
+        auto j = r.to_json();
+        QCOMPARE(j["fastest_other"]["candidate"].get<std::int64_t>(), other);
+        QCOMPARE(j["fastest_other"]["family"].get<std::string>(), std::string("template/stencil"));
+        // Nothing else correct: said so, and the JSON's fastest_other is null.
+        auto run2 = s.add_run("t", nlohmann::json::object());
+        add(s, run2, "seed", "reference", ok(1.0, 0.43, 0.01, "memory"));
+        add(s, run2, "template", "template/stencil", failed());
+        RunSummary r2 = summarize_run(s, run2);
+        QVERIFY2(r2.line().find("the reference itself") != std::string::npos &&
+                     r2.line().find("no other candidate was correct") != std::string::npos,
+                 r2.line().c_str());
+        QVERIFY(r2.to_json()["fastest_other"].is_null());
+    }
+
     void faster_candidate_is_an_improvement_with_its_bound() {
         ProjectStore s = ProjectStore::create(kftest::temp_dir("summary-b"), "p");
         auto run = s.add_run("t", nlohmann::json::object());

@@ -39,6 +39,14 @@ struct RunSummary {
     std::string best_family, best_expert;
     bool best_is_reference = false;
     /**
+     * No improvement, with the reference itself the best (its speedup is its own timing
+     * noise): the fastest other correct candidate, the one short of `min_gain`; none when no
+     * other was correct.
+     */
+    std::optional<std::int64_t> other_id;
+    double other_speedup = 0;
+    std::string other_family;
+    /**
      * The best's roofline (docs/diagnosis.md): its bound class and the fraction of the
      * device's measured peak for that bound (copy bandwidth for memory, FMA rate for compute;
      * the larger of the two otherwise). Negative when the diagnosis has no roofline.

@@ -80,6 +80,11 @@ RunSummary summarize_run(const ProjectView& store, std::int64_t run, double min_
     s.best_family = bc.family;
     s.best_expert = bc.expert;
     s.best_is_reference = is_reference(bc);
+    if (s.best_is_reference && best_other) {
+        s.other_id = best_other->candidate_id;
+        s.other_speedup = best_other->fitness;
+        s.other_family = cands.at(best_other->candidate_id).family;
+    }
     if (best->diagnosis.is_object() && best->diagnosis.contains("roofline") && best->diagnosis["roofline"].is_object()) {
         const json& r = best->diagnosis["roofline"];
         s.bound = r.value("bound", "");
@@ -127,6 +132,9 @@ json RunSummary::to_json() const {
             if (reference_bound_fraction >= 0) b["reference_bound_fraction"] = reference_bound_fraction;
         }
         j["best"] = b;
+        if (outcome == RunOutcome::NoImprovement && best_is_reference)
+            j["fastest_other"] = other_id ? json{{"candidate", *other_id}, {"speedup", other_speedup}, {"family", other_family}}
+                                          : json(nullptr);
     } else {
         j["best"] = nullptr;
     }
@@ -135,14 +143,24 @@ json RunSummary::to_json() const {
 
 std::string RunSummary::line() const {
     if (!best_id) return "no correct candidate (not even the reference passed)";
-    char head[256];
+    char head[512];
     if (outcome == RunOutcome::Improved)
         std::snprintf(head, sizeof head, "improved: candidate %lld, %.2fx the reference (%s, %s)",
                       static_cast<long long>(*best_id), best_speedup, best_family.c_str(), best_expert.c_str());
-    else
+    else if (!best_is_reference)
         std::snprintf(head, sizeof head, "no improvement over the reference: the best correct candidate (%lld, %s) is %.2fx, under the %.2fx needed",
-                      static_cast<long long>(*best_id), best_is_reference ? "the reference itself" : best_family.c_str(),
-                      best_speedup, min_gain);
+                      static_cast<long long>(*best_id), best_family.c_str(), best_speedup, min_gain);
+    else if (other_id)
+        std::snprintf(head, sizeof head,
+                      "no improvement over the reference: the best correct candidate is the reference itself (%lld, %.2fx in "
+                      "its own timing); the fastest other, %lld (%s), is %.2fx, under the %.2fx needed",
+                      static_cast<long long>(*best_id), best_speedup, static_cast<long long>(*other_id),
+                      other_family.c_str(), other_speedup, min_gain);
+    else
+        std::snprintf(head, sizeof head,
+                      "no improvement over the reference: the best correct candidate is the reference itself (%lld); no "
+                      "other candidate was correct",
+                      static_cast<long long>(*best_id));
     std::string s = head;
     if (bound_fraction >= 0) {
         std::string roof = bound == "compute" ? "measured FMA rate" : bound == "memory" ? "measured copy bandwidth"
