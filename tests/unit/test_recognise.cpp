@@ -579,6 +579,34 @@ private slots:
                        why.isEmpty() ? QString("histogram of 256 bins: counts[x] += 1") : QString(), why);
     }
 
+    /** Calls that fill the output with 0 before the counts read as the zeroing loop; other fills are refused. */
+    void zeroing_calls_data() {
+        QTest::addColumn<QString>("zero");
+        QTest::addColumn<QString>("why");  // empty: derived as bucket_count's computation
+        QTest::newRow("memset, count first") << "std::memset(counts, 0, nbins * sizeof(int64_t));" << "";
+        QTest::newRow("memset, sizeof of an element first") << "memset(counts, 0, sizeof(counts[0]) * nbins);" << "";
+        QTest::newRow("std::fill") << "std::fill(counts, counts + nbins, 0);" << "";
+        QTest::newRow("std::fill_n") << "std::fill_n(counts, nbins, 0);" << "";
+        QTest::newRow("memset of half the counts")
+            << "std::memset(counts, 0, nbins * 4);"
+            << "a memset of counts whose length is not a count times the size of its element (8 bytes) (line 5)";
+        QTest::newRow("filled with ones") << "std::fill_n(counts, nbins, 1);"
+                                          << "a call of fill_n filling counts with something else than 0 (line 5)";
+        QTest::newRow("a copy") << "std::memcpy(counts, keys, 8);" << "a call of memcpy (line 5)";
+    }
+
+    void zeroing_calls() {
+        need_libclang();
+        QFETCH(QString, zero);
+        QFETCH(QString, why);
+        expect_reading("bucket_count",
+                       "#include \"kf_task.h\"\n#include <algorithm>\n#include <cstring>\nextern \"C\" void kf_solve(const int32_t* "
+                       "keys, int64_t* counts, int n, int nbins) {\n  " +
+                           zero.toStdString() +
+                           "\n  for (int i = 0; i < n; ++i)\n    if (keys[i] >= 0 && keys[i] < nbins) ++counts[keys[i]];\n}\n",
+                       why.isEmpty() ? QString("histogram of nbins bins: counts[keys] += 1") : QString(), why);
+    }
+
     /** The tasks it refuses, each with its reason. */
     void refuses_the_shapes_it_does_not_know() {
         need_libclang();

@@ -110,6 +110,8 @@ std::unique_ptr<Libclang> open_one(const std::string& name, std::string& why) {
     KF_RESOLVE(getTypeSpelling, clang_getTypeSpelling);
     KF_RESOLVE(getArrayElementType, clang_getArrayElementType);
     KF_RESOLVE(getArraySize, clang_getArraySize);
+    KF_RESOLVE(getPointeeType, clang_getPointeeType);
+    KF_RESOLVE(typeGetSizeOf, clang_Type_getSizeOf);
     KF_RESOLVE(cursorEvaluate, clang_Cursor_Evaluate);
     KF_RESOLVE(evalResultGetKind, clang_EvalResult_getKind);
     KF_RESOLVE(evalResultGetAsDouble, clang_EvalResult_getAsDouble);

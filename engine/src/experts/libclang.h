@@ -50,6 +50,8 @@ struct Libclang {
     decltype(&::clang_getTypeSpelling) getTypeSpelling;
     decltype(&::clang_getArrayElementType) getArrayElementType;
     decltype(&::clang_getArraySize) getArraySize;
+    decltype(&::clang_getPointeeType) getPointeeType;
+    decltype(&::clang_Type_getSizeOf) typeGetSizeOf;
     decltype(&::clang_Cursor_Evaluate) cursorEvaluate;
     decltype(&::clang_EvalResult_getKind) evalResultGetKind;
     decltype(&::clang_EvalResult_getAsDouble) evalResultGetAsDouble;

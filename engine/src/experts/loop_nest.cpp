@@ -299,6 +299,12 @@ public:
                     refuse(cur, "the operator '" + op + "' inside an expression");
                 return Expr::binary(op, expr(ch[0]), expr(ch[1]));
             }
+            case CXCursor_UnaryExpr: {  // sizeof(T), alignof(T): an integer constant
+                bool integer = true;
+                auto v = evaluate(cur, integer);
+                if (!v || !integer) refuse(cur, "a sizeof or alignof that does not evaluate to a constant");
+                return Expr::number(*v, true);
+            }
             case CXCursor_ConditionalOperator: {
                 std::vector<CXCursor> ch = children(cur);
                 if (ch.size() != 3) refuse(cur, "a conditional it cannot take apart");
@@ -555,6 +561,66 @@ public:
         return s;
     }
 
+    /**
+     * A call that fills an array with 0, as the loop `for (kf_z = 0; kf_z < n; ++kf_z) p[kf_z] = 0;`:
+     * memset(p, 0, n * sizeof(*p)) (the byte count a multiple of the element's size),
+     * std::fill(p, p + n, 0), std::fill_n(p, n, 0). Any other call is refused.
+     */
+    Stmt zeroing(CXCursor call) {
+        const std::string f = str(c_.getCursorSpelling(call));
+        const int n = c_.cursorGetNumArguments(call);
+        auto arg = [&](int i) { return c_.cursorGetArgument(call, static_cast<unsigned>(i)); };
+        if ((f != "memset" && f != "fill" && f != "fill_n") || n != 3) refuse(call, "a call of " + (f.empty() ? std::string("something unnamed") : f));
+        const ExprPtr p = expr(arg(0));
+        const ExprPtr value = expr(arg(f == "memset" ? 1 : 2));
+        if (p->kind != Expr::Kind::Name) refuse(call, "a call of " + f + " on something else than a named pointer");
+        if (value->kind != Expr::Kind::Number || value->value != 0)
+            refuse(call, "a call of " + f + " filling " + p->text + " with something else than 0");
+        ExprPtr count;
+        if (f == "fill_n") {
+            count = expr(arg(1));
+        } else if (f == "fill") {
+            const ExprPtr last = expr(arg(1));
+            if (last->kind == Expr::Kind::Binary && last->text == "+")
+                for (int side = 0; side < 2 && !count; ++side)
+                    if (last->args[side]->kind == Expr::Kind::Name && last->args[side]->text == p->text)
+                        count = last->args[1 - side];
+            if (!count) refuse(call, "a call of fill whose end is not " + p->text + " + count");
+        } else {
+            CXType t = c_.getCanonicalType(c_.getCursorType(strip(arg(0))));
+            long long size = t.kind == CXType_Pointer ? c_.typeGetSizeOf(c_.getPointeeType(t)) : -1;
+            const ExprPtr bytes = expr(arg(2));
+            auto times = [&](const ExprPtr& k) { return k->kind == Expr::Kind::Number && k->value == size; };
+            if (size > 0 && bytes->kind == Expr::Kind::Binary && bytes->text == "*") {
+                if (times(bytes->args[1])) count = bytes->args[0];
+                else if (times(bytes->args[0])) count = bytes->args[1];
+            } else if (size > 0 && bytes->kind == Expr::Kind::Number && std::fmod(bytes->value, size) == 0) {
+                count = Expr::number(bytes->value / size, true);
+            }
+            if (!count)
+                refuse(call, "a memset of " + p->text + " whose length is not a count times the size of its element" +
+                                 (size > 0 ? " (" + std::to_string(size) + " bytes)" : ""));
+        }
+        Stmt s;
+        s.kind = Stmt::Kind::For;
+        s.line = line_of(call);
+        s.var = "kf_z";
+        s.start = Expr::number(0, true);
+        s.bound = count;
+        Stmt w;
+        w.kind = Stmt::Kind::Assign;
+        w.line = s.line;
+        w.op = "=";
+        auto at = std::make_shared<Expr>();
+        at->kind = Expr::Kind::Index;
+        at->text = p->text;
+        at->args = {Expr::name(s.var)};
+        w.target = at;
+        w.value = Expr::number(0, true);
+        s.body = {w};
+        return s;
+    }
+
     void append(CXCursor cur, Block& out) {
         CXCursorKind k = c_.getCursorKind(cur);
         Stmt s;
@@ -596,7 +662,14 @@ public:
                 out.push_back(s);
                 return;
             case CXCursor_CallExpr:
-                refuse(cur, "a call of " + str(c_.getCursorSpelling(cur)));
+                out.push_back(zeroing(cur));
+                return;
+            case CXCursor_UnexposedExpr:  // a call whose value is dropped (std::fill_n's iterator)
+                if (c_.getCursorKind(strip(cur)) == CXCursor_CallExpr) {
+                    out.push_back(zeroing(strip(cur)));
+                    return;
+                }
+                break;
             default:
                 break;
         }
