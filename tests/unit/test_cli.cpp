@@ -57,6 +57,47 @@ private slots:
     }
 
     /** Nothing can beat a memcpy reference without loops or tunables: its own exit code and outcome. */
+    /** `task computation`: the manifest's, a derived one, and one written into a manifest that had none. */
+    void task_computation_prints_derives_and_writes() {
+        auto r = cli({"task", "computation", "level2/masked_softmax", "--json"});
+        QVERIFY2(r.exit_code == 0, r.output.c_str());
+        json j = json::parse(r.output.substr(r.output.find('{')));
+        QCOMPARE(j["origin"].get<std::string>(), std::string("manifest"));
+        QCOMPARE(j["computation"]["op"].get<std::string>(), std::string("softmax"));
+
+        // A copy of row_max without its computation: derived by the token recogniser, then written.
+        auto dir = kftest::temp_dir("cli-computation") / "row_max";
+        std::filesystem::copy(kftest::data("tasks/row_max"), dir, std::filesystem::copy_options::recursive);
+        json m = json::parse(kftest::read_file(dir / "task.json"));
+        m.erase("computation");
+        kftest::write_file(dir / "task.json", m.dump(1));
+        r = cli({"task", "computation", dir.string(), "--recogniser", "tokens"});
+        QVERIFY2(r.exit_code == 0, r.output.c_str());
+        QVERIFY2(r.output.find("derived from reference.cpp: a row reduction") == 0, r.output.c_str());
+        r = cli({"task", "computation", dir.string(), "--recogniser", "tokens", "--write"});
+        QVERIFY2(r.exit_code == 0, r.output.c_str());
+        json written = json::parse(kftest::read_file(dir / "task.json"));
+        QCOMPARE(written["computation"]["op"].get<std::string>(), std::string("row_reduce"));
+        QCOMPARE(written["computation"]["stats"][0]["map"].get<std::string>(), std::string("x"));
+        QVERIFY(written["computation"]["description"].get<std::string>().rfind("derived from reference.cpp", 0) == 0);
+        written.erase("computation");
+        QCOMPARE(written, m);  // the rest of the manifest as it was
+        // Now the manifest declares it: it loads as the manifest's, and a second --write is refused.
+        r = cli({"task", "computation", dir.string()});
+        QVERIFY2(r.exit_code == 0 && r.output.find("manifest\nrow_reduce over rows x cols: m = max(x); y = m") == 0,
+                 r.output.c_str());
+        r = cli({"task", "computation", dir.string(), "--write"});
+        QVERIFY2(r.exit_code == 2 && r.output.find("already declares a computation") != std::string::npos, r.output.c_str());
+        QCOMPARE(cli({"task", "computation", dir.string(), "--recogniser", "guess"}).exit_code, 2);
+        // A reference the recogniser cannot read: exit 1 and why.
+        r = cli({"task", "computation", kftest::data("tasks/opaque_copy").string(), "--json"});
+        QVERIFY2(r.exit_code == 1, r.output.c_str());
+        j = json::parse(r.output.substr(r.output.find('{'), r.output.rfind('}') - r.output.find('{') + 1));
+        QVERIFY(j["computation"].is_null());
+        QVERIFY2(j["reason"].get<std::string>().find("cannot derive the computation from reference.cpp") == 0,
+                 j.dump().c_str());
+    }
+
     void evolve_without_improvement_exits_6() {
         auto project = kftest::temp_dir("cli-noimp");
         auto r = cli({"evolve", kftest::data("tasks/opaque_copy").string(), "--project", project.string(), "--backend", "host",

@@ -103,6 +103,22 @@ private:
     std::filesystem::path cache_;
 
 private slots:
+    /** Every declared computation, written as its manifest field, reads back as the same computation. */
+    void computations_read_back_as_themselves() {
+        int n = 0;
+        for (const auto& root : {kftest::source_dir() / "tasks", kftest::data("tasks")})
+            for (const auto& dir : find_task_dirs(root)) {
+                Task t = load_task(dir);
+                if (!t.computation) continue;
+                const nlohmann::ordered_json j = computation_to_json(*t.computation);
+                Computation back = computation_from_json(json::parse(j.dump()), t);
+                QCOMPARE(back.summary(), t.computation->summary());
+                QCOMPARE(computation_to_json(back).dump(), j.dump());
+                ++n;
+            }
+        QVERIFY2(n >= 15, std::to_string(n).c_str());
+    }
+
     void initTestCase() {
         cache_ = kftest::temp_dir("tmpl-cache");
         if (qgetenv("KF_NVCC").isEmpty() && std::filesystem::exists("/usr/local/cuda/bin/nvcc"))
@@ -729,9 +745,9 @@ private slots:
         QTest::addColumn<QString>("task");
         QTest::addColumn<QString>("summary");
         QTest::newRow("elementwise") << "sigmoid" << "elementwise over the output's elements: y = 1.0 / ( 1.0 + exp ( - x ) )";
-        QTest::newRow("row max from the first element") << "row_max" << "row_reduce over rows x cols: m = max(x ); y = m";
-        QTest::newRow("two loops per row") << "rmsnorm" << "row_normalize over rows x cols: ss = sum(x * x );";
-        QTest::newRow("dot per row") << "matvec" << "row_reduce over rows x cols: acc = sum(A * x ); y = acc";
+        QTest::newRow("row max from the first element") << "row_max" << "row_reduce over rows x cols: m = max(x); y = m";
+        QTest::newRow("two loops per row") << "rmsnorm" << "row_normalize over rows x cols: ss = sum(x * x);";
+        QTest::newRow("dot per row") << "matvec" << "row_reduce over rows x cols: acc = sum(A * x); y = acc";
     }
 
     void recogniser_derives_simple_loops() {

@@ -156,6 +156,11 @@ struct Computation {
  * cases must be loaded). Throws TaskError naming the field, e.g. `computation.stats[1].map`.
  */
 Computation computation_from_json(const nlohmann::json& j, const Task& task);
+/**
+ * The computation as its manifest field would declare it (op, layout, stats, map, epilogue,
+ * border, pad, bins, output, in that order); computation_from_json reads it back as the same.
+ */
+nlohmann::ordered_json computation_to_json(const Computation& c);
 
 /** The op classes a computation may declare. */
 const std::vector<std::string>& computation_ops();

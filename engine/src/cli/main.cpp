@@ -13,6 +13,7 @@
 #include "kf/paths.h"
 #include "kf/task.h"
 #include "kf/transforms.h"
+#include "computation_command.h"
 #include "evolve_command.h"
 #include "kernelbench_command.h"
 #include "library_command.h"
@@ -217,6 +218,15 @@ int main(int argc, char** argv) {
     header->add_option("TASK", task_arg, "Task folder or bundled task name")->required();
     header->add_option("--backend", backend_s, "cuda or host")->capture_default_str();
 
+    auto* computation = task->add_subcommand(
+        "computation", "Print the computation the op-class templates are written from: the manifest's, or derived from the reference");
+    cli::ComputationArgs comp;
+    computation->add_option("TASK", comp.task, "Task folder or bundled task name")->required();
+    computation->add_flag("--derive", comp.derive, "Derive it from the host reference even where the manifest declares one");
+    computation->add_option("--recogniser", comp.recogniser, "best (libclang, else tokens), libclang or tokens")->capture_default_str();
+    computation->add_flag("--write", comp.write, "Write the derived computation into the task's manifest (which must have none)");
+    computation->add_flag("--json", comp.as_json, "Machine-readable output");
+
     auto* eval = app.add_subcommand("eval", "Compile, verify, time and diagnose a candidate");
     std::vector<std::string> cand_paths;
     EvalOptions opt;
@@ -356,6 +366,7 @@ int main(int argc, char** argv) {
             std::cout << entry_header(t, b);
             return kExitOk;
         }
+        if (computation->parsed()) return cli::run_task_computation(comp);
         if (eval->parsed()) {
             opt.time = !no_time;
             opt.tunables = parse_assignments(tunables);

@@ -185,8 +185,19 @@ std::string substitute(std::string e, const std::vector<std::pair<std::string, s
     return e;
 }
 
+/** The JSON's strings without the spaces the token texts end with ("x " -> "x"). */
+json trimmed(json j) {
+    if (j.is_string()) {
+        std::string s = j.get<std::string>();
+        while (!s.empty() && s.back() == ' ') s.pop_back();
+        return s;
+    }
+    for (auto& v : j) v = trimmed(v);
+    return j;
+}
+
 Recognition finish(const Task& task, const json& j, const std::string& file, const std::string& shape) {
-    return derived(task, j, file, "", shape);
+    return derived(task, trimmed(j), file, "", shape);
 }
 
 Recognition recognise_rows(const Task& task, const std::smatch& outer, const std::string& file) {

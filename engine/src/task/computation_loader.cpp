@@ -429,4 +429,23 @@ private:
 
 Computation computation_from_json(const nlohmann::json& j, const Task& task) { return ComputationReader(task).read(j); }
 
+nlohmann::ordered_json computation_to_json(const Computation& c) {
+    nlohmann::ordered_json j;
+    j["op"] = c.op;
+    if (!c.rows.empty()) {
+        j["layout"] = {{"rows", c.rows}, {"cols", c.cols}};
+        if (!c.inner.empty()) j["layout"]["inner"] = c.inner;
+    }
+    if (!c.stats.empty()) {
+        j["stats"] = nlohmann::ordered_json::array();
+        for (const auto& st : c.stats) j["stats"].push_back({{"name", st.name}, {"combine", st.combine}, {"map", st.map.text()}});
+    }
+    for (const auto& [key, e] : {std::pair("map", &c.map), std::pair("epilogue", &c.epilogue), std::pair("border", &c.border)})
+        if (!e->text().empty()) j[key] = e->text();
+    if (!c.pad.empty()) j["pad"] = c.pad;
+    if (!c.bins.empty()) j["bins"] = c.bins;
+    j["output"] = c.output;
+    return j;
+}
+
 }  // namespace kf
