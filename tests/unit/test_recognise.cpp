@@ -527,6 +527,11 @@ private slots:
             << "  bool any = false;\n" + row + flag_max.mid(flag_max.indexOf("    float m")) + exit0 + sum + norm
             << ""
             << "sets any, declared outside the loop over r: a flag is declared false in each row (line 14)";
+        QTest::newRow("a later loop's variable that the stored value already names")
+            << row + flag_max + exit0 + sum +
+                   "    for (int scale = 0; scale < cols; ++scale)\n      if (keep[scale]) out[scale] = out[scale] / t;\n  }"
+            << ""
+            << "reads back y in a loop over scale, a name its stored value already has";
         QTest::newRow("a continue inside another condition")
             << row + "    float t = 0;\n    for (int c = 0; c < cols; ++c) {\n      if (keep[c]) { if (a[c] < 0) continue; }\n"
                      "      t += a[c];\n    }\n    for (int c = 0; c < cols; ++c) out[c] = a[c] / t;\n  }"
