@@ -4,15 +4,18 @@
 
 #include <QFile>
 #include <QFontDatabase>
+#include <QFutureWatcher>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QTabWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "kf/kernelbench_search.h"
 #include "kf/paths.h"
+#include "kf/recognise.h"
 #include "kf/task.h"
 #include "project/kernelbenchset.h"
 #include "paths.h"
@@ -48,6 +51,7 @@ TaskDetailsView::TaskDetailsView(QWidget* parent)
       summary_(new QLabel(this)),
       description_(new QLabel(this)),
       sizes_(new QLabel(this)),
+      computation_(new QLabel(this)),
       cases_(new QTreeWidget(this)),
       tabs_(new QTabWidget(this)),
       header_(makeSourceView(QStringLiteral("entryHeader"))),
@@ -66,6 +70,9 @@ TaskDetailsView::TaskDetailsView(QWidget* parent)
     description_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     sizes_->setObjectName(QStringLiteral("taskSizes"));
     sizes_->setWordWrap(true);
+    computation_->setObjectName(QStringLiteral("taskComputation"));
+    computation_->setWordWrap(true);
+    computation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     cases_->setObjectName(QStringLiteral("taskCases"));
     cases_->setHeaderLabels({tr("Case"), tr("Role"), tr("Backends"), tr("Sizes"), tr("Parameters")});
@@ -85,6 +92,7 @@ TaskDetailsView::TaskDetailsView(QWidget* parent)
     layout->addWidget(summary_);
     layout->addWidget(description_);
     layout->addWidget(sizes_);
+    layout->addWidget(computation_);
     layout->addWidget(cases_);
     layout->addWidget(tabs_, 1);
     clear();
@@ -111,6 +119,7 @@ void TaskDetailsView::showTask(const kf::Task& task) {
     const QString sizeType = task.size_type == kf::DType::I64 ? QStringLiteral("long long") : QStringLiteral("int");
     sizes_->setText(tr("Sizes: %1 (%2)").arg(joinNames(task.size_names), sizeType));
     fillCases(task);
+    showComputation(task);
 
     try {
         header_->setPlainText(fromUtf8(kf::entry_header(task, kf::Backend::Cuda)));
@@ -158,13 +167,43 @@ void TaskDetailsView::showKernelBenchProblem(const KernelBenchProblem& kp, const
     const QString shapes = fromUtf8(kf::kb::shapes_from_source(source.toStdString())).trimmed();
     sizes_->setText(shapes.isEmpty() ? tr("Inputs: not found in the source.") : tr("Inputs:\n%1").arg(shapes));
     cases_->clear();
+    ++computationGeneration_;
+    computation_->clear();
     header_->clear();
     cudaReference_->clear();
     hostReference_->clear();
     pytorchSource_->setPlainText(source);
     setSourcesVisible(true);
     cases_->setVisible(false);
+    computation_->setVisible(false);
     showTabsFor(true);
+}
+
+void TaskDetailsView::showComputation(const kf::Task& task) {
+    const quint64 generation = ++computationGeneration_;
+    if (task.computation) {
+        computation_->setText(tr("Computation (from the manifest): %1").arg(fromUtf8(task.computation->summary())));
+        return;
+    }
+    computation_->setText(tr("Computation: deriving it from the host reference…"));
+    auto* watcher = new QFutureWatcher<kf::Recognition>(this);
+    connect(watcher, &QFutureWatcher<kf::Recognition>::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation != computationGeneration_) return;  // another task is shown now
+        const kf::Recognition r = watcher->result();
+        if (r.computation)
+            computation_->setText(tr("Computation (%1): %2").arg(fromUtf8(r.computation->origin), fromUtf8(r.computation->summary())));
+        else
+            computation_->setText(tr("No computation, so no op-class template: %1. Declare it in the manifest (docs/task-format.md).")
+                                      .arg(fromUtf8(r.reason)));
+    });
+    watcher->setFuture(QtConcurrent::run([task] {
+        try {
+            return kf::recognise_reference(task, kf::Backend::Host);
+        } catch (const std::exception& e) {
+            return kf::Recognition{std::nullopt, e.what()};
+        }
+    }));
 }
 
 void TaskDetailsView::fillCases(const kf::Task& task) {
@@ -201,6 +240,8 @@ void TaskDetailsView::showLoadError(const QString& relativePath, const QString& 
     description_->setStyleSheet(QStringLiteral("color: #c62828;"));
     description_->setText(error);
     sizes_->clear();
+    ++computationGeneration_;
+    computation_->clear();
     cases_->clear();
     header_->clear();
     cudaReference_->clear();
@@ -215,6 +256,8 @@ void TaskDetailsView::clear() {
     description_->setStyleSheet(QString());
     description_->clear();
     sizes_->clear();
+    ++computationGeneration_;
+    computation_->clear();
     cases_->clear();
     header_->clear();
     cudaReference_->clear();
@@ -225,6 +268,7 @@ void TaskDetailsView::clear() {
 
 void TaskDetailsView::setSourcesVisible(bool visible) {
     sizes_->setVisible(visible);
+    computation_->setVisible(visible);
     cases_->setVisible(visible);
     tabs_->setVisible(visible);
 }

@@ -39,6 +39,8 @@ private:
     static QPlainTextEdit* makeSourceView(const QString& objectName);
     void fillCases(const kf::Task& task);
     void setSourcesVisible(bool visible);
+    /** Shows the task's computation, deriving it in the background where the manifest declares none. */
+    void showComputation(const kf::Task& task);
     /** Shows the PyTorch tab alone (a KernelBench problem) or the native tabs alone. */
     void showTabsFor(bool kernelBench);
 
@@ -46,6 +48,12 @@ private:
     QLabel* summary_;
     QLabel* description_;
     QLabel* sizes_;
+    /**
+     * The computation the op-class templates write kernels from: the manifest's, or derived
+     * from the host reference off the GUI thread (libclang parses it), or why there is none.
+     */
+    QLabel* computation_;
+    quint64 computationGeneration_ = 0;  ///< the task shown; a derivation for an older one is dropped
     QTreeWidget* cases_;
     QTabWidget* tabs_;
     QPlainTextEdit* header_;

@@ -131,6 +131,15 @@ private slots:
         QVERIFY(cases);
         QCOMPARE(cases->topLevelItemCount(), 2);
         QVERIFY(cases->topLevelItem(0)->text(3).contains(QStringLiteral("n=1048576")));
+        // The manifest declares no computation: it is derived from the host reference off the
+        // GUI thread, then shown with its origin. The broken task shows none.
+        auto* computation = window.findChild<QLabel*>(QStringLiteral("taskComputation"));
+        QVERIFY(computation);
+        QTRY_VERIFY2_WITH_TIMEOUT(computation->text().contains(QStringLiteral("c = a + b")), qPrintable(computation->text()), 30000);
+        QVERIFY2(computation->text().startsWith(QStringLiteral("Computation (derived from reference.cpp")),
+                 qPrintable(computation->text()));
+        list->setCurrentIndex(broken);
+        QVERIFY(computation->text().isEmpty());
     }
 
     void missingFolderSaysSo() {
