@@ -2973,7 +2973,7 @@
 <context>
     <name>kfgui::TaskDetailsView</name>
     <message>
-        <location filename="../gui/taskdetailsview.cpp" line="+25"/>
+        <location filename="../gui/taskdetailsview.cpp" line="+28"/>
         <source>CUDA</source>
         <translation>CUDA</translation>
     </message>
@@ -2993,7 +2993,7 @@
         <translation>// 无法读取 %1：%2</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+42"/>
         <source>Case</source>
         <translation>用例</translation>
     </message>
@@ -3038,7 +3038,7 @@
         <translation>PyTorch 问题</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+25"/>
         <source>Task %1 · op class %2</source>
         <translation>任务 %1 · 算子类别 %2</translation>
     </message>
@@ -3058,7 +3058,7 @@
         <translation>尺寸：%1 (%2)</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>// The entry point cannot be generated: %1</source>
         <translation>// 无法生成入口函数：%1</translation>
     </message>
@@ -3100,7 +3100,27 @@
 %1</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+17"/>
+        <source>Computation (from the manifest): %1</source>
+        <translation>计算（来自清单）：%1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Computation: deriving it from the host reference…</source>
+        <translation>计算：正在从主机参考实现推导…</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Computation (%1): %2</source>
+        <translation>计算（%1）：%2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>No computation, so no op-class template: %1. Declare it in the manifest (docs/task-format.md).</source>
+        <translation>没有计算描述，因此没有算子类模板：%1。请在清单中声明（docs/task-format.md）。</translation>
+    </message>
+    <message>
+        <location line="+25"/>
         <source>primary</source>
         <translation>主用例</translation>
     </message>
@@ -3120,7 +3140,7 @@
         <translation>无法加载此任务。</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+15"/>
         <source>No task selected</source>
         <translation>未选择任务</translation>
     </message>
