@@ -41,21 +41,16 @@ void edge_terms(const ExprPtr& cond, const Scope& s, const Poly& rows, Edges& ou
     bool is_row = is_name(a, s.row);
     Poly extent = is_row ? rows : s.cols;
     Poly p = poly_or_refuse(b, s, "the bound in the edge condition");
-    auto single = [](const Poly& q) -> std::optional<long long> {
-        if (q.empty()) return 0;
-        if (q.size() == 1 && q.begin()->first.empty()) return q.begin()->second;
-        return std::nullopt;
-    };
     std::set<long long>& near = is_row ? out.top : out.left;
     std::set<long long>& far = is_row ? out.bottom : out.right;
-    if (auto c = single(p)) {  // near the start: var == c, var < c, var <= c
+    if (auto c = constant_poly(p)) {  // near the start: var == c, var < c, var <= c
         if (op == "==")
             near.insert(*c);
         else if (op == "<" || op == "<=")
             for (long long v = 0; v < *c + (op == "<=" ? 1 : 0) && v < 64; ++v) near.insert(v);
         else
             refuse(why);
-    } else if (auto k = single(add(p, extent, -1))) {  // near the end: var == n + k, var >= n + k, var > n + k
+    } else if (auto k = constant_poly(add(p, extent, -1))) {  // near the end: var == n + k, var >= n + k, var > n + k
         if (op == "==")
             far.insert(-*k - 1);
         else if (op == ">=" || op == ">")

@@ -215,10 +215,7 @@ ExprPtr row_sums_as_name(const ExprPtr& e, const std::string& acc, const std::st
             refuse("reads " + acc + "[" + nest::to_text(e->args[0]) + "], not " + acc + "[" + j + "]" + at_line(line));
         return Expr::name(acc);
     }
-    if (e->args.empty()) return e;
-    auto copy = std::make_shared<Expr>(*e);
-    for (auto& a : copy->args) a = row_sums_as_name(a, acc, j, line);
-    return copy;
+    return map_args(e, [&](const ExprPtr& a) { return row_sums_as_name(a, acc, j, line); });
 }
 
 /** The loop over a row's columns from 0, to the same bound as the sum's. */

@@ -82,12 +82,11 @@ ExprPtr checked_bin(const Stmt& loop, Scope& s, const Poly& bins, const std::str
     }
     if (last.kind != Stmt::Kind::If) {
         auto range = input_range(bin, s);
-        bool constant = bins.empty() || (bins.size() == 1 && bins.begin()->first.empty());
-        long long n = bins.empty() ? 0 : bins.begin()->second;
-        if (range && constant && range->first >= 0 && range->second < n) return bin;
+        auto n = constant_poly(bins);
+        if (range && n && range->first >= 0 && range->second < *n) return bin;
         refuse("counts " + out + "[" + nest::to_text(update->target->args[0]) +
                "] without checking that the bin is in [0, bins)" +
-               (range && constant ? ": its values reach " + std::to_string(range->second) + ", past " + bins_text : "") +
+               (range && n ? ": its values reach " + std::to_string(range->second) + ", past " + bins_text : "") +
                at_line(last.line));
     }
     bool lower = false;

@@ -19,6 +19,11 @@ std::string at_line(int line) {
 Poly constant(long long v) {
     return v ? Poly{{{}, v}} : Poly{};
 }
+std::optional<long long> constant_poly(const Poly& p) {
+    if (p.empty()) return 0;
+    if (p.size() == 1 && p.begin()->first.empty()) return p.begin()->second;
+    return std::nullopt;
+}
 Poly variable(const std::string& n) {
     return {{{n}, 1}};
 }
@@ -108,6 +113,13 @@ ExprPtr poly_expr(const Poly& p) {
     return sum ? sum : Expr::number(0, true);
 }
 
+ExprPtr map_args(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& f) {
+    if (e->args.empty()) return e;
+    auto out = std::make_shared<Expr>(*e);
+    for (auto& a : out->args) a = f(a);
+    return out;
+}
+
 bool mentions(const ExprPtr& e, const std::string& n) {
     if (e->kind == Expr::Kind::Name && e->text == n) return true;
     return std::any_of(e->args.begin(), e->args.end(), [&](const ExprPtr& a) { return mentions(a, n); });
@@ -121,10 +133,7 @@ ExprPtr renamed(const ExprPtr& e, const std::string& was, const std::string& now
         n->text = now;
         return n;
     }
-    if (e->args.empty()) return e;
-    auto out = std::make_shared<Expr>(*e);
-    for (auto& a : out->args) a = renamed(a, was, now);
-    return out;
+    return map_args(e, [&](const ExprPtr& a) { return renamed(a, was, now); });
 }
 }  // namespace
 
@@ -187,10 +196,7 @@ ExprPtr subst(const ExprPtr& e, const Scope& s) {
         out->args = {poly_expr(at)};
         return out;
     }
-    if (e->args.empty()) return e;
-    auto out = std::make_shared<Expr>(*e);
-    for (auto& a : out->args) a = subst(a, s);
-    return out;
+    return map_args(e, [&](const ExprPtr& a) { return subst(a, s); });
 }
 
 Poly cell_index(const Scope& s) {
@@ -255,11 +261,8 @@ ExprPtr rewrite(const ExprPtr& e, const Scope& s) {
             if (auto zero = constant_value(e->args[2]); zero && *zero == 0 && s.cells && s.guarded)
                 if (ExprPtr g = guarded_term(e->args[0], e->args[1], s, 0)) return g;
             [[fallthrough]];
-        default: {
-            auto out = std::make_shared<Expr>(*e);
-            for (auto& a : out->args) a = rewrite(a, s);
-            return out;
-        }
+        default:
+            return map_args(e, [&](const ExprPtr& a) { return rewrite(a, s); });
     }
 }
 
@@ -288,10 +291,7 @@ std::optional<double> constant_value(const ExprPtr& e) {
 /** An integer constant expression's value (loop bounds such as `1 + 1` from `<= 1`). */
 std::optional<long long> constant_of(const ExprPtr& e, const Scope& s) {
     auto p = to_poly(e, s);
-    if (!p) return std::nullopt;
-    if (p->empty()) return 0;
-    if (p->size() == 1 && p->begin()->first.empty()) return p->begin()->second;
-    return std::nullopt;
+    return p ? constant_poly(*p) : std::nullopt;
 }
 
 std::optional<std::vector<long long>> unrolled_values(const Stmt& loop, const Scope& s, long long limit) {
@@ -318,8 +318,7 @@ bool integer_typed(const ExprPtr& e) {
 
 ExprPtr fold_integers(const ExprPtr& e) {
     if (e->args.empty()) return e;
-    auto out = std::make_shared<Expr>(*e);
-    for (auto& a : out->args) a = fold_integers(a);
+    const ExprPtr out = map_args(e, fold_integers);
     std::optional<long long> v;
     if (out->kind == Expr::Kind::Unary && out->text == "-" && integer_typed(out->args[0])) {
         v = -static_cast<long long>(out->args[0]->value);

@@ -87,10 +87,8 @@ ExprPtr mark_clamps(const ExprPtr& e, const Scope& s, std::vector<Clamp>& found)
         found.push_back(*c);
         return Expr::name("kf_clamp" + std::to_string(found.size() - 1));
     }
-    if (e->args.empty() || e->kind == Expr::Kind::Index) return e;
-    auto out = std::make_shared<Expr>(*e);
-    for (auto& a : out->args) a = mark_clamps(a, s, found);
-    return out;
+    if (e->kind == Expr::Kind::Index) return e;
+    return map_args(e, [&](const ExprPtr& a) { return mark_clamps(a, s, found); });
 }
 
 void collect_factors(const ExprPtr& e, std::vector<const Expr*>& out) {

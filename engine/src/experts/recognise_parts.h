@@ -5,6 +5,7 @@
 // (recognise_lines.cpp), nests over the cells (recognise_cells.cpp), padded reads
 // (recognise_padding.cpp), histograms (recognise_histogram.cpp) and matrix products
 // (recognise_gemm.cpp).
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -55,6 +56,8 @@ using Monomial = std::vector<std::string>;
 using Poly = std::map<Monomial, long long>;
 
 Poly constant(long long v);
+/** The polynomial's value when it is a constant (no name in it). */
+std::optional<long long> constant_poly(const Poly& p);
 Poly variable(const std::string& n);
 Poly add(Poly a, const Poly& b, long long sign = 1);
 Poly mul(const Poly& a, const Poly& b);
@@ -116,6 +119,8 @@ std::string read_text(const ExprPtr& e, const Scope& s);
 ExprPtr rewrite(const ExprPtr& e, const Scope& s);
 /** The value an earlier loop of the row stored at the cell of `tensor`, in this loop's variables; null if none. */
 ExprPtr stored_value(const std::string& tensor, const Scope& s);
+/** e with each of its operands replaced by f of it; e itself when it has none. */
+ExprPtr map_args(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& f);
 /** True when e has the name n. */
 bool mentions(const ExprPtr& e, const std::string& n);
 /** An expression, already substituted, with its reads rewritten; a refusal names the statement's line. */
