@@ -8,9 +8,9 @@
 
 #include "kf/error.h"
 #include "kf/evaluator.h"
-#include "kf/paths.h"
 #include "kf/recognise.h"
 #include "kf/task.h"
+#include "task_arg.h"
 
 namespace kf::cli {
 
@@ -43,20 +43,14 @@ void write_into_manifest(const std::filesystem::path& manifest, const ordered_js
 }  // namespace
 
 int run_task_computation(const ComputationArgs& a) {
-    auto usage = [](const std::string& why) {
-        std::cerr << "kfoundry: " << why << "\n";
-        return kExitUsage;
-    };
-    auto dir = resolve_task(a.task);
-    if (!dir) return usage("no task '" + a.task + "' (give a task folder, or a bundled task name; see `kfoundry tasks list`)");
-    Task t = load_task(*dir);
+    Task t = load_task_arg(a.task);
     Recogniser which = Recogniser::Best;
     if (a.recogniser == "libclang") which = Recogniser::Libclang;
     else if (a.recogniser == "tokens") which = Recogniser::Tokens;
-    else if (a.recogniser != "best") return usage("--recogniser: best, libclang or tokens, not '" + a.recogniser + "'");
+    else if (a.recogniser != "best") throw UsageError("--recogniser: best, libclang or tokens, not '" + a.recogniser + "'");
     if (a.write && t.computation)
-        return usage("the manifest of " + t.name + " already declares a computation; --write adds a derived one only to a "
-                     "manifest without one");
+        throw UsageError("the manifest of " + t.name + " already declares a computation; --write adds a derived one only to "
+                         "a manifest without one");
     std::optional<Computation> c = a.derive ? std::nullopt : t.computation;
     std::string reason;
     if (!c) {
@@ -77,14 +71,14 @@ int run_task_computation(const ComputationArgs& a) {
         throw Error("the computation does not read back as itself: " + j.dump());
     if (a.write) {
         j["description"] = c->origin;
-        write_into_manifest(*dir / "task.json", j);
+        write_into_manifest(t.dir / "task.json", j);
     }
     if (a.as_json) {
         std::cout << ordered_json{{"task", t.name}, {"origin", c->origin}, {"summary", c->summary()}, {"computation", j}}.dump(2)
                   << "\n";
     } else {
         std::cout << c->origin << "\n" << c->summary() << "\n" << j.dump(2) << "\n";
-        if (a.write) std::cout << "written into " << (*dir / "task.json").string() << "\n";
+        if (a.write) std::cout << "written into " << (t.dir / "task.json").string() << "\n";
     }
     return kExitOk;
 }

@@ -20,21 +20,15 @@
 #include "profile_command.h"
 #include "report.h"
 #include "search_array.h"
+#include "task_arg.h"
 
 namespace {
 
 using namespace kf;
 using nlohmann::json;
 
-struct UsageError : Error {
-    using Error::Error;
-};
-
-Task load_task_arg(const std::string& arg) {
-    auto dir = resolve_task(arg);
-    if (!dir) throw UsageError("no task '" + arg + "' (give a task folder, or a bundled task name; see `kfoundry tasks list`)");
-    return load_task(*dir);
-}
+using cli::load_task_arg;
+using cli::UsageError;
 
 Backend backend_arg(const std::string& s) {
     auto b = backend_from_string(s);

@@ -8,10 +8,10 @@
 
 #include "kf/engine.h"
 #include "kf/error.h"
-#include "kf/paths.h"
 #include "kf/profile.h"
 #include "kf/task.h"
 #include "report.h"
+#include "task_arg.h"
 
 namespace kf::cli {
 
@@ -112,9 +112,7 @@ int run_profile(const ProfileArgs& a) {
         return kExitOk;
     }
     if (a.task.empty() || a.candidate.empty()) return usage("profile needs TASK and CANDIDATE (see --help)");
-    auto dir = resolve_task(a.task);
-    if (!dir) return usage("no task '" + a.task + "' (give a task folder, or a bundled task name; see `kfoundry tasks list`)");
-    Task task = load_task(*dir);
+    Task task = load_task_arg(a.task);
     auto b = backend_from_string(a.backend);
     if (!b) return usage("unknown backend '" + a.backend + "' (cuda or host)");
     if (!task.supports(*b)) return usage("task " + task.name + " has no " + a.backend + " reference");
