@@ -103,6 +103,12 @@ private:
     std::filesystem::path cache_;
 
 private slots:
+    void initTestCase() {
+        cache_ = kftest::temp_dir("tmpl-cache");
+        if (qgetenv("KF_NVCC").isEmpty() && std::filesystem::exists("/usr/local/cuda/bin/nvcc"))
+            qputenv("KF_NVCC", "/usr/local/cuda/bin/nvcc");
+    }
+
     /** Every declared computation, written as its manifest field, reads back as the same computation. */
     void computations_read_back_as_themselves() {
         int n = 0;
@@ -117,12 +123,6 @@ private slots:
                 ++n;
             }
         QVERIFY2(n >= 15, std::to_string(n).c_str());
-    }
-
-    void initTestCase() {
-        cache_ = kftest::temp_dir("tmpl-cache");
-        if (qgetenv("KF_NVCC").isEmpty() && std::filesystem::exists("/usr/local/cuda/bin/nvcc"))
-            qputenv("KF_NVCC", "/usr/local/cuda/bin/nvcc");
     }
 
     void computation_is_read_from_the_manifest() {
