@@ -307,6 +307,79 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(ExprError, ComputeExpr::parse("select(a, b)"));
     }
 
+    /**
+     * An expression's form is the same for the same tree, whatever its spacing and brackets;
+     * its sub-expressions come longest first; a part is found and replaced by a name; a
+     * division by a listed name becomes a product by its reciprocal, others stay.
+     */
+    void expressions_find_and_replace_their_parts() {
+        const ComputeExpr e = ComputeExpr::parse("select(mask, exp(scale*x - m) / s, 0)");
+        QCOMPARE(e.form(), std::string("select(mask, (exp(((scale * x) - m)) / s), 0)"));
+        QCOMPARE(ComputeExpr::parse("select( mask , exp((scale * x) - m) / (s), 0.0)").form(), e.form());
+        QCOMPARE(ComputeExpr::parse("-inf + a[row() % 3] + at(y, -1, 0)").form(), std::string("(((-inf) + a[(row() % 3)]) + at(y, (-1), 0))"));
+        const std::vector<ComputeExpr> parts = e.subexpressions();
+        QCOMPARE(parts.front().form(), e.form());
+        for (std::size_t k = 1; k < parts.size(); ++k) QVERIFY(parts[k - 1].form().size() >= parts[k].form().size());
+        QCOMPARE(parts.size(), std::size_t(11));  // the whole, the quotient, exp, the difference, the product, mask, scale, x, m, s, 0
+        const ComputeExpr term = ComputeExpr::parse("exp(x * scale - m)");
+        QVERIFY(!e.contains(term));  // another tree: x * scale, not scale * x
+        QVERIFY(e.contains(ComputeExpr::parse("exp(scale * x - m)")));
+        QCOMPARE(e.replaced(ComputeExpr::parse("exp(scale * x - m)"), "t").form(), std::string("select(mask, (t / s), 0)"));
+        QCOMPARE(e.replaced(term, "t").form(), e.form());
+        QCOMPARE(e.with_reciprocals({"s"}, "r_").form(), std::string("select(mask, (exp(((scale * x) - m)) * r_s), 0)"));
+        QCOMPARE(ComputeExpr::parse("x / (s + 1) + y / n").with_reciprocals({"s"}, "r_").form(), std::string("((x / (s + 1)) + (y / n))"));
+        QCOMPARE(ComputeExpr::parse("x / s / s").with_reciprocals({"s"}, "r_").form(), std::string("((x * r_s) * r_s)"));
+    }
+
+    /**
+     * On a cached row, a softmax's exp(scale * x - m) is computed once, in the sum's pass, kept
+     * in registers and read back by the map's pass; the map's division by the row's sum is a
+     * product by its reciprocal; fp32 exp goes through kf_exp (FAST_EXP, on by default). A
+     * task without exp gets no FAST_EXP and a row reduction nothing kept. It compiles with
+     * ONLINE and FAST_EXP either way.
+     */
+    void rows_compute_a_shared_part_once() {
+        Task t = load_task(kftest::source_dir() / "tasks/level2/masked_softmax");
+        const std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
+        QCOMPARE(ks.size(), std::size_t(3));
+        for (const auto& k : ks) {
+            const std::string& src = k.source;
+            QVERIFY2(src.find("#define FAST_EXP 1   // @kf tunable values(0, 1)") != std::string::npos, src.c_str());
+            QVERIFY(k.description.find("FAST_EXP") != std::string::npos);
+            QVERIFY(src.find("    return __expf(v);\n#else\n    return expf(v);\n") != std::string::npos);
+            // The helper's own two calls are the only ones.
+            std::size_t calls = 0;
+            for (auto at = src.find("expf("); at != std::string::npos; at = src.find("expf(", at + 1)) ++calls;
+            QCOMPARE(calls, std::size_t(2));
+            const std::string kept = "kf_e[kf_j].v[kf_k] = kf_exp((((static_cast<float>(scale)) * (kf_v_x.v[kf_k])) - (kf_s_m)));\n"
+                                     "                        const float kf_x = ((kf_v_mask.v[kf_k]) ? (kf_e[kf_j].v[kf_k]) : 0.0f);";
+            QVERIFY2(src.find(kept) != std::string::npos, src.c_str());
+            QVERIFY(src.find("        const float kf_rcp_s = static_cast<float>(1) / kf_s_s;\n") != std::string::npos);
+            QVERIFY(src.find("kf_o.v[kf_k] = static_cast<float>(((kf_v_mask.v[kf_k]) ? ((kf_e[kf_j].v[kf_k]) * (static_cast<float>(kf_rcp_s))) : 0.0f));") !=
+                    std::string::npos);
+            QVERIFY(src.find("/ (kf_s_s)") == std::string::npos);
+            // With ONLINE, the map's pass computes its exp: the sum's terms were at a running max.
+            const auto online = src.find("#if ONLINE\n        if (kf_active) {");
+            QVERIFY(online != std::string::npos);
+            QVERIFY(src.find("kf_exp((((static_cast<float>(scale)) * (kf_v_x.v[kf_k])) - (kf_s_m))) * (static_cast<float>(kf_rcp_s))", online) !=
+                    std::string::npos);
+        }
+        Task rm = load_task(kftest::data("tasks/row_max"));
+        for (const auto& k : templates_for_task(rm, Backend::Cuda)) {
+            QVERIFY(k.source.find("FAST_EXP") == std::string::npos);
+            QVERIFY(k.source.find("kf_e[") == std::string::npos);
+        }
+        Task sm = load_task(kftest::source_dir() / "tasks/level1/softmax");
+        QVERIFY(templates_for_task(sm, Backend::Cuda).back().source.find("kf_e[kf_j].v[kf_k] = kf_exp(") != std::string::npos);
+        auto nvcc = nvcc_evaluator(cache_);
+        if (!nvcc) return;
+        for (const Assignment& point : {Assignment{{"BLOCK", 512}, {"TPR", 512}, {"VEC", 4}, {"CACHE", 4}, {"ONLINE", 0}, {"FAST_EXP", 0}},
+                                        Assignment{{"BLOCK", 256}, {"TPR", 32}, {"VEC", 2}, {"CACHE", 2}, {"ONLINE", 1}, {"FAST_EXP", 1}}}) {
+            CompileResult cr = nvcc->compile(t, {ks[2].source, "tmpl"}, point);
+            QVERIFY2(cr.ok, (to_string(point) + ":\n" + cr.info.log).c_str());
+        }
+    }
+
     /** Reads at an index: the tensor, the names in the index, C with row() and col() resolved. */
     void expressions_read_at_an_index() {
         ComputeExpr e = ComputeExpr::parse("w[row() % C * 5 + 1] * at(x, 0, -2) + bias[row() % C]");
@@ -414,9 +487,9 @@ private slots:
         Task t = load_task(kftest::source_dir() / "tasks/level2/masked_softmax");
         const std::string src = templates_for_task(t, Backend::Cuda).front().source;
         // The running sum is rescaled before the vector's terms are added at the new max.
-        const auto rescale = src.find("kf_a_s = kf_a_m == kf_mn ? kf_a_s : kf_a_s * expf(kf_a_m - kf_mn);");
+        const auto rescale = src.find("kf_a_s = kf_a_m == kf_mn ? kf_a_s : kf_a_s * kf_exp(kf_a_m - kf_mn);");
         QVERIFY2(rescale != std::string::npos, src.c_str());
-        QVERIFY(src.find("kf_a_s = kf_a_s + ((kf_v_mask.v[kf_k]) ? expf((((static_cast<float>(scale)) * (kf_v_x.v[kf_k])) - (kf_a_m))) : 0.0f);",
+        QVERIFY(src.find("kf_a_s = kf_a_s + ((kf_v_mask.v[kf_k]) ? kf_exp((((static_cast<float>(scale)) * (kf_v_x.v[kf_k])) - (kf_a_m))) : 0.0f);",
                          rescale) != std::string::npos);
         for (const char* other : {"select(mask, exp(scale * x - m) * 2, 0)", "select(mask, exp(x - m), 0)", "exp(scale * x - m)",
                                   "select(mask, exp(scale * x + m), 0)"}) {
@@ -524,7 +597,10 @@ private slots:
 
     /**
      * histogram-shared's copies are interleaved (bin b of copy k at b * copies + k), 32 by
-     * default, halved until they fit in 48 KiB; it compiles at both ends of COPIES.
+     * default, halved until they fit in 48 KiB; with a constant number of bins (256), the
+     * bins and the copies are compile-time constants in the kernel, with bins named by a size
+     * they are the kernel's arguments; a count is a shift and the atomic; it compiles at both
+     * ends of COPIES.
      */
     void histogram_copies_are_interleaved() {
         Task h = load_task(kftest::source_dir() / "tasks/level1/histogram");
@@ -533,12 +609,17 @@ private slots:
         const std::string& src = ks[0].source;
         QVERIFY(src.find("#define COPIES 32         // @kf tunable values(1, 2, 4, 8, 16, 32)") != std::string::npos);
         QVERIFY2(src.find("unsigned int* kf_mine = kf_h + (threadIdx.x & (kf_copies - 1));") != std::string::npos, src.c_str());
-        QVERIFY(src.find("atomicAdd(kf_mine + kf_bin * kf_copies, 1u);") != std::string::npos);
-        QVERIFY(src.find("static_cast<size_t>(kf_copies) * static_cast<size_t>(kf_bins) * sizeof(unsigned int) > 48 * 1024)\n        kf_copies /= 2;") !=
+        QVERIFY(src.find("atomicAdd(kf_mine + (static_cast<unsigned>(kf_bin) << kf_shift), 1u);") != std::string::npos);
+        QVERIFY(src.find("while (shift > 0 && (bins << shift) * static_cast<long long>(sizeof(unsigned int)) > 48 * 1024) --shift;") !=
                 std::string::npos);
+        QVERIFY(src.find("    constexpr long long kf_bins = 256;\n    constexpr unsigned kf_shift = kf_copy_shift(kf_bins);\n") !=
+                std::string::npos);
+        Task b = load_task(kftest::data("tasks/bucket_count"));
+        const std::string bsrc = templates_for_task(b, Backend::Cuda).front().source;
+        QVERIFY(bsrc.find("constexpr long long kf_bins") == std::string::npos);
+        QVERIFY(bsrc.find("    const long long kf_bins = kf_bins_arg;\n    const unsigned kf_shift = kf_shift_arg;\n") != std::string::npos);
         auto nvcc = nvcc_evaluator(cache_);
         if (!nvcc) return;
-        Task b = load_task(kftest::data("tasks/bucket_count"));
         for (Task* t : {&h, &b}) {
             const TemplateKernel k = templates_for_task(*t, Backend::Cuda).front();
             for (const Assignment& point : {Assignment{{"COPIES", 1}, {"VEC", 1}}, Assignment{{"COPIES", 32}, {"VEC", 16}}}) {

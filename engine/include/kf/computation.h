@@ -67,6 +67,23 @@ public:
                                                                 long long c) const;
     /** True when the expression is one name and nothing else. */
     bool is_name() const;
+    /**
+     * The expression written back in the language, fully parenthesised: two expressions with
+     * the same tree have the same form (an expression's text may differ in spaces or brackets).
+     */
+    std::string form() const;
+    /** Its sub-expressions, the whole included, each once, the longer forms first. */
+    std::vector<ComputeExpr> subexpressions() const;
+    /** True where `sub` (the same tree) occurs in it. */
+    bool contains(const ComputeExpr& sub) const;
+    /** The expression with every occurrence of `sub` (the same tree) read as the name `name`. */
+    ComputeExpr replaced(const ComputeExpr& sub, const std::string& name) const;
+    /**
+     * The expression with every division a / n by a name n of `names` written as a product,
+     * a * <prefix>n, where the caller defines <prefix>n as 1 / n (once, rather than a
+     * division per element).
+     */
+    ComputeExpr with_reciprocals(const std::set<std::string>& names, const std::string& prefix) const;
     /** The CUDA definitions of kf_idiv and kf_imod, which to_c(..., cuda = true) uses for / and % in an index. */
     static const char* cuda_index_helpers();
     const std::string& text() const { return text_; }

@@ -1,6 +1,7 @@
 // CUDA instances of the op-class templates.
 #include <algorithm>
 #include <functional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -74,6 +75,35 @@ std::string launch_check() {
     return "    (void)cudaPeekAtLastError();\n";
 }
 
+/**
+ * An fp32 instance's expf calls through kf_exp, which the tunable FAST_EXP (on by default)
+ * makes the hardware's __expf (ex2.approx: a few ulp, growing with |x|; two instructions
+ * rather than about ten). The tunable and the helper go after the instance's last tunable;
+ * a source without expf is returned as it is.
+ */
+std::string with_fast_exp(const std::string& src) {
+    static const std::regex call("(^|[^A-Za-z0-9_])expf\\(");
+    if (!std::regex_search(src, call)) return src;
+    std::string out = std::regex_replace(src, call, "$1kf_exp(");
+    const std::size_t last = out.rfind("@kf tunable");
+    const std::size_t at = last == std::string::npos ? 0 : out.find('\n', last) + 1;
+    return out.insert(at, "// FAST_EXP: exp through the hardware's __expf (a few ulp) rather than expf.\n"
+                          "#define FAST_EXP 1   // @kf tunable values(0, 1)\n"
+                          "__device__ __forceinline__ float kf_exp(float v) {\n"
+                          "#if FAST_EXP\n"
+                          "    return __expf(v);\n"
+                          "#else\n"
+                          "    return expf(v);\n"
+                          "#endif\n"
+                          "}\n");
+}
+
+/** True where the expression calls a function that costs many instructions (worth computing once). */
+bool costly(const ComputeExpr& e) {
+    static const std::regex call("(^|[^A-Za-z0-9_])(exp|log|sqrt|rsqrt|tanh|erf|sin|cos|pow|sigmoid)\\(");
+    return std::regex_search(e.form(), call);
+}
+
 /** Flat elementwise map: grid-stride over VEC-wide vectors, ITEMS vectors per thread; scalar tail. */
 TemplateKernel cuda_map(const Task& task, const Computation& c, const std::string& n_expr) {
     const std::string T = element_type(task, c);
@@ -135,6 +165,25 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
     const std::string T = element_type(task, c);
     const bool f32 = is_fp32(task, c);
     const bool online = is_online_max_sum(c);
+    // The map's divisions by a row's stat as products by its reciprocal, computed once per row.
+    std::set<std::string> stat_names;
+    for (const auto& st : c.stats) stat_names.insert(st.name);
+    const ComputeExpr map = c.per_row_output() ? c.map : c.map.with_reciprocals(stat_names, "kf_rcp_");
+    // A costly part of the map that the last stat's map computes too (a softmax's exp(x - m)):
+    // on a cached row, that stat's pass keeps its values in registers (kf_e) for the map's pass.
+    ComputeExpr shared;
+    if (!c.per_row_output() && !c.stats.empty())
+        for (const auto& e : map.subexpressions()) {
+            if (e.is_name() || !costly(e) || !c.stats.back().map.contains(e)) continue;
+            const auto ts = tensors_in(e, c);
+            if (std::any_of(ts.begin(), ts.end(), [&c](const std::string& n) { return c.inputs.at(n) != Indexing::PerRow; })) {
+                shared = e;
+                break;
+            }
+        }
+    // With ONLINE, a softmax's sum is taken in the max's pass, against a running max: its
+    // terms are not the map's, so the registers are filled only without it.
+    const bool shared_without_online = online && c.stats.size() == 2;
     // A sum s of exp(. - m) moved to the max mn >= m; as it is where m is mn (both -inf included).
     auto rescaled = [&](const std::string& s_, const std::string& m, const std::string& mn) {
         return m + " == " + mn + " ? " + s_ + " : " + s_ + " * " + (f32 ? "expf" : "exp") + "(" + m + " - " + mn + ")";
@@ -142,6 +191,7 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
     auto vec = resolver(task, c, T, [&c](const std::string& n) -> std::string {
         return c.inputs.at(n) == Indexing::PerRow ? "kf_row_" + n : "kf_v_" + n + ".v[kf_k]";
     });
+    auto vec_shared = [vec](const std::string& n) { return n == "kf_shared" ? std::string("kf_e[kf_j].v[kf_k]") : vec(n); };
     auto row_only = resolver(task, c, T, [](const std::string& n) { return "kf_row_" + n; });
     auto loads = [&](const ComputeExpr& e, const std::string& indent) {
         std::string s;
@@ -159,19 +209,23 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
         for (const auto& n : tensors_in(s.map, c))
             if (c.inputs.at(n) != Indexing::PerRow && std::find(cached.begin(), cached.end(), n) == cached.end()) cached.push_back(n);
     if (!c.per_row_output())
-        for (const auto& n : tensors_in(c.map, c))
+        for (const auto& n : tensors_in(map, c))
             if (c.inputs.at(n) != Indexing::PerRow && std::find(cached.begin(), cached.end(), n) == cached.end()) cached.push_back(n);
-    // A pass over the row: from the registers when cached, else a strided loop of loads.
-    auto pass = [&](const ComputeExpr& e, const std::string& body) {
+    // A pass over the row: from the registers when cached (of the tensors of `ce`, by
+    // `cached_body`), else a strided loop of loads (of the tensors of `e`, by `body`).
+    auto pass_split = [&](const ComputeExpr& e, const std::string& body, const std::vector<ComputeExpr>& ce, const std::string& cached_body) {
         std::string s = "        if (kf_active) {\n"
                         "            if constexpr (CACHED) {\n"
                         "#pragma unroll\n"
                         "                for (int kf_j = 0; kf_j < kf_slots; ++kf_j) {\n"
                         "                    const long long kf_c = (static_cast<long long>(kf_j) * TPR + kf_lane) * V;\n"
                         "                    if (kf_c >= kf_cols) break;\n";
-        for (const auto& n : tensors_in(e, c))
-            if (c.inputs.at(n) != Indexing::PerRow) s += "                    const KfVec<V>& kf_v_" + n + " = kf_reg_" + n + "[kf_j];\n";
-        s += body + "                }\n"
+        std::set<std::string> in_registers;
+        for (const auto& x : ce)
+            for (const auto& n : tensors_in(x, c))
+                if (c.inputs.at(n) != Indexing::PerRow && in_registers.insert(n).second)
+                    s += "                    const KfVec<V>& kf_v_" + n + " = kf_reg_" + n + "[kf_j];\n";
+        s += cached_body + "                }\n"
              "            } else {\n"
              "                for (long long kf_c = static_cast<long long>(kf_lane) * V; kf_c < kf_cols; kf_c += static_cast<long long>(TPR) * V) {\n" +
              loads(e, "                    ") + body + "                }\n"
@@ -179,6 +233,7 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
              "        }\n";
         return s;
     };
+    auto pass = [&](const ComputeExpr& e, const std::string& body) { return pass_split(e, body, {e}, body); };
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Rows (CUDA): TPR threads per row, VEC-wide loads, warp-shuffle (and shared-memory) reductions.", c)
@@ -257,6 +312,9 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
     for (const auto& n : per_row_tensors(c))
         os << "        const " << T << " kf_row_" << n << " = kf_active ? " << n << "[kf_r] : static_cast<" << T << ">(0);\n";
     for (const auto& n : cached) os << "        KfVec<V> kf_reg_" << n << "[kf_slots];\n";
+    if (!shared.empty())
+        os << "        KfVec<V> kf_e[kf_slots];  // " << shared.text() << " at the row's elements (cached rows)\n"
+           << "        (void)kf_e;\n";
     os << "        if constexpr (CACHED) {\n"
        << "            if (kf_active) {\n"
        << "#pragma unroll\n"
@@ -271,13 +329,19 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "        }\n";
     for (const auto& n : cached) os << "        (void)kf_reg_" << n << ";\n";
     auto stat_pass = [&](const ComputationStat& s) {
+        auto body = [&](const ComputeExpr& e, const std::string& keep) {
+            return "#pragma unroll\n"
+                   "                    for (int kf_k = 0; kf_k < V; ++kf_k) {\n" + keep +
+                   "                        const " + T + " kf_x = " + e.to_c(vec_shared, f32, true) + ";\n"
+                   "                        kf_a_" + s.name + " = " + combine_expr(s.combine, "kf_a_" + s.name, "kf_x") + ";\n"
+                   "                    }\n";
+        };
+        const bool keeps = !shared.empty() && &s == &c.stats.back();
+        const ComputeExpr kept = keeps ? s.map.replaced(shared, "kf_shared") : s.map;
         os << "        " << T << " kf_a_" << s.name << " = " << identity(s.combine, f32) << ";  // " << s.name << " = "
            << s.combine << " over the row of " << s.map.text() << "\n"
-           << pass(s.map, "#pragma unroll\n"
-                          "                    for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
-                          "                        const " + T + " kf_x = " + s.map.to_c(vec, f32, true) + ";\n"
-                          "                        kf_a_" + s.name + " = " + combine_expr(s.combine, "kf_a_" + s.name, "kf_x") + ";\n"
-                          "                    }\n")
+           << pass_split(s.map, body(s.map, ""), keeps ? std::vector<ComputeExpr>{kept, shared} : std::vector<ComputeExpr>{kept},
+                         body(kept, keeps ? "                        kf_e[kf_j].v[kf_k] = " + shared.to_c(vec, f32, true) + ";\n" : ""))
            << "        " << T << " kf_s_" << s.name << " = kf_group_reduce<KfComb_" << s.combine << ">(kf_a_" << s.name
            << ", kf_smem);\n";
     };
@@ -316,15 +380,25 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
         os << "#endif\n";
         ++i;
     }
+    for (const auto& n : stat_names)
+        if (map.names().count("kf_rcp_" + n))
+            os << "        const " << T << " kf_rcp_" << n << " = static_cast<" << T << ">(1) / kf_s_" << n << ";\n";
     if (c.per_row_output()) {
         os << "        if (kf_active && kf_lane == 0) " << c.output << "[kf_r] = static_cast<" << T << ">("
            << c.epilogue.to_c(row_only, f32, true) << ");\n";
     } else {
-        os << pass(c.map, "                    KfVec<V> kf_o;\n"
-                          "#pragma unroll\n"
-                          "                    for (int kf_k = 0; kf_k < V; ++kf_k) kf_o.v[kf_k] = static_cast<" + T + ">(" +
-                          c.map.to_c(vec, f32, true) + ");\n"
-                          "                    kf_store<V>(" + c.output + " + kf_base + kf_c, kf_o);\n");
+        auto body = [&](const ComputeExpr& e) {
+            return "                    KfVec<V> kf_o;\n"
+                   "#pragma unroll\n"
+                   "                    for (int kf_k = 0; kf_k < V; ++kf_k) kf_o.v[kf_k] = static_cast<" + T + ">(" +
+                   e.to_c(vec_shared, f32, true) + ");\n"
+                   "                    kf_store<V>(" + c.output + " + kf_base + kf_c, kf_o);\n";
+        };
+        const ComputeExpr kept = shared.empty() ? map : map.replaced(shared, "kf_shared");
+        if (!shared.empty() && shared_without_online)
+            os << "#if ONLINE\n" << pass(map, body(map)) << "#else\n" << pass_split(map, body(map), {kept}, body(kept)) << "#endif\n";
+        else
+            os << pass_split(map, body(map), {kept}, body(kept));
     }
     os << "    }\n}\n\n"
        << entry_definition(task, Backend::Cuda) << " {\n"
@@ -345,12 +419,15 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "    else if (kf_cached) kf_rows_kernel<1, true><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
        << "    else kf_rows_kernel<1, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
        << launch_check() << "}\n";
+    const std::string src = with_fast_exp(os.str());
+    const bool fast_exp = src.find("FAST_EXP") != std::string::npos;
     return {"rows-group/" + variant, "template/rows-group",
             "rows in groups of TPR threads (" + variant + " by default), VEC-wide loads, shuffle reductions, rows cached in registers "
             "up to TPR * VEC * CACHE elements" +
                 std::string(online ? ", the max and the sum of exp(. - max) in one pass (an online softmax)" : "") +
-                " (tunables: BLOCK, TPR, VEC, CACHE" + (online ? ", ONLINE)" : ")"),
-            os.str()};
+                (shared.empty() ? "" : ", on a cached row " + shared.text() + " computed once") +
+                " (tunables: BLOCK, TPR, VEC, CACHE" + (online ? ", ONLINE" : "") + (fast_exp ? ", FAST_EXP" : "") + ")",
+            src};
 }
 
 /**
@@ -1042,7 +1119,10 @@ TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
  * interleaved (bin b of copy k at b * copies + k; a thread uses copy threadIdx.x % copies, so
  * that with 32 copies lane l only ever touches bank l and a warp's atomics never conflict),
  * then adds its counts to the output with one global atomic per bin. Copies are halved until
- * they fit in 48 KiB; bins that do not fit even once are counted with global atomics.
+ * they fit in 48 KiB; bins that do not fit even once are counted with global atomics. Where
+ * the number of bins is a constant, it and the copies are compile-time constants in the
+ * kernel: a bin's check then folds away for a byte input and 256 bins, and a count is a
+ * shift, an add and the atomic.
  */
 TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std::string& n_expr) {
     std::string out_type = "int32_t";
@@ -1053,10 +1133,12 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
     auto bin = resolver(task, c, "double", [](const std::string& n) { return "kf_p_" + n + "[kf_k]"; });
     auto bin_scalar = resolver(task, c, "double", [](const std::string& n) { return n + "[kf_i]"; });
     const std::string bin_c = c.map.to_c(bin, false, true), bin_scalar_c = c.map.to_c(bin_scalar, false, true);
+    // The bins as a constant where their expression names no size.
+    const bool constant_bins = !std::regex_search(c.bins, std::regex("[A-Za-z_]"));
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Histogram (CUDA): vector loads, COPIES sub-histograms per block in shared memory, one global atomic per bin and block.", c)
-       << "\n#define BLOCK 256         // @kf tunable values(128, 256, 512, 1024)\n"
+       << "\n#define BLOCK 512         // @kf tunable values(128, 256, 512, 1024)\n"
        << "#define VEC 16            // @kf tunable values(1, 2, 4, 8, 16)\n"
        << "#define COPIES 32         // @kf tunable values(1, 2, 4, 8, 16, 32)\n"
        << "#define BLOCKS_PER_SM 4   // @kf tunable values(1, 2, 4, 8, 16)\n\n"
@@ -1065,9 +1147,26 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
        << (wide ? "    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));\n"
                 : "    atomicAdd(reinterpret_cast<unsigned int*>(p), v);\n")
        << "}\n\n"
+       << "// log2 of the copies of `bins` bins in shared memory: COPIES (a power of two), halved until they fit in 48 KiB.\n"
+       << "__host__ __device__ constexpr unsigned kf_copy_shift(long long bins) {\n"
+       << "    unsigned shift = 0;\n"
+       << "    while ((2u << shift) <= static_cast<unsigned>(COPIES)) ++shift;\n"
+       << "    while (shift > 0 && (bins << shift) * static_cast<long long>(sizeof(unsigned int)) > 48 * 1024) --shift;\n"
+       << "    return shift;\n"
+       << "}\n\n"
        << "template <int V, bool SHARED>\n__global__ void __launch_bounds__(BLOCK) kf_histogram_kernel("
-       << entry_params(task, Backend::Cuda) << ", long long kf_n, long long kf_bins, unsigned kf_copies) {\n"
-       << "    // kf_copies (a power of two) copies of the bins when SHARED, interleaved: bin b of copy k at b * kf_copies + k.\n"
+       << entry_params(task, Backend::Cuda) << ", long long kf_n, long long kf_bins_arg, unsigned kf_shift_arg) {\n";
+    if (constant_bins)
+        os << "    // The bins are a constant: so are the copies, and a bin's check folds away where its type bounds it.\n"
+           << "    constexpr long long kf_bins = " << c.bins << ";\n"
+           << "    constexpr unsigned kf_shift = kf_copy_shift(kf_bins);\n"
+           << "    (void)kf_bins_arg;\n"
+           << "    (void)kf_shift_arg;\n";
+    else
+        os << "    const long long kf_bins = kf_bins_arg;\n"
+           << "    const unsigned kf_shift = kf_shift_arg;\n";
+    os << "    const unsigned kf_copies = 1u << kf_shift;\n"
+       << "    // kf_copies copies of the bins when SHARED, interleaved: bin b of copy k at b * kf_copies + k.\n"
        << "    // A thread counts into copy threadIdx.x % kf_copies, so with 32 copies lane l only touches bank l.\n"
        << "    extern __shared__ unsigned int kf_h[];\n"
        << "    if constexpr (SHARED) {\n"
@@ -1077,8 +1176,8 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
        << "    unsigned int* kf_mine = kf_h + (threadIdx.x & (kf_copies - 1));\n"
        << "    (void)kf_mine;\n"
        << "    auto kf_count = [&](long long kf_bin) {\n"
-       << "        if (kf_bin < 0 || kf_bin >= kf_bins) return;\n"
-       << "        if constexpr (SHARED) atomicAdd(kf_mine + kf_bin * kf_copies, 1u);\n"
+       << "        if (static_cast<unsigned long long>(kf_bin) >= static_cast<unsigned long long>(kf_bins)) return;  // below 0 too\n"
+       << "        if constexpr (SHARED) atomicAdd(kf_mine + (static_cast<unsigned>(kf_bin) << kf_shift), 1u);\n"
        << "        else kf_global_add(" << c.output << " + kf_bin, 1u);\n"
        << "    };\n"
        << "    const long long kf_stride = static_cast<long long>(gridDim.x) * BLOCK;\n"
@@ -1134,19 +1233,17 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
        << "    if (kf_grid > static_cast<long long>(kf_sms) * BLOCKS_PER_SM) kf_grid = static_cast<long long>(kf_sms) * BLOCKS_PER_SM;\n"
        << "    if (kf_grid < 1) kf_grid = 1;\n"
        << "    // As many of the COPIES copies as fit in 48 KiB of shared memory (halved until they do).\n"
-       << "    unsigned kf_copies = COPIES;\n"
-       << "    while (kf_copies > 1 && static_cast<size_t>(kf_copies) * static_cast<size_t>(kf_bins) * sizeof(unsigned int) > 48 * 1024)\n"
-       << "        kf_copies /= 2;\n"
-       << "    const size_t kf_smem = static_cast<size_t>(kf_copies) * static_cast<size_t>(kf_bins) * sizeof(unsigned int);\n"
+       << "    const unsigned kf_shift = kf_copy_shift(kf_bins);\n"
+       << "    const size_t kf_smem = (static_cast<size_t>(kf_bins) << kf_shift) * sizeof(unsigned int);\n"
        << "    const unsigned kf_g = static_cast<unsigned>(kf_grid);\n"
        << "    if (kf_smem <= 48 * 1024) {\n"
        << "        if (kf_vec) kf_histogram_kernel<VEC, true><<<kf_g, BLOCK, kf_smem, stream>>>(" << entry_args(task)
-       << ", kf_n, kf_bins, kf_copies);\n"
-       << "        else kf_histogram_kernel<1, true><<<kf_g, BLOCK, kf_smem, stream>>>(" << entry_args(task) << ", kf_n, kf_bins, kf_copies);\n"
+       << ", kf_n, kf_bins, kf_shift);\n"
+       << "        else kf_histogram_kernel<1, true><<<kf_g, BLOCK, kf_smem, stream>>>(" << entry_args(task) << ", kf_n, kf_bins, kf_shift);\n"
        << "    } else {\n"
        << "        if (kf_vec) kf_histogram_kernel<VEC, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task)
-       << ", kf_n, kf_bins, 1u);\n"
-       << "        else kf_histogram_kernel<1, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_n, kf_bins, 1u);\n"
+       << ", kf_n, kf_bins, 0u);\n"
+       << "        else kf_histogram_kernel<1, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_n, kf_bins, 0u);\n"
        << "    }\n"
        << launch_check() << "}\n";
     return {"histogram-shared", "template/histogram-shared",

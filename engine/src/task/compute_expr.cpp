@@ -1,9 +1,12 @@
 // The computation expressions of a task manifest: parsed into a small tree, emitted as C for
 // the op-class templates (float or double, host or CUDA math functions).
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <optional>
 
 #include "kf/computation.h"
 #include "kf/error.h"
@@ -364,7 +367,91 @@ std::string emit(const Node& n, const std::function<std::string(const std::strin
     return {};
 }
 
+/** The node in the language, fully parenthesised (ComputeExpr::form). */
+std::string form_of(const Node& n) {
+    switch (n.kind) {
+        case Node::Number: {
+            if (std::isinf(n.value)) return "inf";
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.17g", n.value);
+            return buf;
+        }
+        case Node::Name: return n.text;
+        case Node::Index: return n.text + "[" + form_of(*n.args[0]) + "]";
+        case Node::Neg: return "(-" + form_of(*n.args[0]) + ")";
+        case Node::Not: return "(!" + form_of(*n.args[0]) + ")";
+        case Node::Binary: return "(" + form_of(*n.args[0]) + " " + n.text + " " + form_of(*n.args[1]) + ")";
+        case Node::Call: {
+            std::string s = n.text + "(";
+            for (std::size_t k = 0; k < n.args.size(); ++k) s += (k ? ", " : "") + form_of(*n.args[k]);
+            return s + ")";
+        }
+    }
+    return {};
+}
+
+/** Every node's form, each once. */
+void collect_forms(const Node& n, std::set<std::string>& out) {
+    out.insert(form_of(n));
+    for (const auto& a : n.args) collect_forms(*a, out);
+}
+
+/** The node written back with `rewrite` applied bottom-up: it returns a replacement form or nothing. */
+std::string rewritten(const Node& n, const std::function<std::optional<std::string>(const Node&, const std::vector<std::string>&)>& rewrite) {
+    std::vector<std::string> args;
+    for (const auto& a : n.args) args.push_back(rewritten(*a, rewrite));
+    if (auto r = rewrite(n, args)) return *r;
+    switch (n.kind) {
+        case Node::Index: return n.text + "[" + args[0] + "]";
+        case Node::Neg: return "(-" + args[0] + ")";
+        case Node::Not: return "(!" + args[0] + ")";
+        case Node::Binary: return "(" + args[0] + " " + n.text + " " + args[1] + ")";
+        case Node::Call: {
+            std::string s = n.text + "(";
+            for (std::size_t k = 0; k < args.size(); ++k) s += (k ? ", " : "") + args[k];
+            return s + ")";
+        }
+        default: return form_of(n);
+    }
+}
+
 }  // namespace
+
+std::string ComputeExpr::form() const { return root_ ? form_of(*root_) : std::string(); }
+
+std::vector<ComputeExpr> ComputeExpr::subexpressions() const {
+    std::set<std::string> forms;
+    if (root_) collect_forms(*root_, forms);
+    std::vector<ComputeExpr> out;
+    for (const auto& f : forms) out.push_back(parse(f));
+    std::stable_sort(out.begin(), out.end(), [](const ComputeExpr& a, const ComputeExpr& b) { return a.text_.size() > b.text_.size(); });
+    return out;
+}
+
+bool ComputeExpr::contains(const ComputeExpr& sub) const {
+    if (!root_ || !sub.root_) return false;
+    std::set<std::string> forms;
+    collect_forms(*root_, forms);
+    return forms.count(sub.form()) > 0;
+}
+
+ComputeExpr ComputeExpr::replaced(const ComputeExpr& sub, const std::string& name) const {
+    if (!root_ || !sub.root_) return *this;
+    const std::string target = sub.form();
+    return parse(rewritten(*root_, [&](const Node& n, const std::vector<std::string>&) -> std::optional<std::string> {
+        if (form_of(n) == target) return name;
+        return std::nullopt;
+    }));
+}
+
+ComputeExpr ComputeExpr::with_reciprocals(const std::set<std::string>& names, const std::string& prefix) const {
+    if (!root_) return *this;
+    return parse(rewritten(*root_, [&](const Node& n, const std::vector<std::string>& args) -> std::optional<std::string> {
+        if (n.kind == Node::Binary && n.text == "/" && n.args[1]->kind == Node::Name && names.count(n.args[1]->text))
+            return "(" + args[0] + " * " + prefix + n.args[1]->text + ")";
+        return std::nullopt;
+    }));
+}
 
 ComputeExpr ComputeExpr::parse(std::string_view text) {
     ComputeExpr e;
