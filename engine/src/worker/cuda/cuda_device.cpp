@@ -661,26 +661,24 @@ public:
             std::atomic_thread_fence(std::memory_order_seq_cst);
             check(gpu::launch_gate(mapped_dev_, kGateTimeoutNs, mapped_dev_ + 1, stream_), "gate kernel launch");
         }
-        auto open_gate = [&] {
-            if (!gated) return;
-            std::atomic_thread_fence(std::memory_order_seq_cst);
-            mapped_[0] = 1;
-        };
+        // Opens the gate once: after the stop event is enqueued, or on any way out before it.
+        struct GateOpener {
+            volatile int* flag;  // null when not gated
+            void open() {
+                if (!flag) return;
+                std::atomic_thread_fence(std::memory_order_seq_cst);
+                flag[0] = 1;
+                flag = nullptr;
+            }
+            ~GateOpener() { open(); }
+        } gate{gated ? mapped_ : nullptr};
         const auto t0 = std::chrono::steady_clock::now();
-        try {
-            check(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
-            fn();
-        } catch (...) {
-            open_gate();
-            throw;
-        }
+        check(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
+        fn();
         const cudaError_t launch = cudaGetLastError();
-        if (launch != cudaSuccess) {
-            open_gate();
-            throw_fault(launch, "kernel launch in the candidate");
-        }
+        if (launch != cudaSuccess) throw_fault(launch, "kernel launch in the candidate");
         const cudaError_t stop = cudaEventRecord(stop_, stream_);
-        open_gate();
+        gate.open();
         check(stop, "cudaEventRecord(stop)");
         sync("the candidate's work");
         const auto t1 = std::chrono::steady_clock::now();
