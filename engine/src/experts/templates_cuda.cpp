@@ -227,6 +227,9 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
                     s += "                    const KfVec<V>& kf_v_" + n + " = kf_reg_" + n + "[kf_j];\n";
         s += cached_body + "                }\n"
              "            } else {\n"
+             "#if UNROLL > 0\n"
+             "#pragma unroll kf_unroll\n"
+             "#endif\n"
              "                for (long long kf_c = static_cast<long long>(kf_lane) * V; kf_c < kf_cols; kf_c += static_cast<long long>(TPR) * V) {\n" +
              loads(e, "                    ") + body + "                }\n"
              "            }\n"
@@ -240,7 +243,9 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "\n#define BLOCK " << std::max(256, tpr) << "  // @kf tunable values(64, 128, 256, 512, 1024)\n"
        << "#define TPR " << tpr << (tpr < 100 ? "     " : "    ") << "// @kf tunable values(8, 16, 32, 64, 128, 256, 512, 1024)\n"
        << "#define VEC " << (f32 ? 4 : 2) << "      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
-       << "#define CACHE " << cache << "    // @kf tunable values(0, 1, 2, 4, 8)\n";
+       << "#define CACHE " << cache << "    // @kf tunable values(0, 1, 2, 4, 8)\n"
+       << "// UNROLL: iterations of a pass over a row from memory unrolled, their loads in flight together (0: the compiler's choice).\n"
+       << "#define UNROLL 0   // @kf tunable values(0, 1, 2, 4)\n";
     // One pass for the max and the sum measured faster on a row per warp (a pass less over a
     // row that no longer sits in L2), slower on a row per block (docs/benchmarks.md).
     if (online)
@@ -301,6 +306,8 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "    (void)kf_smem;\n"
        << (online ? "#if ONLINE\n    __shared__ " + T + " kf_smem2[BLOCK / 32 > 0 ? BLOCK / 32 : 1];\n#endif\n" : "")
        << "    constexpr int kf_slots = CACHED && CACHE > 0 ? CACHE : 1;\n"
+       << "    constexpr int kf_unroll = UNROLL > 0 ? UNROLL : 1;  // #pragma unroll takes a constant, not a macro\n"
+       << "    (void)kf_unroll;\n"
        << "    constexpr int kf_rpb = BLOCK / TPR;\n"
        << "    const int kf_lane = threadIdx.x % TPR;\n"
        << "    for (long long kf_r0 = static_cast<long long>(blockIdx.x) * kf_rpb; kf_r0 < kf_rows;\n"
@@ -426,7 +433,7 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
             "up to TPR * VEC * CACHE elements" +
                 std::string(online ? ", the max and the sum of exp(. - max) in one pass (an online softmax)" : "") +
                 (shared.empty() ? "" : ", on a cached row " + shared.text() + " computed once") +
-                " (tunables: BLOCK, TPR, VEC, CACHE" + (online ? ", ONLINE" : "") + (fast_exp ? ", FAST_EXP" : "") + ")",
+                " (tunables: BLOCK, TPR, VEC, CACHE, UNROLL" + (online ? ", ONLINE" : "") + (fast_exp ? ", FAST_EXP" : "") + ")",
             src};
 }
 
