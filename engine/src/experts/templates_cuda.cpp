@@ -245,7 +245,10 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "#define VEC " << (f32 ? 4 : 2) << "      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
        << "#define CACHE " << cache << "    // @kf tunable values(0, 1, 2, 4, 8)\n"
        << "// UNROLL: iterations of a pass over a row from memory unrolled, their loads in flight together (0: the compiler's choice).\n"
-       << "#define UNROLL 0   // @kf tunable values(0, 1, 2, 4)\n";
+       << "#define UNROLL 0   // @kf tunable values(0, 1, 2, 4)\n"
+       << "// RESIDENT: at most this many blocks per multiprocessor, striding over the rows (0: a block per row group).\n"
+       << "// Fewer rows in flight keep a row that is read in several passes in L2 between them.\n"
+       << "#define RESIDENT 0   // @kf tunable values(0, 2, 4, 6, 8)\n";
     // One pass for the max and the sum measured faster on a row per warp (a pass less over a
     // row that no longer sits in L2), slower on a row per block (docs/benchmarks.md).
     if (online)
@@ -418,6 +421,16 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
     if (!c.per_row_output()) os << "    kf_vec = kf_vec && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
     os << "    long long kf_grid = (kf_rows + BLOCK / TPR - 1) / (BLOCK / TPR);\n"
        << "    if (kf_grid > 1048576) kf_grid = 1048576;\n"
+       << "    if (RESIDENT > 0) {\n"
+       << "        static int kf_sms = 0;\n"
+       << "        if (kf_sms == 0) {\n"
+       << "            int kf_dev = 0;\n"
+       << "            cudaGetDevice(&kf_dev);\n"
+       << "            cudaDeviceGetAttribute(&kf_sms, cudaDevAttrMultiProcessorCount, kf_dev);\n"
+       << "            if (kf_sms <= 0) kf_sms = 1;\n"
+       << "        }\n"
+       << "        if (kf_grid > static_cast<long long>(kf_sms) * RESIDENT) kf_grid = static_cast<long long>(kf_sms) * RESIDENT;\n"
+       << "    }\n"
        << "    // The row in registers where it fits in CACHE vectors per thread.\n"
        << "    const bool kf_cached = CACHE > 0 && kf_cols <= static_cast<long long>(TPR) * (kf_vec ? VEC : 1) * CACHE;\n"
        << "    const unsigned kf_g = static_cast<unsigned>(kf_grid);\n"
@@ -433,7 +446,7 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
             "up to TPR * VEC * CACHE elements" +
                 std::string(online ? ", the max and the sum of exp(. - max) in one pass (an online softmax)" : "") +
                 (shared.empty() ? "" : ", on a cached row " + shared.text() + " computed once") +
-                " (tunables: BLOCK, TPR, VEC, CACHE, UNROLL" + (online ? ", ONLINE" : "") + (fast_exp ? ", FAST_EXP" : "") + ")",
+                " (tunables: BLOCK, TPR, VEC, CACHE, UNROLL, RESIDENT" + (online ? ", ONLINE" : "") + (fast_exp ? ", FAST_EXP" : "") + ")",
             src};
 }
 
