@@ -438,7 +438,8 @@ private slots:
 
     /**
      * Rows read in more than one pass (a softmax: max, sum, map) also get a block per row with
-     * the row in registers; a row reduction in one pass does not. It compiles at the ends of CACHE.
+     * the row in registers; a row reduction in one pass does not. The block per row of a
+     * three-pass computation starts at RESIDENT 4. It compiles at the ends of CACHE.
      */
     void multi_pass_rows_get_the_cached_instance() {
         Task t = load_task(kftest::source_dir() / "tasks/level2/masked_softmax");
@@ -457,8 +458,15 @@ private slots:
                 std::string::npos);
         // The other two instances do not cache by default.
         QVERIFY(ks[0].source.find("#define CACHE 0 ") != std::string::npos);
+        // A block per row read in three passes keeps 4 blocks a multiprocessor; the others are not limited.
+        QVERIFY(ks[1].source.find("#define RESIDENT 4   // @kf tunable values(0, 2, 4, 6, 8)") != std::string::npos);
+        QVERIFY(ks[0].source.find("#define RESIDENT 0 ") != std::string::npos);
+        QVERIFY(src.find("#define RESIDENT 0 ") != std::string::npos);
+        QVERIFY(ks[1].source.find("if (kf_grid > static_cast<long long>(kf_sms) * RESIDENT) kf_grid = static_cast<long long>(kf_sms) * RESIDENT;") !=
+                std::string::npos);
         Task rm = load_task(kftest::data("tasks/row_max"));
         QCOMPARE(templates_for_task(rm, Backend::Cuda).size(), std::size_t(2));
+        QVERIFY(templates_for_task(rm, Backend::Cuda)[1].source.find("#define RESIDENT 0 ") != std::string::npos);
         auto nvcc = nvcc_evaluator(cache_);
         if (!nvcc) return;
         for (const Assignment& point : {Assignment{{"BLOCK", 1024}, {"TPR", 1024}, {"VEC", 4}, {"CACHE", 8}},

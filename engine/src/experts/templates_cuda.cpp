@@ -181,6 +181,10 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
                 break;
             }
         }
+    // A block per row reading it in three passes (two stats, then the map) keeps 4 blocks a
+    // multiprocessor: with more, the rows in flight outgrew L2 between the passes (softmax
+    // 1.19x at 4 against 0.90x unlimited, layernorm 1.09x against 1.02x; docs/benchmarks.md).
+    const int resident = variant == "block" && !c.per_row_output() && c.stats.size() >= 2 ? 4 : 0;
     // With ONLINE, a softmax's sum is taken in the max's pass, against a running max: its
     // terms are not the map's, so the registers are filled only without it.
     const bool shared_without_online = online && c.stats.size() == 2;
@@ -248,7 +252,7 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
        << "#define UNROLL 0   // @kf tunable values(0, 1, 2, 4)\n"
        << "// RESIDENT: at most this many blocks per multiprocessor, striding over the rows (0: a block per row group).\n"
        << "// Fewer rows in flight keep a row that is read in several passes in L2 between them.\n"
-       << "#define RESIDENT 0   // @kf tunable values(0, 2, 4, 6, 8)\n";
+       << "#define RESIDENT " << resident << "   // @kf tunable values(0, 2, 4, 6, 8)\n";
     // One pass for the max and the sum measured faster on a row per warp (a pass less over a
     // row that no longer sits in L2), slower on a row per block (docs/benchmarks.md).
     if (online)
