@@ -462,8 +462,8 @@ private slots:
         QVERIFY(ks[1].source.find("#define RESIDENT 4   // @kf tunable values(0, 2, 4, 6, 8)") != std::string::npos);
         QVERIFY(ks[0].source.find("#define RESIDENT 0 ") != std::string::npos);
         QVERIFY(src.find("#define RESIDENT 0 ") != std::string::npos);
-        QVERIFY(ks[1].source.find("if (kf_grid > static_cast<long long>(kf_sms) * RESIDENT) kf_grid = static_cast<long long>(kf_sms) * RESIDENT;") !=
-                std::string::npos);
+        QVERIFY(ks[1].source.find("if (RESIDENT > 0 && kf_grid > static_cast<long long>(kf_sm_count()) * RESIDENT)\n"
+                                  "        kf_grid = static_cast<long long>(kf_sm_count()) * RESIDENT;\n") != std::string::npos);
         Task rm = load_task(kftest::data("tasks/row_max"));
         QCOMPARE(templates_for_task(rm, Backend::Cuda).size(), std::size_t(2));
         QVERIFY(templates_for_task(rm, Backend::Cuda)[1].source.find("#define RESIDENT 0 ") != std::string::npos);

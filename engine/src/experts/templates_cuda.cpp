@@ -75,6 +75,21 @@ std::string launch_check() {
     return "    (void)cudaPeekAtLastError();\n";
 }
 
+/** kf_sm_count(): the device's multiprocessors, asked once (for grids sized to the device). */
+std::string sm_count_function() {
+    return "// The device's multiprocessors, asked once.\n"
+           "static int kf_sm_count() {\n"
+           "    static int kf_sms = 0;\n"
+           "    if (kf_sms == 0) {\n"
+           "        int kf_dev = 0;\n"
+           "        cudaGetDevice(&kf_dev);\n"
+           "        cudaDeviceGetAttribute(&kf_sms, cudaDevAttrMultiProcessorCount, kf_dev);\n"
+           "        if (kf_sms <= 0) kf_sms = 1;\n"
+           "    }\n"
+           "    return kf_sms;\n"
+           "}\n\n";
+}
+
 /**
  * An fp32 instance's expf calls through kf_exp, which the tunable FAST_EXP (on by default)
  * makes the hardware's __expf (ex2.approx: a few ulp, growing with |x|; two instructions
@@ -415,6 +430,7 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
             os << pass_split(map, body(map), {kept}, body(kept));
     }
     os << "    }\n}\n\n"
+       << sm_count_function()
        << entry_definition(task, Backend::Cuda) << " {\n"
        << layout_consts(c)
        << "    if (kf_rows <= 0) return;\n"
@@ -425,16 +441,8 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
     if (!c.per_row_output()) os << "    kf_vec = kf_vec && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
     os << "    long long kf_grid = (kf_rows + BLOCK / TPR - 1) / (BLOCK / TPR);\n"
        << "    if (kf_grid > 1048576) kf_grid = 1048576;\n"
-       << "    if (RESIDENT > 0) {\n"
-       << "        static int kf_sms = 0;\n"
-       << "        if (kf_sms == 0) {\n"
-       << "            int kf_dev = 0;\n"
-       << "            cudaGetDevice(&kf_dev);\n"
-       << "            cudaDeviceGetAttribute(&kf_sms, cudaDevAttrMultiProcessorCount, kf_dev);\n"
-       << "            if (kf_sms <= 0) kf_sms = 1;\n"
-       << "        }\n"
-       << "        if (kf_grid > static_cast<long long>(kf_sms) * RESIDENT) kf_grid = static_cast<long long>(kf_sms) * RESIDENT;\n"
-       << "    }\n"
+       << "    if (RESIDENT > 0 && kf_grid > static_cast<long long>(kf_sm_count()) * RESIDENT)\n"
+       << "        kf_grid = static_cast<long long>(kf_sm_count()) * RESIDENT;\n"
        << "    // The row in registers where it fits in CACHE vectors per thread.\n"
        << "    const bool kf_cached = CACHE > 0 && kf_cols <= static_cast<long long>(TPR) * (kf_vec ? VEC : 1) * CACHE;\n"
        << "    const unsigned kf_g = static_cast<unsigned>(kf_grid);\n"
@@ -1234,19 +1242,14 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
        << "static bool kf_aligned(const void* p, int bytes) {\n"
        << "    return reinterpret_cast<unsigned long long>(p) % static_cast<unsigned long long>(bytes) == 0;\n"
        << "}\n\n"
+       << sm_count_function()
        << entry_definition(task, Backend::Cuda) << " {\n"
        << "    const long long kf_n = " << n_expr << ";\n"
        << "    const long long kf_bins = " << size_expr(c.bins) << ";\n"
        << "    if (kf_bins <= 0) return;\n"
        << "    cudaMemsetAsync(" << c.output << ", 0, static_cast<size_t>(kf_bins) * sizeof(" << out_type << "), stream);\n"
        << "    if (kf_n <= 0) return;\n"
-       << "    static int kf_sms = 0;\n"
-       << "    if (kf_sms == 0) {\n"
-       << "        int kf_dev = 0;\n"
-       << "        cudaGetDevice(&kf_dev);\n"
-       << "        cudaDeviceGetAttribute(&kf_sms, cudaDevAttrMultiProcessorCount, kf_dev);\n"
-       << "        if (kf_sms <= 0) kf_sms = 1;\n"
-       << "    }\n"
+       << "    const int kf_sms = kf_sm_count();\n"
        << "    bool kf_vec = true;\n";
     for (const auto& [n, ix] : c.inputs) {
         (void)ix;
