@@ -197,14 +197,10 @@ std::optional<std::vector<std::string>> call_args(const std::string& text, const
     return args;
 }
 
-/** The expression written as C with every name as it is: equal for expressions that parse alike. */
-std::string canonical(const ComputeExpr& e) {
-    return e.to_c([](const std::string& n) { return n; }, true, true);
-}
-
+/** The expression's form (ComputeExpr::form): equal for expressions that parse alike; empty where it does not parse. */
 std::string canonical(const std::string& text) {
     try {
-        return canonical(ComputeExpr::parse(text));
+        return ComputeExpr::parse(text).form();
     } catch (const std::exception&) {
         return {};
     }
@@ -222,7 +218,7 @@ bool is_online_max_sum(const Computation& c) {
     }
     const std::string term = "exp((" + e + ") - " + m + ")";
     const std::string expected = canonical(keep.empty() ? term : "select(" + keep + ", " + term + ", 0)");
-    return !expected.empty() && expected == canonical(c.stats[1].map);
+    return !expected.empty() && expected == c.stats[1].map.form();
 }
 
 }  // namespace kf::templates

@@ -367,8 +367,17 @@ std::string emit(const Node& n, const std::function<std::string(const std::strin
     return {};
 }
 
-/** The node in the language, fully parenthesised (ComputeExpr::form). */
-std::string form_of(const Node& n) {
+using Rewrite = std::function<std::optional<std::string>(const Node&, const std::vector<std::string>&)>;
+
+/**
+ * The node in the language, fully parenthesised, its operands written first; `rewrite` (if
+ * any) may replace a node's form, given its operands' forms.
+ */
+std::string rewritten(const Node& n, const Rewrite& rewrite) {
+    std::vector<std::string> args;
+    for (const auto& a : n.args) args.push_back(rewritten(*a, rewrite));
+    if (rewrite)
+        if (auto r = rewrite(n, args)) return *r;
     switch (n.kind) {
         case Node::Number: {
             if (std::isinf(n.value)) return "inf";
@@ -377,31 +386,6 @@ std::string form_of(const Node& n) {
             return buf;
         }
         case Node::Name: return n.text;
-        case Node::Index: return n.text + "[" + form_of(*n.args[0]) + "]";
-        case Node::Neg: return "(-" + form_of(*n.args[0]) + ")";
-        case Node::Not: return "(!" + form_of(*n.args[0]) + ")";
-        case Node::Binary: return "(" + form_of(*n.args[0]) + " " + n.text + " " + form_of(*n.args[1]) + ")";
-        case Node::Call: {
-            std::string s = n.text + "(";
-            for (std::size_t k = 0; k < n.args.size(); ++k) s += (k ? ", " : "") + form_of(*n.args[k]);
-            return s + ")";
-        }
-    }
-    return {};
-}
-
-/** Every node's form, each once. */
-void collect_forms(const Node& n, std::set<std::string>& out) {
-    out.insert(form_of(n));
-    for (const auto& a : n.args) collect_forms(*a, out);
-}
-
-/** The node written back with `rewrite` applied bottom-up: it returns a replacement form or nothing. */
-std::string rewritten(const Node& n, const std::function<std::optional<std::string>(const Node&, const std::vector<std::string>&)>& rewrite) {
-    std::vector<std::string> args;
-    for (const auto& a : n.args) args.push_back(rewritten(*a, rewrite));
-    if (auto r = rewrite(n, args)) return *r;
-    switch (n.kind) {
         case Node::Index: return n.text + "[" + args[0] + "]";
         case Node::Neg: return "(-" + args[0] + ")";
         case Node::Not: return "(!" + args[0] + ")";
@@ -411,8 +395,17 @@ std::string rewritten(const Node& n, const std::function<std::optional<std::stri
             for (std::size_t k = 0; k < args.size(); ++k) s += (k ? ", " : "") + args[k];
             return s + ")";
         }
-        default: return form_of(n);
     }
+    return {};
+}
+
+/** The node's form (ComputeExpr::form). */
+std::string form_of(const Node& n) { return rewritten(n, {}); }
+
+/** Every node's form, each once. */
+void collect_forms(const Node& n, std::set<std::string>& out) {
+    out.insert(form_of(n));
+    for (const auto& a : n.args) collect_forms(*a, out);
 }
 
 }  // namespace
