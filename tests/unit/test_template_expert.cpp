@@ -477,6 +477,30 @@ private slots:
     }
 
     /**
+     * On a cached row, the registers hold the row's own tensors alone: a LayerNorm's gamma and
+     * beta (one value per column, the same for every row) are read in the pass that uses them.
+     */
+    void cached_rows_hold_the_row_alone() {
+        Task t = load_task(kftest::source_dir() / "tasks/level1/layernorm");
+        std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
+        QCOMPARE(ks.size(), std::size_t(3));
+        QCOMPARE(ks[2].name, std::string("rows-group/cached"));
+        const std::string& src = ks[2].source;
+        QVERIFY2(src.find("kf_reg_x[kf_j] = kf_load<V>(x + kf_base + kf_c);") != std::string::npos, src.c_str());
+        QVERIFY2(src.find("kf_reg_gamma") == std::string::npos, src.c_str());
+        QVERIFY2(src.find("kf_reg_beta") == std::string::npos, src.c_str());
+        // The map's pass on a cached row: x from the registers, gamma and beta from memory.
+        const std::string cached_map = "                    const KfVec<V> kf_v_beta = kf_load<V>(beta + kf_c);\n"
+                                       "                    const KfVec<V> kf_v_gamma = kf_load<V>(gamma + kf_c);\n"
+                                       "                    const KfVec<V>& kf_v_x = kf_reg_x[kf_j];\n";
+        QVERIFY2(src.find(cached_map) != std::string::npos, src.c_str());
+        auto nvcc = nvcc_evaluator(cache_);
+        if (!nvcc) return;
+        CompileResult cr = nvcc->compile(t, {src, "tmpl"}, Assignment{});
+        QVERIFY2(cr.ok, cr.info.log.c_str());
+    }
+
+    /**
      * A max m and a sum of exp(e - m) over the same row (a softmax's, masked or not) get the
      * one-pass instance (ONLINE: the running sum rescaled when the max grows); a sum of
      * another term, or stats in another order, do not.
