@@ -224,9 +224,10 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
     };
     // The row's tensors read in any pass: in registers when the row is cached. A per-column
     // tensor (a LayerNorm's gamma) is the same for every row and stays in L1/L2; it is read in
-    // each pass that uses it, so that the registers hold the row alone (layernorm's cached
-    // instance at 82 registers a thread with gamma and beta held, 40 without; a block of 512
-    // then fits three times on a multiprocessor rather than once).
+    // each pass that uses it, so that the registers hold the row alone. Holding gamma and beta
+    // too, layernorm's cached instance took 82 registers a thread, one block of 512 a
+    // multiprocessor, and ran at 69% of the bound; without them 51 registers, two blocks, 105%
+    // (docs/benchmarks.md).
     std::vector<std::string> cached;
     auto cache_of = [&](const ComputeExpr& e) {
         for (const auto& n : tensors_in(e, c))
