@@ -322,7 +322,13 @@ private:
             report({{"stage", "timing"}, {"what", "reference"}});
             std::unique_ptr<CandidateSite> site = in_.reference_timer();
             std::vector<TensorSet*> sets = site->new_sets(cc, nsets);
-            rt = ref_times_.emplace(key, time_calls(dev_, timed_calls(*site, cc, sets, false), st_)).first;
+            // Timed twice and the faster median kept: every speedup of the worker's lifetime is
+            // over this time, and the first block may run cold (a device at idle clocks, code
+            // still loading), which would inflate them all (scale_add's reference, evaluated as
+            // a candidate, came out 1.18x faster than its own first timing on the H200).
+            TimingStats first = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
+            TimingStats second = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
+            rt = ref_times_.emplace(key, second.median_ms < first.median_ms ? second : first).first;
         }
         report({{"stage", "timing"}, {"what", "candidate"}});
         // The reference runs trusted code: what the judge's clock adds to its reported times
