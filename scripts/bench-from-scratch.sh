@@ -109,21 +109,22 @@ try:
 except Exception:
     pass
 peaks = device.get("peaks", {})
-rows = ["| task | outcome (exit) | evaluations | best speedup | best family (expert) | % of bound (bound) | reference % of bound | evals to 90% of best | wall |",
-        "|---|---|---|---|---|---|---|---|---|"]
+rows = ["| task | outcome (exit) | evaluations | best speedup | best family (expert) | % of bound (bound) | reference % of bound | reference against itself | evals to 90% of best | wall |",
+        "|---|---|---|---|---|---|---|---|---|---|"]
 for t in tasks:
     name = os.path.basename(t.rstrip("/"))
     ex = json.load(open(os.path.join(out, name + ".exit.json")))
     try:
         s = json.load(open(os.path.join(out, name + ".json")))
     except Exception:
-        rows.append(f"| {name} | no summary (exit {ex['exit']}) | | | | | | | {ex['wall_s']} s |")
+        rows.append(f"| {name} | no summary (exit {ex['exit']}) | | | | | | | | {ex['wall_s']} s |")
         continue
     b = s.get("best") or {}
     pct = lambda v: f"{100 * v:.0f}%" if isinstance(v, (int, float)) and v >= 0 else "-"
+    own = f"{s['reference_self_speedup']:.2f}x" if "reference_self_speedup" in s else "-"
     rows.append(f"| {name} | {s['outcome']} ({ex['exit']}) | {s['evaluations']} | {b.get('speedup', 0):.2f}x | "
                 f"{b.get('family', '-')} ({b.get('expert', '-')}) | {pct(b.get('bound_fraction', -1))} ({b.get('bound', '-')}) | "
-                f"{pct(b.get('reference_bound_fraction', -1))} | {s.get('evals_to_90pct', 0)} | {ex['wall_s']} s |")
+                f"{pct(b.get('reference_bound_fraction', -1))} | {own} | {s.get('evals_to_90pct', 0)} | {ex['wall_s']} s |")
 head = f"Measured copy bandwidth {peaks.get('bandwidth_gbps', '?')} GB/s, FMA rate {peaks.get('fp32_gflops', '?')} GFLOP/s.\n\n"
 open(os.path.join(out, "results.md"), "w").write(head + "\n".join(rows) + "\n")
 print(head + "\n".join(rows))

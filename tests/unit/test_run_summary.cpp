@@ -111,6 +111,10 @@ private slots:
         QVERIFY2(r.line().find("improved: candidate") == 0, r.line().c_str());
         QVERIFY2(r.line().find("60% of the measured copy bandwidth (memory-bound, reference at 30%)") != std::string::npos,
                  r.line().c_str());
+        // The reference at 1.0x against its own timing: nothing said of noise, the JSON has it.
+        QCOMPARE(r.reference_self_speedup, 1.0);
+        QCOMPARE(r.to_json()["reference_self_speedup"].get<double>(), 1.0);
+        QVERIFY2(r.line().find("against its own timing") == std::string::npos, r.line().c_str());
         // A higher bar turns the same run into "no improvement".
         QCOMPARE(summarize_run(s, run, 2.5).outcome, RunOutcome::NoImprovement);
         // Compute-bound kernels are measured against the FMA rate.
@@ -120,6 +124,29 @@ private slots:
         RunSummary c = summarize_run(s, run2);
         QCOMPARE(c.bound_fraction, 0.62);
         QVERIFY2(c.line().find("62% of the measured FMA rate") != std::string::npos, c.line().c_str());
+    }
+
+    /** The reference measured far from 1x against its own timing: the line warns that the speedups carry that noise. */
+    void reference_far_from_itself_is_reported_as_noise() {
+        ProjectStore s = ProjectStore::create(kftest::temp_dir("summary-n"), "p");
+        auto run = s.add_run("t", nlohmann::json::object());
+        add(s, run, "seed", "reference", ok(1.18, 0.85, 0.01, "memory"));
+        add(s, run, "tuner", "template/map", ok(1.53, 1.10, 0.01, "memory"));
+        RunSummary r = summarize_run(s, run);
+        QCOMPARE(r.outcome, RunOutcome::Improved);
+        QCOMPARE(r.reference_self_speedup, 1.18);
+        QVERIFY2(r.line().find("; the reference itself measured 1.18x against its own timing, noise of that size") !=
+                     std::string::npos,
+                 r.line().c_str());
+        QCOMPARE(r.to_json()["reference_self_speedup"].get<double>(), 1.18);
+        // No correct reference evaluation: nothing to compare with, and no field.
+        auto run2 = s.add_run("t", nlohmann::json::object());
+        add(s, run2, "seed", "reference", failed());
+        add(s, run2, "tuner", "template/map", ok(1.53, 1.10, 0.01, "memory"));
+        RunSummary r2 = summarize_run(s, run2);
+        QVERIFY(r2.reference_self_speedup < 0);
+        QVERIFY(!r2.to_json().contains("reference_self_speedup"));
+        QVERIFY2(r2.line().find("against its own timing") == std::string::npos, r2.line().c_str());
     }
 
     void nothing_correct() {

@@ -57,6 +57,12 @@ struct RunSummary {
     double achieved_gbps = 0, peak_gbps = 0, achieved_gflops = 0, peak_gflops = 0;
     /** The reference's own fraction of that bound, for comparison; negative when unknown. */
     double reference_bound_fraction = -1;
+    /**
+     * The reference's own evaluation as a candidate: its speedup over the judge's timing of the
+     * same code, 1 but for timing noise. Where it is far from 1, every speedup of the run carries
+     * noise of that size. Negative when the reference was not evaluated correct.
+     */
+    double reference_self_speedup = -1;
     /** Evaluations (in order, seeds included) until one reached 90% of the best speedup; 0: none. */
     int evals_to_90pct = 0;
 

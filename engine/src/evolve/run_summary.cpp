@@ -2,6 +2,7 @@
 #include "kf/run_summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -21,6 +22,9 @@ std::string_view to_string(RunOutcome o) {
 }
 
 namespace {
+
+/** How far from 1x the reference's time against its own must be for the line to mention it. */
+constexpr double kSelfNoiseWarning = 0.05;
 
 bool is_reference(const CandidateRecord& c) { return c.expert == "seed" && c.family == "reference"; }
 
@@ -68,6 +72,7 @@ RunSummary summarize_run(const ProjectView& store, std::int64_t run, double min_
         if (!ref && (!best_other || e.fitness > best_other->fitness)) best_other = &e;
     }
     if (!best) return s;
+    if (reference) s.reference_self_speedup = reference->fitness;
     if (best_other && best_other->fitness >= min_gain) {
         s.outcome = RunOutcome::Improved;
         best = best_other;
@@ -114,6 +119,7 @@ json RunSummary::to_json() const {
               {"correct", correct},
               {"min_gain", min_gain},
               {"evals_to_90pct", evals_to_90pct}};
+    if (reference_self_speedup >= 0) j["reference_self_speedup"] = reference_self_speedup;
     if (best_id) {
         json b = {{"candidate", *best_id},
                   {"speedup", best_speedup},
@@ -170,6 +176,13 @@ std::string RunSummary::line() const {
         s += ")";
     } else {
         s += "; no roofline in its diagnosis";
+    }
+    // The reference timed as a candidate far from 1x: the run's speedups carry that noise.
+    if (reference_self_speedup > 0 && !best_is_reference && std::abs(reference_self_speedup - 1.0) >= kSelfNoiseWarning) {
+        char note[160];
+        std::snprintf(note, sizeof note, "; the reference itself measured %.2fx against its own timing, noise of that size",
+                      reference_self_speedup);
+        s += note;
     }
     return s;
 }
