@@ -323,9 +323,9 @@ private:
             std::unique_ptr<CandidateSite> site = in_.reference_timer();
             std::vector<TensorSet*> sets = site->new_sets(cc, nsets);
             // Timed twice and the faster median kept: every speedup of the worker's lifetime is
-            // over this time, and the first block may run cold (a device at idle clocks, code
-            // still loading), which would inflate them all (scale_add's reference, evaluated as
-            // a candidate, came out 1.18x faster than its own first timing on the H200).
+            // over this time, and a first block that ran cold (a device at idle clocks, code
+            // still loading) would inflate them all. (On the H200 the references of scale_add,
+            // gelu and softmax timed no differently this way: docs/benchmarks.md.)
             TimingStats first = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
             TimingStats second = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
             rt = ref_times_.emplace(key, second.median_ms < first.median_ms ? second : first).first;
