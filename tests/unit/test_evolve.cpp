@@ -128,6 +128,78 @@ private slots:
         QCOMPARE(r.rationale, std::string("BLOCK 128 -> 256"));
     }
 
+    /**
+     * The best is timed again side by side with the reference once the search has ended:
+     * every round's two speedups and their median ratio are kept in the run's state; a best
+     * that passed in the search but is wrong when timed again is reported as failing.
+     */
+    void confirms_the_best_side_by_side() {
+        Task t = load_task(kftest::data("tasks/scale_add"));
+        Evaluator ev(host_config());
+        ProjectStore store = ProjectStore::create(kftest::temp_dir("confirm-project"), "p");
+        EvalOptions eval = quick(1).eval;
+        auto record = [&](std::int64_t run, const std::string& expert, const std::string& family, const std::string& source,
+                          double speedup) {
+            CandidateRecord c;
+            c.run_id = run;
+            c.task = t.name;
+            c.source = source;
+            c.expert = expert;
+            c.family = family;
+            std::int64_t id = store.add_candidate(c);
+            Diagnosis d;  // as the search recorded it
+            d.status = Status::Ok;
+            d.timing = Timing{};
+            d.timing->speedup = speedup;
+            store.add_evaluation(id, d);
+            return id;
+        };
+        const std::string ref_src = kftest::read_file(t.dir / "reference.cpp");
+        const std::string fast_src = kftest::read_file(kftest::data("candidates/host/correct.cpp"));
+        const std::string wrong_src = kftest::read_file(kftest::data("candidates/host/wrong.cpp"));
+
+        auto run = store.add_run(t.name, nlohmann::json::object());
+        const std::int64_t ref = record(run, "seed", "reference", ref_src, 1.0);
+        record(run, "tuner", "scale_add/slow", fast_src + "\n// a second copy\n", 1.2);
+        const std::int64_t best = record(run, "tuner", "scale_add/omp", fast_src, 1.5);
+        std::optional<nlohmann::json> conf = confirm_best(t, ev, store, run, eval, 3);
+        QVERIFY(conf);
+        qInfo("%s", conf->dump().c_str());
+        QCOMPARE((*conf)["candidate"].get<std::int64_t>(), best);
+        QCOMPARE((*conf)["reference"].get<std::int64_t>(), ref);
+        QVERIFY2(!conf->contains("failed"), conf->dump().c_str());
+        QCOMPARE((*conf)["rounds"].size(), std::size_t(3));
+        std::vector<double> ratios;
+        for (const auto& r : (*conf)["rounds"]) {
+            QVERIFY(r["candidate"].get<double>() > 0 && r["reference"].get<double>() > 0);
+            ratios.push_back(r["candidate"].get<double>() / r["reference"].get<double>());
+        }
+        std::sort(ratios.begin(), ratios.end());
+        QCOMPARE((*conf)["speedup"].get<double>(), ratios[1]);
+        QCOMPARE(store.get_state(run, "confirmation")->dump(), conf->dump());
+        bool logged = false;
+        for (const auto& e : store.events(run)) logged = logged || e.kind == "confirmation";
+        QVERIFY(logged);
+
+        // Wrong when timed again: the rounds stop, and why is kept.
+        auto run2 = store.add_run(t.name, nlohmann::json::object());
+        record(run2, "seed", "reference", ref_src, 1.0);
+        record(run2, "tuner", "scale_add/wrong", wrong_src, 2.0);
+        conf = confirm_best(t, ev, store, run2, eval, 3);
+        QVERIFY(conf);
+        QVERIFY2(conf->value("failed", std::string()).rfind("the best, timed again: incorrect", 0) == 0, conf->dump().c_str());
+        QVERIFY((*conf)["rounds"].empty());
+        QCOMPARE(summarize_run(ProjectView(store), run2).outcome, RunOutcome::NoImprovement);
+
+        // Nothing faster than the reference in the search, or no rounds asked: nothing done.
+        auto run3 = store.add_run(t.name, nlohmann::json::object());
+        record(run3, "seed", "reference", ref_src, 1.0);
+        record(run3, "tuner", "scale_add/omp", fast_src, 0.97);
+        QVERIFY(!confirm_best(t, ev, store, run3, eval, 3));
+        QVERIFY(!confirm_best(t, ev, store, run, eval, 0));
+        QVERIFY(!store.get_state(run3, "confirmation"));
+    }
+
     void improves_on_bundled_host_tasks_data() {
         QTest::addColumn<QString>("task");
         QTest::addColumn<int>("budget");
@@ -159,6 +231,11 @@ private slots:
         QCOMPARE(best->second.status, std::string("ok"));
         QCOMPARE(static_cast<int>(store.evaluations(out.run_id).size()), out.result.evaluations);
         QVERIFY(store.unevaluated(out.run_id).empty());
+        // The best was timed again side by side with the reference once the search ended.
+        auto conf = store.get_state(out.run_id, "confirmation");
+        QVERIFY(conf);
+        QCOMPARE(conf->value("candidate", std::int64_t{0}), best->first.id);
+        QVERIFY2(conf->contains("speedup") || conf->contains("failed"), conf->dump().c_str());
         // The search itself improved something: an expert's child beat its parent, as the
         // store's lineage and evaluations tell (not only a seed that was fast from the start).
         std::string improved, lineage;

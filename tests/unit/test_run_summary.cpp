@@ -149,6 +149,66 @@ private slots:
         QVERIFY2(r2.line().find("against its own timing") == std::string::npos, r2.line().c_str());
     }
 
+    /**
+     * The best timed again side by side with the reference (kf::confirm_best's state): the
+     * run improved only where that median too reaches min_gain; a best that fails when timed
+     * again is no improvement; a reference that fails leaves the search's figure.
+     */
+    void confirmation_decides_with_the_search() {
+        ProjectStore s = ProjectStore::create(kftest::temp_dir("summary-c"), "p");
+        auto confirmed = [&](double search, const nlohmann::json& conf) {
+            auto run = s.add_run("t", nlohmann::json::object());
+            auto ref = add(s, run, "seed", "reference", ok(1.0, 0.80, 0.01, "memory"));
+            auto best = add(s, run, "tuner", "template/map", ok(search, 0.80 * search, 0.01, "memory"));
+            nlohmann::json c = conf;
+            c["candidate"] = best;
+            c["reference"] = ref;
+            s.put_state(run, "confirmation", c);
+            return std::make_pair(run, best);
+        };
+        const nlohmann::json rounds = nlohmann::json::array({{{"candidate", 1.30}, {"reference", 1.0}}});
+        // Confirmed above the bar: improved, the line gives both figures.
+        auto [r1, b1] = confirmed(1.53, {{"rounds", rounds}, {"speedup", 1.29}, {"search_speedup", 1.53}});
+        RunSummary a = summarize_run(s, r1);
+        QCOMPARE(a.outcome, RunOutcome::Improved);
+        QCOMPARE(*a.best_id, b1);
+        QCOMPARE(a.confirmed_speedup, 1.29);
+        QCOMPARE(a.confirmed_rounds, 1);
+        QVERIFY2(a.line().find("1.29x the reference timed again side by side (median of 1 round; 1.53x in the search)") !=
+                     std::string::npos,
+                 a.line().c_str());
+        auto j = a.to_json();
+        QCOMPARE(j["best"]["confirmed_speedup"].get<double>(), 1.29);
+        QCOMPARE(j["confirmation"]["speedup"].get<double>(), 1.29);
+        // Confirmed under the bar: no improvement, the candidate named with both figures.
+        auto [r2, b2] = confirmed(1.10, {{"rounds", rounds}, {"speedup", 0.99}, {"search_speedup", 1.10}});
+        RunSummary b = summarize_run(s, r2);
+        QCOMPARE(b.outcome, RunOutcome::NoImprovement);
+        QCOMPARE(*b.best_id, b2);
+        QVERIFY2(b.line().find("measured 1.10x in the search but 0.99x timed again side by side (median of 1 round), "
+                               "under the 1.02x needed") != std::string::npos,
+                 b.line().c_str());
+        // The search's figure under the bar: no improvement, whatever the rounds gave.
+        auto [r3, b3] = confirmed(1.01, {{"rounds", rounds}, {"speedup", 1.20}, {"search_speedup", 1.01}});
+        QCOMPARE(summarize_run(s, r3).outcome, RunOutcome::NoImprovement);
+        // The best came out incorrect when timed again: no improvement.
+        auto [r4, b4] = confirmed(1.60, {{"rounds", nlohmann::json::array()}, {"failed", "the best, timed again: incorrect"}});
+        RunSummary d = summarize_run(s, r4);
+        QCOMPARE(d.outcome, RunOutcome::NoImprovement);
+        QVERIFY2(d.line().find("but timed again it failed (the best, timed again: incorrect)") != std::string::npos,
+                 d.line().c_str());
+        // The reference failed when timed again: the search's figure stands, and the line says so.
+        auto [r5, b5] = confirmed(1.60, {{"rounds", nlohmann::json::array()}, {"failed", "the reference, timed again: timeout"}});
+        RunSummary e = summarize_run(s, r5);
+        QCOMPARE(e.outcome, RunOutcome::Improved);
+        QVERIFY2(e.line().find("; not timed again: the reference, timed again: timeout") != std::string::npos, e.line().c_str());
+        // A confirmation of another candidate than the best is not this best's.
+        auto [r6, b6] = confirmed(1.60, {{"rounds", rounds}, {"speedup", 0.5}});
+        s.put_state(r6, "confirmation", {{"candidate", b6 + 1000}, {"speedup", 0.5}});
+        QCOMPARE(summarize_run(s, r6).outcome, RunOutcome::Improved);
+        QVERIFY(summarize_run(s, r6).confirmed_speedup < 0);
+    }
+
     void nothing_correct() {
         ProjectStore s = ProjectStore::create(kftest::temp_dir("summary-c"), "p");
         auto run = s.add_run("t", nlohmann::json::object());

@@ -63,6 +63,12 @@ struct EvolveOptions {
     std::function<std::optional<StopReason>()> stop_reason;
     /** Stop / pause / inject from another thread; may be null. */
     RunControl* control = nullptr;
+    /**
+     * Once the search has ended (not when stopped), its best correct candidate other than the
+     * reference is timed again this many rounds side by side with the reference, on the main
+     * evaluator's worker (confirm_best()); 0: not at all.
+     */
+    int confirm_rounds = 3;
     /** Called once the run exists in the store (created, or taken up again), before its first event. */
     std::function<void(std::int64_t run, bool resumed)> on_run;
 };
@@ -118,6 +124,22 @@ void resume_search(Search& search, ProjectStore& store, std::int64_t run, const 
 
 /** Ends a run in the store: "stopped" (by the user or a budget outside the search) or "done", with why. */
 void finish_run(ProjectStore& store, std::int64_t run, const StopReason& why, bool stopped);
+
+/**
+ * Times the run's best correct candidate other than the reference again, `rounds` times side by
+ * side with the reference evaluated as a candidate (one correctness trial each, the order
+ * swapped every round), on `evaluator`'s worker, so both are over the same timing of the
+ * reference. A search keeps the best of its measurements, so its best speedup is inflated by
+ * their noise; the median of the rounds' ratios (candidate's speedup over the reference's) is
+ * not. Kept in the run's state as "confirmation" (`candidate`, `reference`, `rounds`: each
+ * round's two speedups, `speedup`: the median ratio, or `failed`: why there is none) and
+ * logged. Nothing when the run has no correct candidate other than the reference faster than
+ * it in the search, or `should_stop` says so before the first round. Returns what it kept.
+ */
+std::optional<nlohmann::json> confirm_best(const Task& task, Evaluator& evaluator, ProjectStore& store, std::int64_t run,
+                                           const EvalOptions& eval, int rounds,
+                                           const std::function<void(const SearchEvent&)>& on_event = {},
+                                           const std::function<bool()>& should_stop = {});
 
 /** Runs (or resumes) a search on one task. Events go to on_event as they happen. */
 EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store, const EvolveOptions& opt,

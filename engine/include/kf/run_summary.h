@@ -63,6 +63,18 @@ struct RunSummary {
      * noise of that size. Negative when the reference was not evaluated correct.
      */
     double reference_self_speedup = -1;
+    /**
+     * The best, timed again side by side with the reference once the search ended
+     * (kf::confirm_best): the median ratio of its speedup over the reference's, and the rounds;
+     * negative when it was not (or could not be) timed again. Where there is one, the run
+     * improved only if it too reaches min_gain.
+     */
+    double confirmed_speedup = -1;
+    int confirmed_rounds = 0;
+    /** Why the best could not be timed again (e.g. it came out incorrect); empty otherwise. */
+    std::string confirmation_failed;
+    /** The run's confirmation as stored (null when none). */
+    nlohmann::json confirmation;
     /** Evaluations (in order, seeds included) until one reached 90% of the best speedup; 0: none. */
     int evals_to_90pct = 0;
 

@@ -289,6 +289,11 @@ int main(int argc, char** argv) {
     evolve->add_option("--min-gain", ev.min_gain, "Speedup over the reference that counts as an improvement")
         ->capture_default_str()
         ->check(CLI::Range(1.0, 1000.0));
+    evolve->add_option("--confirm-rounds", ev.options.confirm_rounds,
+                       "Once the search has ended, time its best again this many rounds side by side with the reference "
+                       "(0: not at all); the run improved only where their median, too, reaches --min-gain")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 20));
     evolve->add_option("--devices", ev.devices,
                        "Devices to spread the evaluations over, one worker each (e.g. 0,2,3); default: device 0")
         ->delimiter(',')

@@ -40,7 +40,8 @@ std::vector<std::string> element_options(const EvolveArgs& a) {
                                     "--trials",     std::to_string(o.eval.trials),
                                     "--timeout",    number(o.eval.timeout_s),
                                     "--min-time",   number(o.eval.min_time_ms),
-                                    "--min-gain",   number(a.min_gain)};
+                                    "--min-gain",   number(a.min_gain),
+                                    "--confirm-rounds", std::to_string(o.confirm_rounds)};
     if (o.search.time_limit_s > 0) out.insert(out.end(), {"--time", number(o.search.time_limit_s)});
     if (o.search.stagnation_stop > 0) out.insert(out.end(), {"--stagnation", std::to_string(o.search.stagnation_stop)});
     if (o.resume) out.push_back("--resume");

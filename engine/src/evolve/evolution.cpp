@@ -1,7 +1,9 @@
 #include "kf/evolution.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -11,6 +13,7 @@
 #include "kf/pipeline.h"
 #include "kf/process.h"
 #include "kf/retrieval.h"
+#include "kf/tunables.h"
 #include "run_steps.h"
 
 namespace kf {
@@ -224,6 +227,89 @@ void resume_search(Search& search, ProjectStore& store, std::int64_t run, const 
     }
 }
 
+namespace {
+
+std::string fmt_speedup(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2fx", x);
+    return buf;
+}
+
+}  // namespace
+
+std::optional<json> confirm_best(const Task& task, Evaluator& evaluator, ProjectStore& store, std::int64_t run,
+                                 const EvalOptions& eval, int rounds, const std::function<void(const SearchEvent&)>& on_event,
+                                 const std::function<bool()>& should_stop) {
+    if (rounds <= 0) return std::nullopt;
+    auto is_reference = [](const CandidateRecord& c) { return c.expert == "seed" && c.family == "reference"; };
+    std::map<std::int64_t, CandidateRecord> cands;
+    for (auto& c : store.candidates(run)) cands.emplace(c.id, std::move(c));
+    const CandidateRecord* best = nullptr;
+    const CandidateRecord* reference = nullptr;
+    double best_fitness = 0;
+    for (const auto& e : store.evaluations(run)) {
+        auto c = cands.find(e.candidate_id);
+        if (c == cands.end()) continue;
+        if (is_reference(c->second)) {
+            if (!reference) reference = &c->second;
+        } else if (e.status_value() == Status::Ok && (!best || e.fitness > best_fitness)) {
+            best = &c->second;
+            best_fitness = e.fitness;
+        }
+    }
+    // Nothing beat the reference in the search: nothing to confirm.
+    if (!best || best_fitness <= 1.0 || !reference || (should_stop && should_stop())) return std::nullopt;
+    auto as_candidate = [](const CandidateRecord& c, const std::string& name) {
+        Assignment t = c.tunables.is_object() ? c.tunables.get<Assignment>() : Assignment{};
+        return Candidate{apply_tunables(c.source, t), name};
+    };
+    const Candidate mine = as_candidate(*best, "confirm-best"), ref = as_candidate(*reference, "confirm-reference");
+    EvalOptions once = eval;
+    once.trials = 1;
+    using evolve_steps::log_line;
+    log_line(store, run, "confirmation",
+             "timing the best (candidate " + std::to_string(best->id) + ", " + fmt_speedup(best_fitness) +
+                 ") again, " + std::to_string(rounds) + " rounds side by side with the reference",
+             on_event, {{"candidate", best->id}, {"rounds", rounds}});
+    json out = {{"candidate", best->id}, {"reference", reference->id}, {"search_speedup", best_fitness}, {"rounds", json::array()}};
+    std::vector<double> ratios;
+    for (int r = 0; r < rounds && !(should_stop && should_stop()); ++r) {
+        // The order swapped every round: neither always runs on a device the other warmed.
+        Diagnosis d_mine, d_ref;
+        if (r % 2 == 0) {
+            d_mine = evaluator.evaluate(task, mine, once);
+            d_ref = evaluator.evaluate(task, ref, once);
+        } else {
+            d_ref = evaluator.evaluate(task, ref, once);
+            d_mine = evaluator.evaluate(task, mine, once);
+        }
+        if (d_mine.status != Status::Ok || d_ref.status != Status::Ok || !d_mine.timing || !d_ref.timing ||
+            d_ref.timing->speedup <= 0) {
+            const Diagnosis& bad = d_mine.status != Status::Ok ? d_mine : d_ref;
+            out["failed"] = std::string(d_mine.status != Status::Ok ? "the best" : "the reference") + ", timed again: " +
+                            std::string(to_string(bad.status)) + (bad.message.empty() ? "" : ": " + bad.message);
+            break;
+        }
+        out["rounds"].push_back({{"candidate", d_mine.timing->speedup}, {"reference", d_ref.timing->speedup}});
+        ratios.push_back(d_mine.timing->speedup / d_ref.timing->speedup);
+    }
+    if (!out.contains("failed") && ratios.empty()) out["failed"] = "stopped before a round was timed";
+    std::string line;
+    if (out.contains("failed")) {
+        line = "not confirmed: " + out["failed"].get<std::string>();
+    } else {
+        std::sort(ratios.begin(), ratios.end());
+        const std::size_t n = ratios.size();
+        const double median = n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]);
+        out["speedup"] = median;
+        line = "the best, timed again side by side with the reference: " + fmt_speedup(median) + " (median of " +
+               std::to_string(n) + " round" + (n == 1 ? "" : "s") + "; the search measured " + fmt_speedup(best_fitness) + ")";
+    }
+    store.put_state(run, "confirmation", out);
+    log_line(store, run, "confirmation", line, on_event, out);
+    return out;
+}
+
 void finish_run(ProjectStore& store, std::int64_t run, const StopReason& why, bool stopped) {
     store.set_run_state(run, stopped ? RunState::Stopped : RunState::Done, to_string(why));
 }
@@ -342,8 +428,11 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
 
     outcome.result = search->run();
     checkpoints.provider(true);
-    finish_run(store, run.id, outcome.result.stop_reason,
-               outcome.result.stop_reason.stopped() || external_stop().has_value());
+    const bool stopped = outcome.result.stop_reason.stopped() || external_stop().has_value();
+    if (!stopped)
+        confirm_best(task, evaluator, store, run.id, opt.eval, opt.confirm_rounds, on_event,
+                     [&] { return hooks.should_stop() || (opt.control && opt.control->stop_requested()); });
+    finish_run(store, run.id, outcome.result.stop_reason, stopped);
     return outcome;
 }
 

@@ -73,11 +73,30 @@ RunSummary summarize_run(const ProjectView& store, std::int64_t run, double min_
     }
     if (!best) return s;
     if (reference) s.reference_self_speedup = reference->fitness;
-    if (best_other && best_other->fitness >= min_gain) {
+    // The best other timed again side by side with the reference: an improvement needs the
+    // search's figure and that one both at min_gain (the search's is the larger by selection).
+    double gain = best_other ? best_other->fitness : 0;
+    if (auto conf = store.get_state(run, "confirmation");
+        conf && conf->is_object() && best_other && conf->value("candidate", std::int64_t{0}) == best_other->candidate_id) {
+        s.confirmation = *conf;
+        if (conf->contains("speedup") && (*conf)["speedup"].is_number()) {
+            s.confirmed_speedup = (*conf)["speedup"].get<double>();
+            s.confirmed_rounds = conf->contains("rounds") ? static_cast<int>((*conf)["rounds"].size()) : 0;
+            gain = std::min(gain, s.confirmed_speedup);
+        } else {
+            s.confirmation_failed = conf->value("failed", std::string("not timed again"));
+            // The best failed when timed again (incorrect, a crash): not an improvement, whatever
+            // the search measured. A reference that failed, or a stop, leaves the search's figure.
+            if (s.confirmation_failed.rfind("the best", 0) == 0) gain = 0;
+        }
+    }
+    if (best_other && gain >= min_gain) {
         s.outcome = RunOutcome::Improved;
         best = best_other;
     } else {
         s.outcome = RunOutcome::NoImprovement;
+        // Measured above the bar by the search but not when timed again: that one is named.
+        if (best_other && best_other->fitness >= min_gain) best = best_other;
     }
     const CandidateRecord& bc = cands.at(best->candidate_id);
     s.best_id = bc.id;
@@ -137,7 +156,9 @@ json RunSummary::to_json() const {
             b["peak_gflops"] = peak_gflops;
             if (reference_bound_fraction >= 0) b["reference_bound_fraction"] = reference_bound_fraction;
         }
+        if (confirmed_speedup >= 0) b["confirmed_speedup"] = confirmed_speedup;
         j["best"] = b;
+        if (!confirmation.is_null()) j["confirmation"] = confirmation;
         if (outcome == RunOutcome::NoImprovement && best_is_reference)
             j["fastest_other"] = other_id ? json{{"candidate", *other_id}, {"speedup", other_speedup}, {"family", other_family}}
                                           : json(nullptr);
@@ -150,9 +171,26 @@ json RunSummary::to_json() const {
 std::string RunSummary::line() const {
     if (!best_id) return "no correct candidate (not even the reference passed)";
     char head[512];
-    if (outcome == RunOutcome::Improved)
+    if (outcome == RunOutcome::Improved && confirmed_speedup >= 0)
+        std::snprintf(head, sizeof head,
+                      "improved: candidate %lld, %.2fx the reference timed again side by side (median of %d round%s; "
+                      "%.2fx in the search) (%s, %s)",
+                      static_cast<long long>(*best_id), confirmed_speedup, confirmed_rounds, confirmed_rounds == 1 ? "" : "s",
+                      best_speedup, best_family.c_str(), best_expert.c_str());
+    else if (outcome == RunOutcome::Improved)
         std::snprintf(head, sizeof head, "improved: candidate %lld, %.2fx the reference (%s, %s)",
                       static_cast<long long>(*best_id), best_speedup, best_family.c_str(), best_expert.c_str());
+    else if (!best_is_reference && best_speedup >= min_gain && confirmed_speedup >= 0)
+        std::snprintf(head, sizeof head,
+                      "no improvement over the reference: the best correct candidate (%lld, %s) measured %.2fx in the "
+                      "search but %.2fx timed again side by side (median of %d round%s), under the %.2fx needed",
+                      static_cast<long long>(*best_id), best_family.c_str(), best_speedup, confirmed_speedup,
+                      confirmed_rounds, confirmed_rounds == 1 ? "" : "s", min_gain);
+    else if (!best_is_reference && best_speedup >= min_gain && !confirmation_failed.empty())
+        std::snprintf(head, sizeof head,
+                      "no improvement over the reference: the best correct candidate (%lld, %s) measured %.2fx in the "
+                      "search, but timed again it failed (%.200s)",
+                      static_cast<long long>(*best_id), best_family.c_str(), best_speedup, confirmation_failed.c_str());
     else if (!best_is_reference)
         std::snprintf(head, sizeof head, "no improvement over the reference: the best correct candidate (%lld, %s) is %.2fx, under the %.2fx needed",
                       static_cast<long long>(*best_id), best_family.c_str(), best_speedup, min_gain);
@@ -177,6 +215,7 @@ std::string RunSummary::line() const {
     } else {
         s += "; no roofline in its diagnosis";
     }
+    if (outcome == RunOutcome::Improved && !confirmation_failed.empty()) s += "; not timed again: " + confirmation_failed;
     // The reference timed as a candidate far from 1x: the run's speedups carry that noise.
     if (reference_self_speedup > 0 && !best_is_reference && std::abs(reference_self_speedup - 1.0) >= kSelfNoiseWarning) {
         char note[160];
