@@ -14,6 +14,7 @@
 #include "kf/process.h"
 #include "kf/retrieval.h"
 #include "kf/tunables.h"
+#include "../util/stats.h"
 #include "run_steps.h"
 
 namespace kf {
@@ -298,9 +299,8 @@ std::optional<json> confirm_best(const Task& task, Evaluator& evaluator, Project
     if (out.contains("failed")) {
         line = "not confirmed: " + out["failed"].get<std::string>();
     } else {
-        std::sort(ratios.begin(), ratios.end());
         const std::size_t n = ratios.size();
-        const double median = n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]);
+        const double median = util::median(ratios);
         out["speedup"] = median;
         line = "the best, timed again side by side with the reference: " + fmt_speedup(median) + " (median of " +
                std::to_string(n) + " round" + (n == 1 ? "" : "s") + "; the search measured " + fmt_speedup(best_fitness) + ")";

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "library_impl.h"
+#include "../util/stats.h"
 
 namespace kf {
 
@@ -94,11 +95,7 @@ std::optional<Insight> find_insight(sql::Database& db, const InsightCondition& c
 }  // namespace
 
 double InsightEvidence::median_gain() const {
-    if (gains.empty()) return 1.0;
-    auto g = gains;
-    std::sort(g.begin(), g.end());
-    const auto n = g.size();
-    return n % 2 ? g[n / 2] : 0.5 * (g[n / 2 - 1] + g[n / 2]);
+    return gains.empty() ? 1.0 : util::median(gains);
 }
 
 double insight_weight(const InsightEvidence& e) {

@@ -28,6 +28,7 @@
 #include "cuda/launch_counter.h"
 #include "device.h"
 #include "rng.h"
+#include "../../util/stats.h"
 #include "shared_arena.h"
 
 namespace kf::worker {
@@ -161,13 +162,6 @@ struct DeviceMemory {
     DeviceMemory(const DeviceMemory&) = delete;
     DeviceMemory& operator=(const DeviceMemory&) = delete;
 };
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 
 /**
@@ -427,7 +421,7 @@ public:
             sync("copy warm-up");
             std::vector<double> ms;
             for (int i = 0; i < 10; ++i) ms.push_back(time_on_stream(launch, "copy kernel"));
-            copy_ms = median(ms);
+            copy_ms = util::median(ms);
         }
         p.bandwidth_gbps = copy_ms > 0 ? 2.0 * static_cast<double>(bytes) / (copy_ms * 1e-3) / 1e9 : 0.0;
 
@@ -450,7 +444,7 @@ public:
         for (int i = 0; i < 5; ++i)
             ms.push_back(time_on_stream([&] { return gpu::launch_fma(outp, iters, grid, block, stream_); },
                                         "FMA kernel"));
-        const double fma_ms = median(ms);
+        const double fma_ms = util::median(ms);
         p.fp32_gflops = fma_ms > 0 ? 2.0 * 8.0 * threads * static_cast<double>(iters) / (fma_ms * 1e-3) / 1e9 : 0.0;
 
         std::ostringstream m;
