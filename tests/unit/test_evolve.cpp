@@ -188,6 +188,7 @@ private slots:
         conf = confirm_best(t, ev, store, run2, eval, 3);
         QVERIFY(conf);
         QVERIFY2(conf->value("failed", std::string()).rfind("the best, timed again: incorrect", 0) == 0, conf->dump().c_str());
+        QCOMPARE(conf->value("failed_by", std::string()), std::string("best"));
         QVERIFY((*conf)["rounds"].empty());
         QCOMPARE(summarize_run(ProjectView(store), run2).outcome, RunOutcome::NoImprovement);
 

@@ -192,13 +192,13 @@ private slots:
         auto [r3, b3] = confirmed(1.01, {{"rounds", rounds}, {"speedup", 1.20}, {"search_speedup", 1.01}});
         QCOMPARE(summarize_run(s, r3).outcome, RunOutcome::NoImprovement);
         // The best came out incorrect when timed again: no improvement.
-        auto [r4, b4] = confirmed(1.60, {{"rounds", nlohmann::json::array()}, {"failed", "the best, timed again: incorrect"}});
+        auto [r4, b4] = confirmed(1.60, {{"rounds", nlohmann::json::array()}, {"failed", "the best, timed again: incorrect"}, {"failed_by", "best"}});
         RunSummary d = summarize_run(s, r4);
         QCOMPARE(d.outcome, RunOutcome::NoImprovement);
         QVERIFY2(d.line().find("but timed again it failed (the best, timed again: incorrect)") != std::string::npos,
                  d.line().c_str());
         // The reference failed when timed again: the search's figure stands, and the line says so.
-        auto [r5, b5] = confirmed(1.60, {{"rounds", nlohmann::json::array()}, {"failed", "the reference, timed again: timeout"}});
+        auto [r5, b5] = confirmed(1.60, {{"rounds", nlohmann::json::array()}, {"failed", "the reference, timed again: timeout"}, {"failed_by", "reference"}});
         RunSummary e = summarize_run(s, r5);
         QCOMPARE(e.outcome, RunOutcome::Improved);
         QVERIFY2(e.line().find("; not timed again: the reference, timed again: timeout") != std::string::npos, e.line().c_str());

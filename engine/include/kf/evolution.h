@@ -132,7 +132,8 @@ void finish_run(ProjectStore& store, std::int64_t run, const StopReason& why, bo
  * reference. A search keeps the best of its measurements, so its best speedup is inflated by
  * their noise; the median of the rounds' ratios (candidate's speedup over the reference's) is
  * not. Kept in the run's state as "confirmation" (`candidate`, `reference`, `rounds`: each
- * round's two speedups, `speedup`: the median ratio, or `failed`: why there is none) and
+ * round's two speedups, `speedup`: the median ratio, or `failed`: why there is none, and
+ * `failed_by`: `best`, `reference` or `stop`) and
  * logged. Nothing when the run has no correct candidate other than the reference faster than
  * it in the search, or `should_stop` says so before the first round. Returns what it kept.
  */

@@ -64,6 +64,8 @@ struct CandidateRecord {
     nlohmann::json tunables = nlohmann::json::object();
     std::vector<std::int64_t> parents;  ///< candidate ids, first parent first
     std::string created;
+    /** The task's reference, as a run's seeds record it (kf::initial_seeds). */
+    bool is_reference() const { return expert == "seed" && family == "reference"; }
 };
 
 /** One evaluation of a candidate: status and fitness copied out of the full diagnosis. */

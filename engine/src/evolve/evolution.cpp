@@ -242,7 +242,6 @@ std::optional<json> confirm_best(const Task& task, Evaluator& evaluator, Project
                                  const EvalOptions& eval, int rounds, const std::function<void(const SearchEvent&)>& on_event,
                                  const std::function<bool()>& should_stop) {
     if (rounds <= 0) return std::nullopt;
-    auto is_reference = [](const CandidateRecord& c) { return c.expert == "seed" && c.family == "reference"; };
     std::map<std::int64_t, CandidateRecord> cands;
     for (auto& c : store.candidates(run)) cands.emplace(c.id, std::move(c));
     const CandidateRecord* best = nullptr;
@@ -251,7 +250,7 @@ std::optional<json> confirm_best(const Task& task, Evaluator& evaluator, Project
     for (const auto& e : store.evaluations(run)) {
         auto c = cands.find(e.candidate_id);
         if (c == cands.end()) continue;
-        if (is_reference(c->second)) {
+        if (c->second.is_reference()) {
             if (!reference) reference = &c->second;
         } else if (e.status_value() == Status::Ok && (!best || e.fitness > best_fitness)) {
             best = &c->second;
@@ -286,15 +285,20 @@ std::optional<json> confirm_best(const Task& task, Evaluator& evaluator, Project
         }
         if (d_mine.status != Status::Ok || d_ref.status != Status::Ok || !d_mine.timing || !d_ref.timing ||
             d_ref.timing->speedup <= 0) {
-            const Diagnosis& bad = d_mine.status != Status::Ok ? d_mine : d_ref;
-            out["failed"] = std::string(d_mine.status != Status::Ok ? "the best" : "the reference") + ", timed again: " +
+            const bool best_failed = d_mine.status != Status::Ok;
+            const Diagnosis& bad = best_failed ? d_mine : d_ref;
+            out["failed_by"] = best_failed ? "best" : "reference";
+            out["failed"] = std::string(best_failed ? "the best" : "the reference") + ", timed again: " +
                             std::string(to_string(bad.status)) + (bad.message.empty() ? "" : ": " + bad.message);
             break;
         }
         out["rounds"].push_back({{"candidate", d_mine.timing->speedup}, {"reference", d_ref.timing->speedup}});
         ratios.push_back(d_mine.timing->speedup / d_ref.timing->speedup);
     }
-    if (!out.contains("failed") && ratios.empty()) out["failed"] = "stopped before a round was timed";
+    if (!out.contains("failed") && ratios.empty()) {
+        out["failed_by"] = "stop";
+        out["failed"] = "stopped before a round was timed";
+    }
     std::string line;
     if (out.contains("failed")) {
         line = "not confirmed: " + out["failed"].get<std::string>();

@@ -26,8 +26,6 @@ namespace {
 /** How far from 1x the reference's time against its own must be for the line to mention it. */
 constexpr double kSelfNoiseWarning = 0.05;
 
-bool is_reference(const CandidateRecord& c) { return c.expert == "seed" && c.family == "reference"; }
-
 /** The fraction of the peak that bounds this kernel, from a diagnosis' roofline. */
 double bound_fraction_of(const json& roofline, const std::string& bound) {
     double bw = roofline.value("bandwidth_fraction", 0.0), fl = roofline.value("compute_fraction", 0.0);
@@ -66,7 +64,7 @@ RunSummary summarize_run(const ProjectView& store, std::int64_t run, double min_
         if (e.status_value() != Status::Ok) continue;
         ++s.correct;
         auto c = cands.find(e.candidate_id);
-        bool ref = c != cands.end() && is_reference(c->second);
+        bool ref = c != cands.end() && c->second.is_reference();
         if (ref && !reference) reference = &e;
         if (!best || e.fitness > best->fitness) best = &e;
         if (!ref && (!best_other || e.fitness > best_other->fitness)) best_other = &e;
@@ -87,7 +85,7 @@ RunSummary summarize_run(const ProjectView& store, std::int64_t run, double min_
             s.confirmation_failed = conf->value("failed", std::string("not timed again"));
             // The best failed when timed again (incorrect, a crash): not an improvement, whatever
             // the search measured. A reference that failed, or a stop, leaves the search's figure.
-            if (s.confirmation_failed.rfind("the best", 0) == 0) gain = 0;
+            if (conf->value("failed_by", std::string()) == "best") gain = 0;
         }
     }
     if (best_other && gain >= min_gain) {
@@ -103,7 +101,7 @@ RunSummary summarize_run(const ProjectView& store, std::int64_t run, double min_
     s.best_speedup = best->fitness;
     s.best_family = bc.family;
     s.best_expert = bc.expert;
-    s.best_is_reference = is_reference(bc);
+    s.best_is_reference = bc.is_reference();
     if (s.best_is_reference && best_other) {
         s.other_id = best_other->candidate_id;
         s.other_speedup = best_other->fitness;
