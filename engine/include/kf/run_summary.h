@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -77,6 +78,14 @@ struct RunSummary {
     nlohmann::json confirmation;
     /** Evaluations (in order, seeds included) until one reached 90% of the best speedup; 0: none. */
     int evals_to_90pct = 0;
+    /** The generic expert's kernels the run evaluated (kf/generic.h), one entry per family. */
+    struct GenericTried {
+        std::string family;
+        int evaluations = 0, correct = 0;
+        double best_speedup = 0;   ///< of the correct ones (0: none)
+        std::string last_status;   ///< of the last evaluation, when none was correct
+    };
+    std::vector<GenericTried> generic;
 
     nlohmann::json to_json() const;
     /** One line for the terminal, e.g. "improved: 1.63x the reference (...), at 71% of the measured copy bandwidth". */

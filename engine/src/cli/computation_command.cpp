@@ -8,6 +8,7 @@
 
 #include "kf/error.h"
 #include "kf/evaluator.h"
+#include "kf/generic.h"
 #include "kf/recognise.h"
 #include "kf/task.h"
 #include "task_arg.h"
@@ -61,8 +62,11 @@ int run_task_computation(const ComputationArgs& a) {
         reason = r.reason;
     }
     if (!c) {
-        if (a.as_json) std::cout << json{{"task", t.name}, {"computation", nullptr}, {"reason", reason}}.dump(2) << "\n";
-        std::cerr << "kfoundry: " << reason << "\n";
+        // The op-class templates have nothing to work from; the generic expert may still.
+        const std::string generic = generic_summary(generic_kernels(t, Backend::Cuda));
+        if (a.as_json)
+            std::cout << json{{"task", t.name}, {"computation", nullptr}, {"reason", reason}, {"generic", generic}}.dump(2) << "\n";
+        std::cerr << "kfoundry: " << reason << "\n" << "kfoundry: " << generic << "\n";
         return kExitError;
     }
     ordered_json j = computation_to_json(*c);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "kf/error.h"
+#include "kf/generic.h"
 #include "kf/library.h"
 #include "kf/paths.h"
 #include "kf/pipeline.h"
@@ -126,6 +127,19 @@ std::vector<Proposal> initial_seeds(const Task& task, Backend b, const std::vect
         s.family = k.family;
         s.expert = "seed";
         s.rationale = "op-class template " + k.name + " (template expert): " + k.description;
+        seeds.push_back(s);
+    }
+    // Where no template knows the computation, the generic expert's instances, written from the
+    // reference's loops, so that every task starts with kernels of its own (elsewhere the
+    // generic expert proposes them during the run).
+    const bool templated = !families.empty();
+    for (const TemplateKernel& k : templated ? std::vector<TemplateKernel>{} : generic_kernels(task, b).kernels) {
+        if (!families.insert(k.family).second) continue;
+        Proposal s;
+        s.source = k.source;
+        s.family = k.family;
+        s.expert = "seed";
+        s.rationale = k.name + " (generic expert): " + k.description;
         seeds.push_back(s);
     }
     for (const auto& p : patterns) {
@@ -352,6 +366,7 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     if (opt.on_run) opt.on_run(run.id, run.resumed);
     log_line(store, run.id, "retrieval", patterns.summary, on_event, {{"patterns", patterns.patterns.size()}});
     log_line(store, run.id, "templates", templates_line(task, b), on_event);
+    log_line(store, run.id, "generic", generic_summary(generic_kernels(task, b)), on_event);
 
     // The provider of extra experts (the LLM ensemble), tied to this run.
     ExpertProvider* provider = opt.llm.get();

@@ -120,6 +120,20 @@ RunSummary summarize_run(const ProjectView& store, std::int64_t run, double min_
         if (reference && reference->diagnosis.contains("roofline") && reference->diagnosis["roofline"].is_object())
             s.reference_bound_fraction = bound_fraction_of(reference->diagnosis["roofline"], s.bound);
     }
+    for (const auto& e : evals) {
+        auto c = cands.find(e.candidate_id);
+        if (c == cands.end() || c->second.family.rfind("generic/", 0) != 0) continue;
+        auto g = std::find_if(s.generic.begin(), s.generic.end(),
+                              [&](const RunSummary::GenericTried& t) { return t.family == c->second.family; });
+        if (g == s.generic.end()) g = s.generic.insert(s.generic.end(), {c->second.family, 0, 0, 0, ""});
+        ++g->evaluations;
+        if (e.status_value() == Status::Ok) {
+            ++g->correct;
+            g->best_speedup = std::max(g->best_speedup, e.fitness);
+        } else {
+            g->last_status = std::string(to_string(e.status_value()));
+        }
+    }
     for (std::size_t k = 0; k < evals.size(); ++k)
         if (evals[k].status_value() == Status::Ok && evals[k].fitness >= 0.9 * s.best_speedup) {
             s.evals_to_90pct = static_cast<int>(k) + 1;
@@ -137,6 +151,16 @@ json RunSummary::to_json() const {
               {"min_gain", min_gain},
               {"evals_to_90pct", evals_to_90pct}};
     if (reference_self_speedup >= 0) j["reference_self_speedup"] = reference_self_speedup;
+    if (!generic.empty()) {
+        json g = json::array();
+        for (const auto& t : generic) {
+            json one = {{"family", t.family}, {"evaluations", t.evaluations}, {"correct", t.correct}};
+            if (t.correct) one["best_speedup"] = t.best_speedup;
+            else one["status"] = t.last_status;
+            g.push_back(one);
+        }
+        j["generic"] = g;
+    }
     if (best_id) {
         json b = {{"candidate", *best_id},
                   {"speedup", best_speedup},
@@ -214,6 +238,17 @@ std::string RunSummary::line() const {
         s += "; no roofline in its diagnosis";
     }
     if (outcome == RunOutcome::Improved && !confirmation_failed.empty()) s += "; not timed again: " + confirmation_failed;
+    if (!generic.empty()) {
+        s += "; generic kernels tried:";
+        for (std::size_t i = 0; i < generic.size(); ++i) {
+            char one[160];
+            if (generic[i].correct)
+                std::snprintf(one, sizeof one, "%s %s %.2fx", i ? "," : "", generic[i].family.c_str(), generic[i].best_speedup);
+            else
+                std::snprintf(one, sizeof one, "%s %s %s", i ? "," : "", generic[i].family.c_str(), generic[i].last_status.c_str());
+            s += one;
+        }
+    }
     // The reference timed as a candidate far from 1x: the run's speedups carry that noise.
     if (reference_self_speedup > 0 && !best_is_reference && std::abs(reference_self_speedup - 1.0) >= kSelfNoiseWarning) {
         char note[160];

@@ -1,5 +1,6 @@
 #include "kf/search.h"
 
+#include "kf/generic.h"
 #include "kf/transforms.h"
 
 #include <algorithm>
@@ -17,7 +18,7 @@ Search::Search(SearchConfig cfg, std::vector<PatternSource> patterns, SearchHook
       patterns_(std::move(patterns)),
       hooks_(std::move(hooks)),
       islands_(cfg_.islands),
-      router_({"tuner", "crossover", "pattern", "template", "transform"}),
+      router_({"tuner", "crossover", "pattern", "template", "transform", "generic"}),
       rng_(cfg_.seed) {
     experts_.push_back(make_tuner());
     experts_.push_back(make_crossover());
@@ -26,6 +27,8 @@ Search::Search(SearchConfig cfg, std::vector<PatternSource> patterns, SearchHook
     for (const auto& [dclass, w] : experts_.back()->priors()) router_.set_prior(dclass, "template", w);
     experts_.push_back(make_transform_expert());
     for (const auto& [dclass, w] : experts_.back()->priors()) router_.set_prior(dclass, "transform", w);
+    experts_.push_back(make_generic_expert());
+    for (const auto& [dclass, w] : experts_.back()->priors()) router_.set_prior(dclass, "generic", w);
     started_ = std::chrono::steady_clock::now();
 }
 

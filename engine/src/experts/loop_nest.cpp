@@ -238,6 +238,7 @@ public:
         if (e->converted || !is_floating_type(outer) || !is_integer_type(inner)) return e;
         auto marked = std::make_shared<Expr>(*e);
         marked->converted = true;
+        marked->cast = outer == CXType_Float ? "float" : "double";
         return marked;
     }
 
@@ -252,8 +253,11 @@ public:
                 bool integer = k != CXCursor_FloatingLiteral;
                 auto v = evaluate(cur, integer);
                 if (!v) refuse(cur, "a literal that does not evaluate");
-                if (c_.getCanonicalType(c_.getCursorType(cur)).kind == CXType_Float) v = shortest_float(*v);
-                return Expr::number(*v, integer);
+                const bool single = c_.getCanonicalType(c_.getCursorType(cur)).kind == CXType_Float;
+                if (single) v = shortest_float(*v);
+                auto lit = std::make_shared<Expr>(*Expr::number(*v, integer));
+                lit->f32 = single;
+                return lit;
             }
             case CXCursor_DeclRefExpr: {
                 std::string n = str(c_.getCursorSpelling(cur));
@@ -285,8 +289,11 @@ public:
                 e->kind = Expr::Kind::Unary;
                 e->text = op;
                 e->args = {expr(ch[0])};
-                if (op == "-" && e->args[0]->kind == Expr::Kind::Number)
-                    return Expr::number(-e->args[0]->value, e->args[0]->integer);
+                if (op == "-" && e->args[0]->kind == Expr::Kind::Number) {
+                    auto neg = std::make_shared<Expr>(*e->args[0]);
+                    neg->value = -neg->value;
+                    return neg;
+                }
                 return e;
             }
             case CXCursor_BinaryOperator: {
@@ -330,6 +337,17 @@ public:
                     if (auto v = evaluate(cur, integer)) return Expr::number(*v, integer);
                 }
                 std::string name = math_name(f);
+                if (f == "clamp" && n == 3) {  // std::clamp(v, lo, hi): min(max(v, lo), hi)
+                    auto arg = [&](int i) { return expr(c_.cursorGetArgument(cur, static_cast<unsigned>(i))); };
+                    auto call2 = [](const std::string& fn, ExprPtr a, ExprPtr b) {
+                        auto c = std::make_shared<Expr>();
+                        c->kind = Expr::Kind::Call;
+                        c->text = fn;
+                        c->args = {std::move(a), std::move(b)};
+                        return c;
+                    };
+                    return call2("min", call2("max", arg(0), arg(1)), arg(2));
+                }
                 if (name.empty() && helpers_.count(f)) return inline_call(cur, f, n);
                 if (name.empty()) refuse(cur, "a call of " + (f.empty() ? std::string("something unnamed") : f));
                 e->kind = Expr::Kind::Call;
@@ -445,6 +463,7 @@ public:
         s.line = line_of(var);
         s.var = str(c_.getCursorSpelling(var));
         s.type = type_of(var);
+        s.type_name = str(c_.getTypeSpelling(c_.getCanonicalType(c_.getCursorType(var))));
         CXCursor* init = nullptr;
         std::vector<CXCursor> ch = children(var);
         for (auto& x : ch)
@@ -557,7 +576,9 @@ public:
             refuse(cur, down ? "a for loop counting down whose decrement is not --var or var -= <count>"
                              : "a for loop whose increment is not ++var or var += <count>");
         s.step = static_cast<long long>(inc.value->value) * (down ? -1 : 1);
+        ++depth_;
         s.body = block(ch[3]);
+        --depth_;
         return s;
     }
 
@@ -570,6 +591,7 @@ public:
         const std::string f = str(c_.getCursorSpelling(call));
         const int n = c_.cursorGetNumArguments(call);
         auto arg = [&](int i) { return c_.cursorGetArgument(call, static_cast<unsigned>(i)); };
+        if (f == "memcpy" && n == 3) return copying(call);
         if ((f != "memset" && f != "fill" && f != "fill_n") || n != 3) refuse(call, "a call of " + (f.empty() ? std::string("something unnamed") : f));
         const ExprPtr p = expr(arg(0));
         const ExprPtr value = expr(arg(f == "memset" ? 1 : 2));
@@ -621,7 +643,141 @@ public:
         return s;
     }
 
+    /** A pointer expression as a named pointer and an element offset: p, p + off, off + p, &p[off]. */
+    std::pair<std::string, ExprPtr> pointer_at(CXCursor call, const ExprPtr& e, const std::string& what) {
+        if (e->kind == Expr::Kind::Name) return {e->text, Expr::number(0, true)};
+        if (e->kind == Expr::Kind::Binary && e->text == "+")
+            for (int side = 0; side < 2; ++side)
+                if (e->args[side]->kind == Expr::Kind::Name && !e->args[1 - side]->converted)
+                    return {e->args[side]->text, e->args[1 - side]};
+        refuse(call, "a call of memcpy whose " + what + " is not a named pointer plus an offset");
+    }
+
+    /**
+     * memcpy(dst, src, n * sizeof(*dst)) as the loop `for (kf_m = 0; kf_m < n; ++kf_m)
+     * dst[kf_m] = src[kf_m];`, dst and src a named pointer or one plus an element offset
+     * (`out + i * d`), the byte count a count times the element's size.
+     */
+    Stmt copying(CXCursor call) {
+        auto arg = [&](int i) { return c_.cursorGetArgument(call, static_cast<unsigned>(i)); };
+        auto [dst, doff] = pointer_at(call, expr(arg(0)), "destination");
+        auto [src, soff] = pointer_at(call, expr(arg(1)), "source");
+        CXType t = c_.getCanonicalType(c_.getCursorType(strip(arg(0))));
+        long long size = t.kind == CXType_Pointer ? c_.typeGetSizeOf(c_.getPointeeType(t)) : -1;
+        const ExprPtr bytes = expr(arg(2));
+        auto times = [&](const ExprPtr& k) { return k->kind == Expr::Kind::Number && k->value == size; };
+        ExprPtr count;
+        if (size > 0 && bytes->kind == Expr::Kind::Binary && bytes->text == "*") {
+            if (times(bytes->args[1])) count = bytes->args[0];
+            else if (times(bytes->args[0])) count = bytes->args[1];
+        }
+        if (!count)
+            refuse(call, "a memcpy whose length is not a count times the size of its element" +
+                             (size > 0 ? " (" + std::to_string(size) + " bytes)" : ""));
+        auto at = [](const std::string& p, const ExprPtr& off) {
+            auto e = std::make_shared<Expr>();
+            e->kind = Expr::Kind::Index;
+            e->text = p;
+            e->args = {Expr::binary("+", off, Expr::name("kf_m"))};
+            return e;
+        };
+        Stmt s;
+        s.kind = Stmt::Kind::For;
+        s.line = line_of(call);
+        s.var = "kf_m";
+        s.start = Expr::number(0, true);
+        s.bound = count;
+        Stmt w;
+        w.kind = Stmt::Kind::Assign;
+        w.line = s.line;
+        w.op = "=";
+        w.target = at(dst, doff);
+        w.value = at(src, soff);
+        s.body = {w};
+        return s;
+    }
+
+    /** The root name of an lvalue or pointer expression (a[i], *p, (p), p + k), empty when none. */
+    std::string root_name(CXCursor cur) {
+        for (int guard = 0; guard < 64; ++guard) {
+            cur = strip(cur);
+            CXCursorKind k = c_.getCursorKind(cur);
+            if (k == CXCursor_DeclRefExpr) return str(c_.getCursorSpelling(cur));
+            std::vector<CXCursor> ch = children(cur);
+            if (ch.empty()) return {};
+            if (k == CXCursor_BinaryOperator && ch.size() == 2) {  // p + k: the pointer side
+                CXTypeKind t0 = c_.getCanonicalType(c_.getCursorType(strip(ch[0]))).kind;
+                cur = t0 == CXType_Pointer ? ch[0] : ch[1];
+                continue;
+            }
+            cur = ch[0];  // a[i], *p, p->x, p.x
+        }
+        return {};
+    }
+
+    /**
+     * A statement the model lacks, kept as written: its text, the names it uses, and those it
+     * may assign (assignment and ++/-- targets, pointers passed to a call), less its own
+     * declarations.
+     */
+    Stmt opaque(CXCursor cur, const std::string& why) {
+        Stmt s;
+        s.kind = Stmt::Kind::Opaque;
+        s.line = line_of(cur);
+        s.why = why;
+        CXSourceRange r = c_.getCursorExtent(cur);
+        unsigned b = offset_of(c_.getRangeStart(r)), e = offset_of(c_.getRangeEnd(r));
+        if (b < e && e <= source_.size()) s.text = source_.substr(b, e - b);
+        std::set<std::string> names, assigned, declared;
+        std::vector<CXCursor> todo = {cur};
+        while (!todo.empty()) {
+            CXCursor x = todo.back();
+            todo.pop_back();
+            CXCursorKind k = c_.getCursorKind(x);
+            if (k == CXCursor_DeclRefExpr) names.insert(str(c_.getCursorSpelling(x)));
+            if (k == CXCursor_VarDecl) declared.insert(str(c_.getCursorSpelling(x)));
+            std::vector<CXCursor> ch = children(x);
+            if ((k == CXCursor_BinaryOperator && ch.size() == 2 && binary_operator(x, ch[0]) == "=") ||
+                k == CXCursor_CompoundAssignOperator) {
+                assigned.insert(root_name(ch[0]));
+            } else if (k == CXCursor_UnaryOperator && ch.size() == 1) {
+                auto toks = tokens(x);
+                if (!toks.empty() && (toks.front().first == "++" || toks.front().first == "--" ||
+                                      toks.back().first == "++" || toks.back().first == "--"))
+                    assigned.insert(root_name(ch[0]));
+            } else if (k == CXCursor_CallExpr) {
+                for (int i = 0, n = c_.cursorGetNumArguments(x); i < n; ++i) {
+                    CXCursor a = c_.cursorGetArgument(x, static_cast<unsigned>(i));
+                    CXTypeKind t = c_.getCanonicalType(c_.getCursorType(strip(a))).kind;
+                    if (t == CXType_Pointer || t == CXType_LValueReference) assigned.insert(root_name(a));
+                }
+            }
+            for (CXCursor c : ch) todo.push_back(c);
+        }
+        for (const auto& d : declared) {
+            names.erase(d);
+            assigned.erase(d);
+        }
+        assigned.erase("");
+        s.names.assign(names.begin(), names.end());
+        s.assigned.assign(assigned.begin(), assigned.end());
+        if (first_opaque_.empty()) first_opaque_ = why;
+        return s;
+    }
+
     void append(CXCursor cur, Block& out) {
+        if (!keep_opaque_ || depth_ == 0) return append_modelled(cur, out);
+        Block got;
+        try {
+            append_modelled(cur, got);
+        } catch (const Unmodelled& e) {
+            out.push_back(opaque(cur, e.what()));
+            return;
+        }
+        for (auto& st : got) out.push_back(std::move(st));
+    }
+
+    void append_modelled(CXCursor cur, Block& out) {
         CXCursorKind k = c_.getCursorKind(cur);
         Stmt s;
         s.line = line_of(cur);
@@ -664,10 +820,21 @@ public:
             case CXCursor_CallExpr:
                 out.push_back(zeroing(cur));
                 return;
-            case CXCursor_UnexposedExpr:  // a call whose value is dropped (std::fill_n's iterator)
+            case CXCursor_UnexposedExpr: {
+                // A call whose value is dropped (std::fill_n's iterator), or a statement wrapped
+                // where a temporary is bound to a reference (y[i] = std::max(v, 0.0f)).
                 if (c_.getCursorKind(strip(cur)) == CXCursor_CallExpr) {
                     out.push_back(zeroing(strip(cur)));
                     return;
+                }
+                std::vector<CXCursor> ch = children(cur);
+                if (ch.size() == 1) return append_modelled(ch[0], out);
+                break;
+            }
+            case CXCursor_CStyleCastExpr:  // (void)name; marks a parameter unused
+                if (c_.getCanonicalType(c_.getCursorType(cur)).kind == CXType_Void) {
+                    std::vector<CXCursor> ch = children(cur);
+                    if (ch.size() == 1 && c_.getCursorKind(strip(ch[0])) == CXCursor_DeclRefExpr) return;
                 }
                 break;
             default:
@@ -693,10 +860,15 @@ public:
         return std::nullopt;
     }
 
+    bool keep_opaque_ = false;
+    std::string source_;
+    std::string first_opaque_;  ///< why the first opaque statement is not modelled
+
 private:
     const Libclang& c_;
     CXTranslationUnit tu_;
     int nodes_ = 0;
+    int depth_ = 0;  ///< loops around the statement being read
     std::map<std::string, CXCursor> helpers_;
     std::vector<std::map<std::string, ExprPtr>> params_;  ///< the inlined calls' arguments, innermost last
 };
@@ -704,7 +876,8 @@ private:
 }  // namespace
 
 std::optional<Block> read_kf_solve(const Libclang& clang, const std::string& path, const std::string& source,
-                                   const std::string& header, const std::string& include_dir, std::string& why) {
+                                   const std::string& header, const std::string& include_dir, std::string& why,
+                                   bool keep_opaque) {
     std::string header_path = (include_dir.empty() ? std::string(".") : include_dir) + "/kf_task.h";
     std::vector<std::string> args = {"-x", "c++", "-std=c++17", "-fsyntax-only", "-w", "-I" + include_dir};
     if (!clang.resource_dir.empty()) {
@@ -724,6 +897,8 @@ std::optional<Block> read_kf_solve(const Libclang& clang, const std::string& pat
         why = "libclang could not parse it (error " + std::to_string(static_cast<int>(err)) + ")";
     } else {
         Reader r(clang, tu);
+        r.keep_opaque_ = keep_opaque;
+        r.source_ = source;
         // The first error, if any: the body may not be what was written.
         for (unsigned i = 0, n = clang.getNumDiagnostics(tu); i < n && why.empty(); ++i) {
             CXDiagnostic d = clang.getDiagnostic(tu, i);
@@ -747,6 +922,7 @@ std::optional<Block> read_kf_solve(const Libclang& clang, const std::string& pat
                         why = "kf_solve has no body";
                     else
                         out = r.block(ch.back());
+                    if (out && !r.first_opaque_.empty()) why = "kf_solve has " + r.first_opaque_ + ", kept as written";
                 }
             } catch (const Unmodelled& e) {
                 why = std::string("kf_solve has ") + e.what() + ", which the recogniser does not model";
@@ -761,7 +937,7 @@ std::optional<Block> read_kf_solve(const Libclang& clang, const std::string& pat
 #else
 
 std::optional<Block> read_kf_solve(const Libclang&, const std::string&, const std::string&, const std::string&,
-                                   const std::string&, std::string& why) {
+                                   const std::string&, std::string& why, bool) {
     why = "built without clang-c/Index.h";
     return std::nullopt;
 }

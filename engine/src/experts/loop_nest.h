@@ -27,6 +27,9 @@ struct Expr {
     bool integer = false;
     /** An integer expression the C code converts to floating point (a cast, or a float operand beside it). */
     bool converted = false;
+    /** Number: a float (not double) literal. Converted: the floating type it becomes ("float", "double"). */
+    bool f32 = false;
+    std::string cast;
     std::vector<ExprPtr> args;  ///< operands; Index: {index}; Select: {condition, then, else}
 
     static ExprPtr number(double v, bool integer);
@@ -39,7 +42,8 @@ using Block = std::vector<Stmt>;
 
 /** A statement of the model. */
 struct Stmt {
-    enum class Kind { For, Decl, Assign, If, Return, Continue, Break };
+    /** Opaque: a statement inside a loop that the model lacks, kept as written (read_kf_solve's keep_opaque). */
+    enum class Kind { For, Decl, Assign, If, Return, Continue, Break, Opaque };
     /** Array: a local std::vector of float or double, or a C array of numbers, its length in `init` (zero-filled). */
     enum class Type { Integer, Floating, Pointer, Array };
     Kind kind = Kind::Assign;
@@ -48,21 +52,29 @@ struct Stmt {
     ExprPtr start, bound;        ///< For: var from start while var < bound (bound + 1 with <=), or > with step < 0
     long long step = 1;          ///< For: ++var, var += step; --var, var -= count (step -count)
     Type type = Type::Floating;  ///< Decl
+    std::string type_name;       ///< Decl: the declared type as C spells it ("float", "const float *", "int")
     ExprPtr init;                ///< Decl: its initialiser (may be null)
     ExprPtr target;              ///< Assign: a name or an array read
     std::string op;              ///< Assign: =, +=, -=, *=, /=
     ExprPtr value;               ///< Assign
     ExprPtr cond;                ///< If
     Block body, else_body;       ///< For: the body; If: then and else
+    /** Opaque: its source text, why the model lacks it, the names it uses and those it assigns (or passes to a call). */
+    std::string text, why;
+    std::vector<std::string> names, assigned;
 };
 
 /**
  * Reads kf_solve's definition from `source` (parsed as the file `path`, C++17, syntax only)
  * with `kf_task.h` beside it given by `header`; `include_dir` is added to the include path.
  * Null with why (a parse error, a construct the model lacks, with its line) when it cannot.
+ * With `keep_opaque`, a statement inside a loop that the model lacks becomes an Opaque
+ * statement (its text, the names it uses and assigns) rather than a refusal, and `why` names
+ * the first such construct; the recognisers read without it.
  */
 std::optional<Block> read_kf_solve(const Libclang& clang, const std::string& path, const std::string& source,
-                                   const std::string& header, const std::string& include_dir, std::string& why);
+                                   const std::string& header, const std::string& include_dir, std::string& why,
+                                   bool keep_opaque = false);
 
 /** The expression written back as the computation language (kf/computation.h) writes it. */
 std::string to_text(const ExprPtr& e);

@@ -1,0 +1,286 @@
+// The generic expert (kf/generic.h): kernels written from the reference's own loops for tasks
+// no op-class template knows (a gather, a strided window, a broadcast epilogue, a ternary with
+// a per-row operand, a scatter-add, a row reduction with std::max, a while loop kept as
+// written). Host instances are evaluated by the real host backend; CUDA instances compiled by
+// nvcc; the legality checks refuse what may not run in parallel; a search from scratch ends
+// with generic kernels evaluated and named in its summary.
+#include <QtTest>
+
+#include "kf/evaluator.h"
+#include "kf/evolution.h"
+#include "kf/experts.h"
+#include "kf/generic.h"
+#include "kf/process.h"
+#include "kf/recognise.h"
+#include "kf/run_summary.h"
+#include "kf/store.h"
+#include "kf/tunables.h"
+#include "testsupport.h"
+
+using namespace kf;
+
+namespace {
+
+const char* const kTasks[] = {"embedding_gather", "maxpool2d", "bias_relu_cols", "leaky_rows",
+                              "scatter_add",      "absmax_scale", "bucketize"};
+
+/** A one-output task of n elements over x with the given host reference, for the legality checks. */
+Task flat_task(const std::string& tag, const std::string& reference) {
+    auto dir = kftest::temp_dir("generic-" + tag);
+    kftest::write_file(dir / "task.json", R"({
+  "format": 1, "name": "t", "op_class": "x", "sizes": ["n"],
+  "tensors": [{"name": "x", "role": "input", "dtype": "f32", "shape": ["n"]},
+              {"name": "y", "role": "output", "dtype": "f32", "shape": ["n"]}],
+  "tolerance": {"atol": 1e-5, "rtol": 1e-5},
+  "work": {"flops": "n", "bytes": "8 * n"},
+  "cases": [{"name": "p", "primary": true, "sizes": {"n": 64}}, {"name": "v", "sizes": {"n": 7}}],
+  "reference": {"host": "reference.cpp"}
+})");
+    kftest::write_file(dir / "reference.cpp", "#include \"kf_task.h\"\n" + reference);
+    return load_task(dir);
+}
+
+std::unique_ptr<Evaluator> nvcc_evaluator(const std::filesystem::path& cache) {
+    auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
+    if (probe.start_failed || probe.exit_code != 0) return nullptr;
+    EvaluatorConfig cfg;
+    cfg.worker.backend = Backend::Cuda;
+    cfg.arch = "sm_90";
+    cfg.cache_dir = cache;
+    return std::make_unique<Evaluator>(cfg);
+}
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += x + "\n";
+    return s;
+}
+
+}  // namespace
+
+class TestGeneric : public QObject {
+    Q_OBJECT
+
+private:
+    std::filesystem::path cache_;
+
+    EvaluatorConfig host_config() const {
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Host;
+        cfg.worker.worker = kftest::worker_path();
+        cfg.cache_dir = cache_ / "compile";
+        return cfg;
+    }
+
+private slots:
+    void initTestCase() {
+        cache_ = kftest::temp_dir("generic-cache");
+        if (qgetenv("KF_NVCC").isEmpty() && std::filesystem::exists("/usr/local/cuda/bin/nvcc"))
+            qputenv("KF_NVCC", "/usr/local/cuda/bin/nvcc");
+        qputenv("KF_CACHE_DIR", QByteArray::fromStdString((cache_ / "compile").string()));
+        qputenv("KF_RESOURCES_DIR", QByteArray::fromStdString((kftest::source_dir() / "resources").string()));
+        qputenv("XDG_DATA_HOME", QByteArray::fromStdString(kftest::temp_dir("generic-data").string()));
+        std::string why;
+        if (!libclang_available(&why)) {
+            if (qEnvironmentVariableIsSet("KF_EXPECT_LIBCLANG")) QFAIL(("libclang does not load: " + why).c_str());
+            QSKIP(("the generic expert reads references through libclang: " + why).c_str());
+        }
+    }
+
+    /** Every task of the classes the templates do not name gets generic kernels on both backends. */
+    void every_task_gets_generic_kernels() {
+        for (const char* name : kTasks) {
+            Task t = load_task(kftest::data(std::string("tasks/") + name));
+            GenericKernels host = generic_kernels(t, Backend::Host), cuda = generic_kernels(t, Backend::Cuda);
+            QVERIFY2(!host.kernels.empty(), (std::string(name) + ": " + host.reason).c_str());
+            QVERIFY2(!cuda.kernels.empty(), (std::string(name) + ": " + cuda.reason).c_str());
+            QCOMPARE(cuda.kernels.front().family, std::string("generic/threads"));
+            for (const auto& k : cuda.kernels) QVERIFY2(!parse_tunables(k.source).empty(), k.name.c_str());
+            for (const auto& n : cuda.nests) QVERIFY2(n.find("parallel") != std::string::npos, (name + (": " + n)).c_str());
+        }
+    }
+
+    /** What each nest was found to allow, as the run's log says it. */
+    void nests_are_planned_as_expected() {
+        auto plan = [](const char* name) {
+            return generic_kernels(load_task(kftest::data(std::string("tasks/") + name)), Backend::Cuda);
+        };
+        GenericKernels pool = plan("maxpool2d");
+        QCOMPARE(pool.nests.size(), std::size_t(1));
+        QVERIFY2(pool.nests[0].find("parallel with i, j") != std::string::npos, pool.nests[0].c_str());
+        GenericKernels scatter = plan("scatter_add");
+        QCOMPARE(scatter.nests.size(), std::size_t(2));
+        QVERIFY2(scatter.nests[1].find("adding atomically to out") != std::string::npos, joined(scatter.nests).c_str());
+        QVERIFY(scatter.kernels.front().source.find("kf_atomic_add(&out[") != std::string::npos);
+        GenericKernels absmax = plan("absmax_scale");
+        QCOMPARE(absmax.kernels.size(), std::size_t(3));  // threads, warp-rows, block-rows
+        QCOMPARE(absmax.kernels[1].name, std::string("generic/warp-rows"));
+        QVERIFY2(absmax.kernels[1].source.find("kf_group_reduce<KF_GROUP>(kf_p_m, Kfmax())") != std::string::npos,
+                 absmax.kernels[1].source.c_str());
+        // The while loop is kept as written, and the log names it with its line.
+        GenericKernels bucket = plan("bucketize");
+        QVERIFY2(bucket.reason.find("WhileStmt (line 7)") != std::string::npos, bucket.reason.c_str());
+        QVERIFY2(generic_summary(bucket).find("kept as written") != std::string::npos, generic_summary(bucket).c_str());
+        QVERIFY(bucket.kernels.front().source.find("while (lo < hi)") != std::string::npos);
+    }
+
+    /** Every host instance, at its defaults and at both ends of its space, passes the worker's checks. */
+    void host_instances_are_correct() {
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        int evaluated = 0;
+        for (const char* name : kTasks) {
+            Task t = load_task(kftest::data(std::string("tasks/") + name));
+            for (const auto& k : generic_kernels(t, Backend::Host).kernels) {
+                TunableSpace space = parse_tunables(k.source);
+                std::vector<Assignment> points = space.enumerate(1000);
+                for (const Assignment& a : {space.defaults(), points.front(), points.back()}) {
+                    Diagnosis d = ev.evaluate(t, {instantiate(k.source, space, a), "generic"}, opt);
+                    QVERIFY2(d.status == Status::Ok,
+                             (std::string(name) + " " + k.name + " " + to_string(a) + ": " + d.message + "\n" + d.compile.log)
+                                 .c_str());
+                    ++evaluated;
+                }
+            }
+        }
+        QVERIFY(evaluated >= 21);
+    }
+
+    /** Every CUDA instance compiles with nvcc for sm_90, at its defaults and at both ends of its space. */
+    void cuda_instances_compile() {
+        auto nvcc = nvcc_evaluator(cache_ / "nvcc");
+        if (!nvcc) QSKIP("nvcc not found (set KF_NVCC)");
+        for (const char* name : kTasks) {
+            Task t = load_task(kftest::data(std::string("tasks/") + name));
+            for (const auto& k : generic_kernels(t, Backend::Cuda).kernels) {
+                TunableSpace space = parse_tunables(k.source);
+                std::vector<Assignment> points = space.enumerate(1000);
+                for (const Assignment& a : {space.defaults(), points.front(), points.back()}) {
+                    CompileResult cr = nvcc->compile(t, {k.source, "generic"}, a);
+                    QVERIFY2(cr.ok, (std::string(name) + " " + k.name + " " + to_string(a) + ":\n" + cr.info.log + "\n" +
+                                     k.source)
+                                        .c_str());
+                }
+            }
+        }
+    }
+
+    /** Loops whose iterations depend on each other are not spread; the reason names what and where. */
+    void dependent_iterations_are_not_spread() {
+        // A running sum through the output: y[i] reads y[i - 1].
+        GenericKernels scan = generic_kernels(
+            flat_task("scan", "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                              "    y[0] = x[0];\n"
+                              "    for (int i = 1; i < n; ++i) y[i] = y[i - 1] + x[i];\n}\n"),
+            Backend::Cuda);
+        QVERIFY(scan.kernels.empty());
+        QVERIFY2(scan.reason.find("outside its loops") != std::string::npos, scan.reason.c_str());
+        GenericKernels carried = generic_kernels(
+            flat_task("carried", "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                 "    for (int i = 1; i < n; ++i) y[i] = x[i];\n"
+                                 "    for (int i = 1; i < n; ++i) y[i] = y[i - 1] + x[i];\n}\n"),
+            Backend::Cuda);
+        QCOMPARE(carried.nests.size(), std::size_t(2));
+        QVERIFY2(carried.nests[1].find("one thread, since two iterations of the loop over i may access one element of y (line 4)") !=
+                     std::string::npos,
+                 carried.nests[1].c_str());
+        // A scalar of kf_solve accumulated across the iterations.
+        GenericKernels acc = generic_kernels(
+            flat_task("acc", "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                             "    float s = 0.0f;\n"
+                             "    for (int i = 0; i < n; ++i) { s += x[i]; y[i] = s; }\n}\n"),
+            Backend::Cuda);
+        QVERIFY(acc.kernels.empty());
+        QVERIFY2(acc.reason.find("assigns s, declared outside the loop over i") != std::string::npos, acc.reason.c_str());
+        // A statement kept as written that writes the output cannot be checked.
+        GenericKernels opaque = generic_kernels(
+            flat_task("opaque", "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                "    for (int i = 0; i < n; ++i) { int k = 0; while (k < 1) { y[i] = x[i]; ++k; } }\n}\n"),
+            Backend::Cuda);
+        QVERIFY(opaque.kernels.empty());
+        QVERIFY2(opaque.reason.find("it keeps the statement kind WhileStmt (line 3) as written, and that assigns y") != std::string::npos,
+                 opaque.reason.c_str());
+        // One that only reads an output another statement writes cannot be checked either.
+        GenericKernels reads = generic_kernels(
+            flat_task("opaque-read", "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                     "    for (int i = 0; i < n; ++i) { y[i] = x[i]; float s = 0; int k = 0;\n"
+                                     "        while (k < 1) { s += y[n - 1 - i]; ++k; } }\n}\n"),
+            Backend::Cuda);
+        QVERIFY(reads.kernels.empty());
+        QVERIFY2(reads.reason.find("its accesses of y cannot be checked") != std::string::npos, reads.reason.c_str());
+    }
+
+    /** The shapes users write: std::max, std::clamp, a ternary, fmaxf, memcpy of a row. */
+    void user_shapes_are_read() {
+        GenericKernels g = generic_kernels(
+            flat_task("shapes", "#include <algorithm>\n#include <cmath>\n#include <cstring>\n"
+                                "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                "    for (int i = 0; i < n; ++i) {\n"
+                                "        const float v = std::clamp(x[i], -0.5f, 0.5f);\n"
+                                "        y[i] = v > 0.0f ? std::max(v, 0.25f) : fmaxf(v, -0.25f);\n"
+                                "    }\n"
+                                "    std::memcpy(y, x, 3 * sizeof(float));\n}\n"),
+            Backend::Host);
+        QVERIFY2(!g.kernels.empty(), g.reason.c_str());
+        QCOMPARE(g.nests.size(), std::size_t(2));
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        Task t = flat_task("shapes-eval", "#include <algorithm>\n#include <cmath>\n#include <cstring>\n"
+                                          "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                          "    for (int i = 0; i < n; ++i) {\n"
+                                          "        const float v = std::clamp(x[i], -0.5f, 0.5f);\n"
+                                          "        y[i] = v > 0.0f ? std::max(v, 0.25f) : fmaxf(v, -0.25f);\n"
+                                          "    }\n"
+                                          "    std::memcpy(y, x, 3 * sizeof(float));\n}\n");
+        for (const auto& k : generic_kernels(t, Backend::Host).kernels) {
+            Diagnosis d = ev.evaluate(t, {k.source, "generic"}, opt);
+            QVERIFY2(d.status == Status::Ok, (k.name + ": " + d.message + "\n" + d.compile.log + "\n" + k.source).c_str());
+        }
+    }
+
+    /** A search from scratch of a task no template knows ends with generic kernels evaluated and named. */
+    void search_from_scratch_tries_generic_kernels_data() {
+        QTest::addColumn<QString>("task");
+        QTest::newRow("embedding_gather") << "embedding_gather";
+        QTest::newRow("bucketize") << "bucketize";
+    }
+
+    void search_from_scratch_tries_generic_kernels() {
+        QFETCH(QString, task);
+        Task t = load_task(kftest::data("tasks/" + task.toStdString()));
+        std::string why;
+        QVERIFY2(templates_for_task(t, Backend::Host, &why).empty(), "a template knows this task");
+        Evaluator ev(host_config());
+        ProjectStore store = ProjectStore::create(kftest::temp_dir("generic-evolve"), "p");
+        EvolveOptions o;
+        o.search.budget = 6;
+        o.search.islands.islands = 2;
+        o.search.seed = 3;
+        o.eval.min_time_ms = 20;
+        o.eval.min_reps = 3;
+        o.eval.warmup = 1;
+        o.eval.trials = 2;
+        o.confirm_rounds = 0;
+        o.seed_library = kftest::source_dir() / "resources" / "library" / "seed.json";
+        EvolveOutcome out = evolve(t, ev, store, o);
+        RunSummary s = summarize_run(store, out.run_id);
+        qInfo("%s: %s", t.name.c_str(), s.line().c_str());
+        QVERIFY2(!s.generic.empty(), s.line().c_str());
+        int correct = 0;
+        for (const auto& g : s.generic) correct += g.correct;
+        QVERIFY2(correct > 0, s.line().c_str());
+        QVERIFY2(s.line().find("generic kernels tried: generic/omp") != std::string::npos, s.line().c_str());
+        QVERIFY(s.to_json().contains("generic"));
+        bool logged = false;
+        for (const auto& e : store.events(out.run_id))
+            if (e.kind == "generic") logged = e.payload.value("message", std::string()).find("generic kernels from the reference's loops") == 0;
+        QVERIFY(logged);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGeneric)
+#include "test_generic.moc"
