@@ -27,6 +27,23 @@ for d in /usr/local/cuda/lib64 /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cud
   [ -d "$d" ] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$d
 done
 export PATH=/usr/local/cuda/bin:$PATH
+# The generic expert and the recogniser read references through libclang, which a bare GPU
+# server may lack: .whl/ may carry PyPI's libclang wheel and clang's builtin headers
+# (scripts/gpu-libclang.sh), unpacked here where no libclang loads.
+if [ -z "${KF_LIBCLANG:-}" ]; then
+  whl=$(ls "$root"/.whl/libclang-*.whl 2>/dev/null | head -1)
+  if [ -n "$whl" ] && [ -f "$root/.whl/clang-include.tar.xz" ]; then
+    lc=/tmp/kf-libclang
+    python3 -m zipfile -e "$whl" "$lc" && native=$(dirname "$(find "$lc" -name libclang.so | head -1)")
+    # The headers where the engine looks for them: <dir of the library>/clang/<major version>/include.
+    major=$(basename "$whl" | sed -E 's/^libclang-([0-9]+).*/\1/')
+    mkdir -p "$native/clang/$major" && tar xJf "$root/.whl/clang-include.tar.xz" -C "$native/clang/$major"
+    export KF_LIBCLANG=$native/libclang.so
+    log "libclang: $KF_LIBCLANG (carried)"
+  else
+    log "libclang: the system's, if any (none carried; see scripts/gpu-libclang.sh)"
+  fi
+fi
 cache=${KF_GPU_CACHE:-/tmp/kf-gpu-cache}
 export KF_SOURCE_DIR=$root KF_BIN_DIR=$bin KF_CACHE_DIR=$cache/compile XDG_CACHE_HOME=$cache
 # Qt Test stops a test function after 5 minutes by default; KernelBench builds take longer.
@@ -37,9 +54,9 @@ log "device"
 "$bin/kfoundry" device info --backend cuda --json >"$out/device.json" 2>"$out/device.err"
 cat "$out/device.json"
 
-# KF_GPU_PARTS selects what runs (default: all of "tests bench runner evolve profile kernelbench";
+# KF_GPU_PARTS selects what runs (default: all of "tests generic bench runner evolve profile kernelbench";
 # "kbllm" and "kbbuild" run only when named).
-parts=" ${KF_GPU_PARTS:-tests bench runner evolve profile kernelbench} "
+parts=" ${KF_GPU_PARTS:-tests generic bench runner evolve profile kernelbench} "
 if [[ $parts == *" tests "* ]]; then
 log "GPU-labelled tests"
 : >"$out/tests.log"
@@ -70,6 +87,17 @@ sc=$root/tests/data/candidates/cuda/correct.cu
 "$bin/kfoundry" eval "$root/tests/data/tasks/scale_add" $sc $sc $sc $sc $sc $sc $sc --backend cuda --json \
   >"$out/bench/eval_speed.json" 2>"$out/bench/eval_speed.err"
 fi
+if [[ $parts == *" generic "* ]]; then
+log "generic expert: its CUDA instances judged, then the search from scratch of the tasks no template knows"
+mkdir -p "$out/generic"
+timeout 900 "$tests/gpu_test_generic_gpu" >"$out/generic/test.log" 2>&1
+echo "gpu_test_generic_gpu exit $?" | tee -a "$out/generic/test.log"
+grep -E '^(PASS|FAIL|SKIP|Totals)|not correct|WARNING' "$out/generic/test.log" | tail -20
+KF_BIN=$bin "$root/scripts/bench-from-scratch.sh" "$out/generic/scratch" --budget "${KF_GPU_GENERIC_BUDGET:-60}" --islands 4 \
+  ${KF_GPU_GENERIC_SEARCH:-embedding_gather maxpool2d bias_relu_cols leaky_rows scatter_add absmax_scale bucketize} 2>&1 |
+  tail -14
+fi
+
 if [[ $parts == *" runner "* ]]; then
 log "timing through the sandboxed runner against the in-process comparison mode, side by side"
 ro=$out/runner

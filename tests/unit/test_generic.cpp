@@ -105,7 +105,15 @@ private slots:
         auto plan = [](const char* name) {
             return generic_kernels(load_task(kftest::data(std::string("tasks/") + name)), Backend::Cuda);
         };
+        // Contiguous along the innermost loop: 16-byte loads and stores (VEC), a per-column operand too.
+        GenericKernels cols = plan("bias_relu_cols");
+        const std::string& threads = cols.kernels.front().source;
+        QVERIFY(threads.find("#define VEC 4      // @kf tunable values(1, 2, 4)") != std::string::npos);
+        QVERIFY2(threads.find("kf_vload<VEC>(&scale[(static_cast<long long>(1) * kf_ub)], kf_l1);") != std::string::npos,
+                 threads.c_str());
+        QVERIFY(threads.find("kf_vstore<VEC>(&y[") != std::string::npos);
         GenericKernels pool = plan("maxpool2d");
+        QVERIFY2(pool.kernels.front().source.find("VEC") == std::string::npos, "a window's reads are not contiguous");
         QCOMPARE(pool.nests.size(), std::size_t(1));
         QVERIFY2(pool.nests[0].find("parallel with i, j") != std::string::npos, pool.nests[0].c_str());
         GenericKernels scatter = plan("scatter_add");

@@ -7,6 +7,7 @@
 
 #include "generic_parts.h"
 #include "kf/generic.h"
+#include "recognise_parts.h"
 #include "template_parts.h"
 
 namespace kf::generic {
@@ -78,31 +79,217 @@ std::string print_block(const CudaPrinter& p, const Block& b, const std::string&
     return out;
 }
 
-/** The body of one flat iteration of a collapsed chain: its variables from kf_q, then the statements. */
-std::string chain_iteration(const CudaPrinter& p, const NestPlan& plan, const std::string& indent) {
+/**
+ * The innermost loop's reads and writes taken VEC at a time, where its body is declarations
+ * and assignments and its variable u steps by 1: reads of float inputs (not written in the
+ * nest) at an index whose coefficient of u is 1, where every iteration makes them (not under a
+ * condition); writes `y[...] = e` of float outputs at such an index, one per output, the
+ * output not read in the nest.
+ */
+struct Vectorised {
+    std::vector<const Expr*> loads;
+    std::vector<const Stmt*> stores;
+    /** Each load's and store's address, the body's integer definitions substituted: `name[index]`. */
+    std::vector<ExprPtr> load_at, store_at;
+};
+
+/** name[index] with the index as its polynomial, each term's arithmetic in long long. */
+ExprPtr address(const std::string& name, const ast::Poly& index) {
+    ExprPtr sum;
+    for (const auto& [m, k] : index) {
+        auto c = std::make_shared<Expr>(*Expr::number(static_cast<double>(k), true));
+        c->converted = true;
+        c->cast = "long long";
+        ExprPtr term = c;
+        for (const auto& n : m) term = Expr::binary("*", term, Expr::name(n));
+        sum = sum ? Expr::binary("+", sum, term) : term;
+    }
+    auto e = std::make_shared<Expr>();
+    e->kind = Expr::Kind::Index;
+    e->text = name;
+    e->args = {sum ? sum : Expr::number(0, true)};
+    return e;
+}
+
+std::optional<Vectorised> vectorise(const Task& task, const NestPlan& plan) {
+    const Stmt& inner = *plan.chain.back();
+    if (inner.step != 1) return std::nullopt;
+    std::set<std::string> float_in, float_out, written, read;
+    for (const auto& t : task.tensors)
+        if (t.dtype == DType::F32) (t.role == TensorRole::Input ? float_in : float_out).insert(t.name);
+    ast::Scope scope;
+    auto declare = [&](const Stmt& st) {
+        if (st.kind != Stmt::Kind::Decl) return;
+        const bool f = st.type_name.find("float") != std::string::npos && st.type_name.find("double") == std::string::npos;
+        if (st.type == Stmt::Type::Pointer && f)
+            (st.type_name.rfind("const", 0) == 0 ? float_in : float_out).insert(st.var);
+        if (st.type == Stmt::Type::Integer && st.init)
+            if (auto p = ast::to_poly(st.init, scope)) scope.ilets[st.var] = *p;
+    };
+    for (std::size_t i = 0; i + 1 < plan.chain.size(); ++i)
+        for (const Stmt& st : plan.chain[i]->body) declare(st);
+    std::function<void(const ExprPtr&)> reads = [&](const ExprPtr& e) {
+        if (!e) return;
+        if (e->kind == Expr::Kind::Index) read.insert(e->text);
+        for (const auto& a : e->args) reads(a);
+    };
+    for (const Stmt& st : inner.body) {
+        if (st.kind != Stmt::Kind::Decl && st.kind != Stmt::Kind::Assign) return std::nullopt;
+        if (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Array) return std::nullopt;
+        if (st.kind == Stmt::Kind::Assign && st.target->kind == Expr::Kind::Index) {
+            written.insert(st.target->text);
+            reads(st.target->args[0]);
+        }
+        reads(st.kind == Stmt::Kind::Decl ? st.init : st.value);
+    }
+    auto unit_stride = [&](const ExprPtr& index) {
+        auto p = ast::to_poly(index, scope);
+        if (!p) return false;
+        ast::Poly k;
+        for (const auto& [m, c] : *p) {
+            long long n = std::count(m.begin(), m.end(), inner.var);
+            if (n > 1) return false;
+            if (n == 1) {
+                ast::Monomial rest = m;
+                rest.erase(std::find(rest.begin(), rest.end(), inner.var));
+                k[rest] = c;
+            }
+        }
+        return k == ast::constant(1);
+    };
+    Vectorised v;
+    // Reads made by every iteration: not inside a select's arms nor the right of && and ||.
+    std::function<void(const ExprPtr&)> loads = [&](const ExprPtr& e) {
+        if (!e) return;
+        if (e->kind == Expr::Kind::Index) {
+            if (float_in.count(e->text) && !written.count(e->text) && unit_stride(e->args[0])) {
+                v.loads.push_back(e.get());
+                v.load_at.push_back(address(e->text, *ast::to_poly(e->args[0], scope)));
+            }
+            return;
+        }
+        if (e->kind == Expr::Kind::Select) return loads(e->args[0]);
+        if (e->kind == Expr::Kind::Binary && (e->text == "&&" || e->text == "||")) return loads(e->args[0]);
+        for (const auto& a : e->args) loads(a);
+    };
+    std::map<std::string, int> stores_of;
+    for (const Stmt& st : inner.body) {
+        declare(st);
+        loads(st.kind == Stmt::Kind::Decl ? st.init : st.value);
+        if (st.kind == Stmt::Kind::Assign && st.target->kind == Expr::Kind::Index) ++stores_of[st.target->text];
+    }
+    for (const Stmt& st : inner.body)
+        if (st.kind == Stmt::Kind::Assign && st.target->kind == Expr::Kind::Index && st.op == "=" &&
+            float_out.count(st.target->text) && stores_of[st.target->text] == 1 && !read.count(st.target->text) &&
+            unit_stride(st.target->args[0])) {
+            v.stores.push_back(&st);
+            v.store_at.push_back(address(st.target->text, *ast::to_poly(st.target->args[0], scope)));
+        }
+    if (v.loads.empty() && v.stores.empty()) return std::nullopt;
+    return v;
+}
+
+/** The chain's variables of one flat iteration from kf_q (the innermost one in VEC-wide groups when `grouped`), then the outer declarations. */
+std::string chain_head(const CudaPrinter& p, const NestPlan& plan, bool grouped, const std::string& indent) {
     std::ostringstream os;
     os << indent << "I kf_q = kf_q0;\n";
     for (std::size_t i = plan.chain.size(); i-- > 0;) {
         const Stmt& l = *plan.chain[i];
         std::string pos = i == 0 ? "static_cast<long long>(kf_q)"
                                  : "static_cast<long long>(kf_q % static_cast<I>(kf_t" + std::to_string(i) + "))";
-        os << indent << "const long long " << l.var << " = " << p.expr(l.start) << " + " << pos << " * " << l.step << "LL;\n";
+        const bool group = grouped && i + 1 == plan.chain.size();
+        os << indent << "const long long " << (group ? "kf_ub" : l.var) << " = " << p.expr(l.start) << " + " << pos << " * "
+           << (group ? "VEC" : std::to_string(l.step) + "LL") << ";\n";
         if (i > 0) os << indent << "kf_q /= static_cast<I>(kf_t" << i << ");\n";
-        (void)l;
     }
     for (std::size_t i = 0; i + 1 < plan.chain.size(); ++i) {
         const Stmt& l = *plan.chain[i];
         for (std::size_t j = 0; j + 1 < l.body.size(); ++j) os << print_stmt(p, l.body[j], indent);
     }
-    os << print_block(p, plan.chain.back()->body, indent);
     return os.str();
 }
 
-std::string threads_kernel(const CudaPrinter& p, const NestPlan& plan, const std::string& name, const std::string& params) {
+/** The body of one flat iteration of a collapsed chain: its variables from kf_q, then the statements. */
+std::string chain_iteration(const CudaPrinter& p, const NestPlan& plan, const std::string& indent) {
+    return chain_head(p, plan, false, indent) + print_block(p, plan.chain.back()->body, indent);
+}
+
+/**
+ * One flat iteration of a vectorised chain: VEC consecutive iterations of the innermost loop,
+ * their loads and stores VEC-wide where all VEC are inside and every such address is aligned
+ * to VEC elements, one by one otherwise.
+ */
+std::string vector_iteration(const CudaPrinter& p, const NestPlan& plan, const Vectorised& v, const std::string& indent) {
+    const Stmt& inner = *plan.chain.back();
+    const std::string u = inner.var, in = indent + "    ", in2 = in + "    ";
+    CudaPrinter at_base = p;  // addresses at the group's first iteration
+    at_base.rename[u] = "kf_ub";
+    std::ostringstream os;
+    os << chain_head(p, plan, true, indent);
+    std::string aligned = "VEC > 1 && kf_ub + VEC <= " + p.expr(inner.bound);
+    for (const auto& e : v.load_at) aligned += " && kf_valigned<VEC>(&" + at_base.expr(e) + ")";
+    for (const auto& e : v.store_at) aligned += " && kf_valigned<VEC>(&" + at_base.expr(e) + ")";
+    os << indent << "if (" << aligned << ") {\n";
+    CudaPrinter lane = p;
+    for (std::size_t k = 0; k < v.loads.size(); ++k) {
+        os << in << "float kf_l" << k << "[VEC];\n" << in << "kf_vload<VEC>(&" << at_base.expr(v.load_at[k]) << ", kf_l" << k << ");\n";
+        lane.replace[v.loads[k]] = "kf_l" + std::to_string(k) + "[kf_kk]";
+    }
+    for (std::size_t k = 0; k < v.stores.size(); ++k) os << in << "float kf_s" << k << "[VEC];\n";
+    os << "#pragma unroll\n" << in << "for (int kf_kk = 0; kf_kk < VEC; ++kf_kk) {\n"
+       << in2 << "const long long " << u << " = kf_ub + kf_kk;\n";
+    for (const Stmt& st : inner.body) {
+        auto it = std::find(v.stores.begin(), v.stores.end(), &st);
+        if (it == v.stores.end()) os << print_stmt(lane, st, in2);
+        else os << in2 << "kf_s" << (it - v.stores.begin()) << "[kf_kk] = " << lane.expr(st.value) << ";\n";
+    }
+    os << in << "}\n";
+    for (std::size_t k = 0; k < v.stores.size(); ++k)
+        os << in << "kf_vstore<VEC>(&" << at_base.expr(v.store_at[k]) << ", kf_s" << k << ");\n";
+    os << indent << "} else {\n"
+       << in << "for (int kf_kk = 0; kf_kk < VEC; ++kf_kk) {\n"
+       << in2 << "const long long " << u << " = kf_ub + kf_kk;\n"
+       << in2 << "if (" << u << " >= " << p.expr(inner.bound) << ") break;\n"
+       << print_block(p, inner.body, in2) << in << "}\n"
+       << indent << "}\n";
+    return os.str();
+}
+
+std::string vector_helpers() {
+    return "// VEC consecutive floats in one 16- or 8-byte access (p aligned to VEC elements).\n"
+           "template <int V> __device__ __forceinline__ bool kf_valigned(const float* p) {\n"
+           "    return reinterpret_cast<unsigned long long>(p) % (V * sizeof(float)) == 0;\n"
+           "}\n"
+           "template <int V> __device__ __forceinline__ void kf_vload(const float* p, float (&o)[V]) {\n"
+           "    if constexpr (V == 4) {\n"
+           "        const float4 t = __ldg(reinterpret_cast<const float4*>(p));\n"
+           "        o[0] = t.x; o[1] = t.y; o[2] = t.z; o[3] = t.w;\n"
+           "    } else if constexpr (V == 2) {\n"
+           "        const float2 t = __ldg(reinterpret_cast<const float2*>(p));\n"
+           "        o[0] = t.x; o[1] = t.y;\n"
+           "    } else {\n"
+           "        o[0] = p[0];\n"
+           "    }\n"
+           "}\n"
+           "template <int V> __device__ __forceinline__ void kf_vstore(float* p, const float (&o)[V]) {\n"
+           "    if constexpr (V == 4) *reinterpret_cast<float4*>(p) = make_float4(o[0], o[1], o[2], o[3]);\n"
+           "    else if constexpr (V == 2) *reinterpret_cast<float2*>(p) = make_float2(o[0], o[1]);\n"
+           "    else p[0] = o[0];\n"
+           "}\n\n";
+}
+
+std::string threads_kernel(const CudaPrinter& p, const NestPlan& plan, const std::string& name, const std::string& params,
+                           const std::optional<Vectorised>& vec) {
+    auto iteration = [&](const std::string& indent) {
+        return vec ? vector_iteration(p, plan, *vec, indent) : chain_iteration(p, plan, indent);
+    };
     std::ostringstream os;
     os << "template <class I>\n__global__ void __launch_bounds__(BLOCK) " << name << "(" << params << ") {\n";
-    for (std::size_t i = 0; i < plan.chain.size(); ++i)
-        os << "    const long long kf_t" << i << " = " << trip_count(p, *plan.chain[i]) << ";\n";
+    for (std::size_t i = 0; i < plan.chain.size(); ++i) {
+        const bool group = vec && i + 1 == plan.chain.size();
+        os << "    const long long kf_t" << i << " = " << (group ? "(" : "") << trip_count(p, *plan.chain[i])
+           << (group ? " + VEC - 1) / VEC" : "") << ";\n";
+    }
     os << "    I kf_total = 1;\n";
     for (std::size_t i = 0; i < plan.chain.size(); ++i) os << "    kf_total *= static_cast<I>(kf_t" << i << ");\n";
     os << "    const I kf_chunk = static_cast<I>(BLOCK) * ITEMS;\n"
@@ -111,13 +298,13 @@ std::string threads_kernel(const CudaPrinter& p, const NestPlan& plan, const std
        << "#pragma unroll\n"
        << "            for (int kf_k = 0; kf_k < ITEMS; ++kf_k) {\n"
        << "                const I kf_q0 = kf_base + static_cast<I>(kf_k) * BLOCK + threadIdx.x;\n"
-       << chain_iteration(p, plan, "                ")
+       << iteration("                ")
        << "            }\n"
        << "        } else {\n"
        << "            for (int kf_k = 0; kf_k < ITEMS; ++kf_k) {\n"
        << "                const I kf_q0 = kf_base + static_cast<I>(kf_k) * BLOCK + threadIdx.x;\n"
        << "                if (kf_q0 >= kf_total) break;\n"
-       << chain_iteration(p, plan, "                ")
+       << iteration("                ")
        << "            }\n"
        << "        }\n"
        << "    }\n"
@@ -213,14 +400,17 @@ std::string atomic_helpers() {
            "}\n\n";
 }
 
-std::string launch(const CudaPrinter& p, const NestPlan& plan, Mode mode, const std::string& name, const std::string& args) {
+std::string launch(const CudaPrinter& p, const NestPlan& plan, Mode mode, const std::string& name, const std::string& args,
+                   bool grouped) {
     std::ostringstream os;
     os << "    {\n";
     if (plan.chain.empty()) {
         os << "        " << name << "<<<1, 1, 0, stream>>>(" << args << ");\n";
     } else if (mode == Mode::Threads || !plan.rows) {
         os << "        long long kf_total = 1;\n";
-        for (const Stmt* l : plan.chain) os << "        kf_total *= " << trip_count(p, *l) << ";\n";
+        for (const Stmt* l : plan.chain)
+            os << "        kf_total *= " << (grouped && l == plan.chain.back() ? "(" + trip_count(p, *l) + " + VEC - 1) / VEC" : trip_count(p, *l))
+               << ";\n";
         os << "        if (kf_total > 0) {\n"
            << "            long long kf_grid = (kf_total + static_cast<long long>(BLOCK) * ITEMS - 1) / (static_cast<long long>(BLOCK) * ITEMS);\n"
            << "            if (kf_grid > 1048576) kf_grid = 1048576;\n"
@@ -250,10 +440,14 @@ TemplateKernel write(const Task& task, const Program& prog, Mode mode) {
     p.dialect = Dialect::Cuda;
     const std::string params = restrict_params(templates::entry_params(task, Backend::Cuda));
     const std::string args = templates::entry_args(task);
-    bool any_rows = false, any_atomic = false;
+    bool any_rows = false, any_atomic = false, any_vec = false;
+    std::vector<std::optional<Vectorised>> vecs;
     for (const auto& n : prog.nests) {
         any_rows = any_rows || (n.rows && mode != Mode::Threads);
         any_atomic = any_atomic || !n.atomics.empty();
+        const bool threads = !n.chain.empty() && !(mode != Mode::Threads && n.rows);
+        vecs.push_back(threads ? vectorise(task, n) : std::nullopt);
+        any_vec = any_vec || vecs.back().has_value();
     }
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n#include <limits>\n\n"
@@ -270,12 +464,14 @@ TemplateKernel write(const Task& task, const Program& prog, Mode mode) {
        << "  // @kf tunable values(" << (mode == Mode::Threads ? "64, " : "64, ") << "128, 256, 512, 1024)\n";
     if (mode == Mode::Threads) os << "#define ITEMS 4    // @kf tunable values(1, 2, 4, 8)\n";
     else os << "#define ITEMS 1\n";
+    if (any_vec) os << "#define VEC 4      // @kf tunable values(1, 2, 4)\n";
     os << "#define RESTRICT 1 // @kf tunable values(0, 1)\n"
        << "#if RESTRICT\n#define KF_R __restrict__\n#else\n#define KF_R\n#endif\n"
        << "#define KF_GROUP " << (mode == Mode::WarpRows ? "32" : "BLOCK") << "\n"
        << "#define KF_SYNC() " << (mode == Mode::WarpRows ? "__syncwarp()" : "__syncthreads()") << "\n\n"
        << helpers(Dialect::Cuda);
     if (any_rows) os << reduce_helpers();
+    if (any_vec) os << vector_helpers();
     if (any_atomic) os << atomic_helpers();
     std::vector<std::string> launches;
     for (std::size_t i = 0; i < prog.nests.size(); ++i) {
@@ -295,17 +491,19 @@ TemplateKernel write(const Task& task, const Program& prog, Mode mode) {
             os << ")";
         }
         os << ".\n";
+        const bool threads = !n.chain.empty() && !(mode != Mode::Threads && n.rows);
+        const std::optional<Vectorised>& vec = vecs[i];
         if (n.chain.empty()) os << serial_kernel(np, n, name, kparams);
-        else if (mode != Mode::Threads && n.rows) os << rows_kernel(np, n, name, kparams);
-        else os << threads_kernel(np, n, name, kparams);
-        launches.push_back(launch(np, n, mode, name, kargs));
+        else if (!threads) os << rows_kernel(np, n, name, kparams);
+        else os << threads_kernel(np, n, name, kparams, vec);
+        launches.push_back(launch(np, n, mode, name, kargs, vec.has_value()));
     }
     // The top-level statements in order, each nest replaced by its launch.
     os << templates::entry_definition(task, Backend::Cuda) << " {\n";
     std::size_t nest = 0;
     for (const Stmt& st : prog.body) os << (st.kind == Stmt::Kind::For ? launches[nest++] : p.stmt(st, "    "));
     os << "}\n";
-    const std::string what = mode == Mode::Threads ? "the parallel loops collapsed over the grid (tunables: BLOCK, ITEMS, RESTRICT)"
+    const std::string what = mode == Mode::Threads ? std::string("the parallel loops collapsed over the grid") + (any_vec ? ", VEC-wide loads and stores along the contiguous innermost loop" : "") + " (tunables: BLOCK, ITEMS, " + (any_vec ? "VEC, " : "") + "RESTRICT)"
                              : mode == Mode::WarpRows ? "a warp per outer iteration, reductions by shuffles (tunables: BLOCK, RESTRICT)"
                                                       : "a block per outer iteration, reductions by shuffles and shared memory (tunables: BLOCK, RESTRICT)";
     return {"generic/" + mode_name(mode), "generic/" + mode_name(mode), "generic kernel from the reference's loops: " + what,

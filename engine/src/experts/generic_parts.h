@@ -74,6 +74,7 @@ enum class Dialect { Host, Cuda };
 struct Printer {
     Dialect dialect = Dialect::Host;
     std::map<std::string, std::string> rename;  ///< names printed as others (a reduction's partial)
+    std::map<const Expr*, std::string> replace; ///< expressions printed as others (a read from a vector load)
     std::string expr(const ExprPtr& e) const;
     /** Statements at `indent`, each line ending in a newline. */
     std::string block(const Block& b, const std::string& indent) const;

@@ -36,6 +36,7 @@ std::string number(const Expr& e) {
 }  // namespace
 
 std::string Printer::expr(const ExprPtr& e) const {
+    if (auto r = replace.find(e.get()); r != replace.end()) return r->second;
     std::string out;
     switch (e->kind) {
         case Expr::Kind::Number:
