@@ -24,7 +24,7 @@ namespace {
 const char* const kTasks[] = {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax",
                               "blur3x3", "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp",
                               "col_cumsum", "level1/stencil2d", "level1/histogram", "level1/layernorm", "level1/softmax",
-                              "level2/masked_softmax"};
+                              "level2/masked_softmax", "bias_relu_cols", "leaky_rows"};
 
 std::filesystem::path task_dir(const std::string& name) {
     return name.find('/') == std::string::npos ? kftest::data("tasks/" + name) : kftest::source_dir() / "tasks" / name;

@@ -181,7 +181,7 @@ private slots:
         red["map"] = "m";
         row("row_reduce with a map", red, r, "computation.map | row_reduce writes one value per row");
         json ew = {{"op", "elementwise"}, {"map", "x * w"}};
-        row("elementwise of other sizes", ew, rc, "computation (tensor 'w') | an elementwise map reads tensors of the output's size");
+        row("elementwise of other sizes", ew, rc, "computation (tensor 'w') | an elementwise map without a layout reads tensors of the output's size");
         ew["stats"] = json::array({{{"name", "s"}, {"combine", "sum"}, {"map", "x"}}});
         row("elementwise with stats", ew, rc, "computation.stats | an elementwise map has no reductions");
         json tr = {{"op", "transpose"}, {"layout", {{"rows", "rows"}, {"cols", "cols"}}}, {"map", "x"}};
@@ -802,7 +802,8 @@ private slots:
     void host_instances_are_correct_on_tasks_they_never_saw_data() {
         QTest::addColumn<QString>("task");
         for (const char* t : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax", "blur3x3",
-                              "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp", "col_cumsum", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"})
+                              "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp", "col_cumsum", "level1/stencil2d", "level1/histogram", "level2/masked_softmax",
+                              "bias_relu_cols", "leaky_rows"})
             QTest::newRow(t) << t;
     }
 
@@ -834,7 +835,8 @@ private slots:
         Evaluator& ev = *nvcc;
         int compiled = 0;
         for (const char* name : {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled_transpose", "linear_tanh", "row_cummax", "blur3x3",
-                                 "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp", "col_cumsum", "level1/stencil2d", "level1/histogram", "level2/masked_softmax"}) {
+                                 "bucket_count", "col_std", "dwconv1d", "add_layernorm", "smooth_clamp", "col_cumsum", "level1/stencil2d", "level1/histogram", "level2/masked_softmax",
+                              "bias_relu_cols", "leaky_rows"}) {
             Task t = load_task(task_dir(name));
             std::vector<TemplateKernel> ks = templates_for_task(t, Backend::Cuda);
             QVERIFY2(!ks.empty(), name);

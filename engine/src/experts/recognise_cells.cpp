@@ -1,6 +1,7 @@
 // The AST recogniser's two-level nests over the cells (recognise_parts.h): elementwise nests,
 // transposes and stencils with a branch for the edge cells.
 #include <algorithm>
+#include <regex>
 #include <functional>
 
 #include <nlohmann/json.hpp>
@@ -321,9 +322,17 @@ Derived cell_body(const Stmt& inner, Scope s, const std::string& out, const Poly
     }
     if (rr == 0 && rc == 0) {
         if (border) refuse("an edge branch, but no neighbour is read" + at_line(border_line));
-        if (map->find("row()") != std::string::npos || map->find("col()") != std::string::npos)
-            refuse("reads at an index of the cell's position without reading a neighbour (only a stencil reads so)" +
+        // Per-column and per-row operands (bias[c], scale[r]): the computation language reads a
+        // tensor of cols (rows) elements at the cell's column (row) by its name alone.
+        static const std::regex at_col("\\b([A-Za-z_][A-Za-z0-9_]*)\\[col\\(\\)\\]"), at_row("\\b([A-Za-z_][A-Za-z0-9_]*)\\[row\\(\\)\\]");
+        const std::string broadcast = std::regex_replace(std::regex_replace(*map, at_col, "$1"), at_row, "$1");
+        if (broadcast.find("row()") != std::string::npos || broadcast.find("col()") != std::string::npos)
+            refuse("reads at an index of the cell's position other than its row or its column, without reading a neighbour "
+                   "(only a stencil reads so)" +
                    at_line(inner.line));
+        if (broadcast != *map)
+            return {json{{"op", "elementwise"}, {"layout", layout}, {"map", broadcast}, {"output", out}},
+                    "an elementwise nest with per-row or per-column operands"};
         return {json{{"op", "elementwise"}, {"map", *map}, {"output", out}}, "an elementwise nest"};
     }
     if (!guarded.empty() || !clamped.empty()) {

@@ -454,6 +454,11 @@ Derived lines(const Stmt& outer, Scope s) {
                           {"output", out}};
                 return {j, cx.by_rows ? "a running combine along each row" : "a running combine down each column"};
             }
+            if (cx.stats.empty() && cx.by_rows && cx.exits.empty()) {
+                // No reduction: a map of each element and the row's own operands (t[r], a row pointer's reads).
+                json j = {{"op", "elementwise"}, {"layout", layout()}, {"map", nest::to_text(map)}, {"output", out}};
+                return {j, "every element of the row, from per-row operands"};
+            }
             if (cx.stats.empty())
                 refuse("writes every element of the " + std::string(along) + " without a reduction first" +
                        at_line(write_line));

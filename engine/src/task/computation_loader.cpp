@@ -84,6 +84,8 @@ public:
         const bool histogram = c.op == "histogram";
         const bool stencil = c.op == "stencil";
         const bool rows_op = c.op != "elementwise" && !histogram;
+        // An elementwise map with a layout reads per-row and per-column operands (bias[c], t[r]).
+        const bool laid_out = rows_op || (c.op == "elementwise" && j.contains("layout"));
         for (const std::string key : {"border", "pad", "bins"})
             if (j.contains(key) && (key == "bins" ? !histogram : !stencil))
                 fail(P + "." + key, std::string("only a ") + (key == "bins" ? "histogram" : "stencil") + " has a " + key);
@@ -288,7 +290,7 @@ public:
                 std::map<std::string, double> vars = t_.variables(tc);
                 double n = static_cast<double>(t_.elements_of(ts, tc));
                 double on = static_cast<double>(t_.elements_of(*out, tc));
-                if (!rows_op) {
+                if (!laid_out) {
                     full = full && n == on;
                     continue;
                 }
@@ -298,8 +300,8 @@ public:
                 per_row = per_row && n == r;
             }
             std::string field = P + " (tensor '" + name + "')";
-            if (!rows_op) {
-                if (!full) fail(field, "an elementwise map reads tensors of the output's size");
+            if (!laid_out) {
+                if (!full) fail(field, "an elementwise map without a layout reads tensors of the output's size");
                 c.inputs[name] = Indexing::Full;
             } else if (full) {
                 c.inputs[name] = Indexing::Full;
@@ -332,7 +334,7 @@ public:
                 fail(P + ".stats[0].map", "a gemm's product reads one rows x inner and one inner x cols tensor");
         }
         // The output's size must fit the class.
-        if (rows_op)
+        if (laid_out)
             for (const auto& tc : t_.cases) {
                 std::map<std::string, double> vars = t_.variables(tc);
                 double on = static_cast<double>(t_.elements_of(*out, tc));
