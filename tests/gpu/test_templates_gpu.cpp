@@ -6,17 +6,14 @@
 #include <QtTest>
 
 #include <filesystem>
-#include <future>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "kf/diagnosis.h"
 #include "kf/evaluator.h"
 #include "kf/experts.h"
 #include "kf/task.h"
 #include "kf/templates.h"
-#include "kf/tunables.h"
+#include "instances.h"
 #include "testsupport.h"
 
 namespace {
@@ -29,12 +26,6 @@ const char* const kTasks[] = {"sigmoid", "row_max", "rmsnorm", "matvec", "scaled
 std::filesystem::path task_dir(const std::string& name) {
     return name.find('/') == std::string::npos ? kftest::data("tasks/" + name) : kftest::source_dir() / "tasks" / name;
 }
-
-struct Instance {
-    std::string label;  ///< task, template and point, for the messages
-    kf::Task task;
-    kf::Candidate candidate;
-};
 
 }  // namespace
 
@@ -61,55 +52,15 @@ private slots:
             names.clear();
             for (const QString& n : only.split(',', Qt::SkipEmptyParts)) names.push_back(n.trimmed().toStdString());
         }
-        std::vector<Instance> all;
+        std::vector<kftest::Instance> all;
         for (const auto& name : names) {
             kf::Task t = kf::load_task(task_dir(name));
             std::string why;
             std::vector<kf::TemplateKernel> ks = kf::templates_for_task(t, kf::Backend::Cuda, &why);
             QVERIFY2(!ks.empty(), (name + ": " + why).c_str());
-            for (const auto& k : ks) {
-                kf::TunableSpace space = kf::parse_tunables(k.source);
-                std::vector<kf::Assignment> points = space.enumerate(1000);
-                QVERIFY2(!points.empty(), (name + " " + k.name).c_str());
-                for (const kf::Assignment& a : {space.defaults(), points.front(), points.back()})
-                    all.push_back({name + " " + k.name + " " + kf::to_string(a), t,
-                                   {kf::instantiate(k.source, space, a), k.name}});
-            }
+            kftest::add_points(all, name, t, ks);
         }
-        // Compile ahead, four at a time (each through its own evaluator; the cache is shared).
-        std::vector<std::future<std::string>> builds;
-        for (std::size_t from = 0; from < 4 && from < all.size(); ++from)
-            builds.push_back(std::async(std::launch::async, [this, &all, from] {
-                kf::Evaluator ev(cfg_);
-                std::string failed;
-                for (std::size_t i = from; i < all.size(); i += 4) {
-                    kf::CompileResult r = ev.compile(all[i].task, all[i].candidate);
-                    if (r.ok) continue;
-                    failed += all[i].label + ":\n" + r.info.log + "\n";
-                    for (const auto& d : r.info.diagnostics) failed += "  " + d.message + "\n";
-                }
-                return failed;
-            }));
-        // Compile failures are reported one by one, and the instances that compiled are still evaluated.
-        std::string failed;
-        for (auto& b : builds) failed += b.get();
-        if (!failed.empty()) qWarning().noquote() << "did not compile:\n" << QString::fromStdString(failed);
-        kf::Evaluator ev(cfg_);
-        kf::EvalOptions opt;
-        opt.trials = 2;
-        opt.time = false;
-        int wrong = 0;
-        for (const auto& in : all) {
-            kf::Diagnosis d = ev.evaluate(in.task, in.candidate, opt);
-            qInfo().noquote() << QString::fromStdString(in.label) << "->" << QString::fromUtf8(kf::to_string(d.status).data());
-            if (d.status != kf::Status::Ok) {
-                ++wrong;
-                qWarning().noquote() << QString::fromStdString(d.message);
-            }
-        }
-        qInfo() << all.size() << "instances," << wrong << "not correct";
-        QVERIFY2(failed.empty(), "some instances did not compile (above)");
-        QCOMPARE(wrong, 0);
+        kftest::judge(cfg_, all);
     }
 };
 

@@ -229,7 +229,7 @@ private slots:
                                 "        const float v = std::clamp(x[i], -0.5f, 0.5f);\n"
                                 "        y[i] = v > 0.0f ? std::max(v, 0.25f) : fmaxf(v, -0.25f);\n"
                                 "    }\n"
-                                "    std::memcpy(y, x, 3 * sizeof(float));\n}\n"),
+                                "    for (int r = 0; r < 1; ++r) std::memcpy(y + r * 3, x + r * 3, 3 * sizeof(float));\n}\n"),
             Backend::Host);
         QVERIFY2(!g.kernels.empty(), g.reason.c_str());
         QCOMPARE(g.nests.size(), std::size_t(2));
@@ -243,7 +243,7 @@ private slots:
                                           "        const float v = std::clamp(x[i], -0.5f, 0.5f);\n"
                                           "        y[i] = v > 0.0f ? std::max(v, 0.25f) : fmaxf(v, -0.25f);\n"
                                           "    }\n"
-                                          "    std::memcpy(y, x, 3 * sizeof(float));\n}\n");
+                                          "    for (int r = 0; r < 1; ++r) std::memcpy(y + r * 3, x + r * 3, 3 * sizeof(float));\n}\n");
         for (const auto& k : generic_kernels(t, Backend::Host).kernels) {
             Diagnosis d = ev.evaluate(t, {k.source, "generic"}, opt);
             QVERIFY2(d.status == Status::Ok, (k.name + ": " + d.message + "\n" + d.compile.log + "\n" + k.source).c_str());

@@ -93,6 +93,9 @@ std::unique_ptr<Expert> make_pattern_expert();
  */
 std::unique_ptr<Expert> make_template_expert();
 
+/** The first of `kernels` not yet proposed (ctx.tried), one of another family than the parent's first; null when every one was. */
+const TemplateKernel* next_untried(const std::vector<TemplateKernel>& kernels, const ProposalContext& ctx);
+
 /** The task's computation: the manifest's, else one derived from the reference; why not otherwise. */
 std::optional<Computation> task_computation(const Task& task, Backend backend, std::string* why = nullptr);
 /** The op-class template instances for the task (empty, with why, when there are none). */

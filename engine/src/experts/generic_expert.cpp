@@ -116,17 +116,12 @@ public:
             refusal_ = "no generic kernel: " + kernels_.reason;
             return std::nullopt;
         }
-        std::vector<const TemplateKernel*> other, same;
-        for (const auto& k : kernels_.kernels) {
-            if (ctx.tried && ctx.tried->count(proposal_key(k.source, {}))) continue;
-            (ctx.parent && ctx.parent->family == k.family ? same : other).push_back(&k);
-        }
-        auto& pool = other.empty() ? same : other;
-        if (pool.empty()) {
+        const TemplateKernel* next = next_untried(kernels_.kernels, ctx);
+        if (!next) {
             refusal_ = "every generic kernel for this task has been tried";
             return std::nullopt;
         }
-        const TemplateKernel& k = *pool.front();
+        const TemplateKernel& k = *next;
         Proposal p;
         p.source = k.source;
         p.family = k.family;

@@ -591,7 +591,9 @@ public:
         const std::string f = str(c_.getCursorSpelling(call));
         const int n = c_.cursorGetNumArguments(call);
         auto arg = [&](int i) { return c_.cursorGetArgument(call, static_cast<unsigned>(i)); };
-        if (f == "memcpy" && n == 3) return copying(call);
+        // A row copied inside a loop (a gather's `memcpy(out + i * d, table + idx[i] * d, ...)`);
+        // a whole array copied at the top is left refused: there is no loop of the reference's to spread.
+        if (f == "memcpy" && n == 3 && depth_ > 0) return copying(call);
         if ((f != "memset" && f != "fill" && f != "fill_n") || n != 3) refuse(call, "a call of " + (f.empty() ? std::string("something unnamed") : f));
         const ExprPtr p = expr(arg(0));
         const ExprPtr value = expr(arg(f == "memset" ? 1 : 2));
@@ -609,38 +611,57 @@ public:
                         count = last->args[1 - side];
             if (!count) refuse(call, "a call of fill whose end is not " + p->text + " + count");
         } else {
-            CXType t = c_.getCanonicalType(c_.getCursorType(strip(arg(0))));
-            long long size = t.kind == CXType_Pointer ? c_.typeGetSizeOf(c_.getPointeeType(t)) : -1;
-            const ExprPtr bytes = expr(arg(2));
-            auto times = [&](const ExprPtr& k) { return k->kind == Expr::Kind::Number && k->value == size; };
-            if (size > 0 && bytes->kind == Expr::Kind::Binary && bytes->text == "*") {
-                if (times(bytes->args[1])) count = bytes->args[0];
-                else if (times(bytes->args[0])) count = bytes->args[1];
-            } else if (size > 0 && bytes->kind == Expr::Kind::Number && std::fmod(bytes->value, size) == 0) {
-                count = Expr::number(bytes->value / size, true);
-            }
-            if (!count)
-                refuse(call, "a memset of " + p->text + " whose length is not a count times the size of its element" +
-                                 (size > 0 ? " (" + std::to_string(size) + " bytes)" : ""));
+            count = element_count(call, arg(0), arg(2), "a memset of " + p->text);
         }
+        return one_statement_loop(call, "kf_z", count, at_offset(p->text, Expr::number(0, true), "kf_z"),
+                                  Expr::number(0, true));
+    }
+
+    /** dst[v] = value for v from 0 to count: the loop a call reads as. */
+    Stmt one_statement_loop(CXCursor call, const std::string& v, const ExprPtr& count, ExprPtr dst, ExprPtr value) {
         Stmt s;
         s.kind = Stmt::Kind::For;
         s.line = line_of(call);
-        s.var = "kf_z";
+        s.var = v;
         s.start = Expr::number(0, true);
         s.bound = count;
         Stmt w;
         w.kind = Stmt::Kind::Assign;
         w.line = s.line;
         w.op = "=";
-        auto at = std::make_shared<Expr>();
-        at->kind = Expr::Kind::Index;
-        at->text = p->text;
-        at->args = {Expr::name(s.var)};
-        w.target = at;
-        w.value = Expr::number(0, true);
+        w.target = std::move(dst);
+        w.value = std::move(value);
         s.body = {w};
         return s;
+    }
+
+    /** p[off + v] (p[v] where off is 0). */
+    static ExprPtr at_offset(const std::string& p, const ExprPtr& off, const std::string& v) {
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::Index;
+        e->text = p;
+        const bool zero = off->kind == Expr::Kind::Number && off->value == 0;
+        e->args = {zero ? Expr::name(v) : Expr::binary("+", off, Expr::name(v))};
+        return e;
+    }
+
+    /** The element count of a byte count `bytes` of the pointer `ptr`: a count times the element's size; refused otherwise. */
+    ExprPtr element_count(CXCursor call, CXCursor ptr, CXCursor bytes_arg, const std::string& what) {
+        CXType t = c_.getCanonicalType(c_.getCursorType(strip(ptr)));
+        long long size = t.kind == CXType_Pointer ? c_.typeGetSizeOf(c_.getPointeeType(t)) : -1;
+        const ExprPtr bytes = expr(bytes_arg);
+        auto times = [&](const ExprPtr& k) { return k->kind == Expr::Kind::Number && k->value == size; };
+        ExprPtr count;
+        if (size > 0 && bytes->kind == Expr::Kind::Binary && bytes->text == "*") {
+            if (times(bytes->args[1])) count = bytes->args[0];
+            else if (times(bytes->args[0])) count = bytes->args[1];
+        } else if (size > 0 && bytes->kind == Expr::Kind::Number && std::fmod(bytes->value, size) == 0) {
+            count = Expr::number(bytes->value / size, true);
+        }
+        if (!count)
+            refuse(call, what + " whose length is not a count times the size of its element" +
+                             (size > 0 ? " (" + std::to_string(size) + " bytes)" : ""));
+        return count;
     }
 
     /** A pointer expression as a named pointer and an element offset: p, p + off, off + p, &p[off]. */
@@ -662,39 +683,8 @@ public:
         auto arg = [&](int i) { return c_.cursorGetArgument(call, static_cast<unsigned>(i)); };
         auto [dst, doff] = pointer_at(call, expr(arg(0)), "destination");
         auto [src, soff] = pointer_at(call, expr(arg(1)), "source");
-        CXType t = c_.getCanonicalType(c_.getCursorType(strip(arg(0))));
-        long long size = t.kind == CXType_Pointer ? c_.typeGetSizeOf(c_.getPointeeType(t)) : -1;
-        const ExprPtr bytes = expr(arg(2));
-        auto times = [&](const ExprPtr& k) { return k->kind == Expr::Kind::Number && k->value == size; };
-        ExprPtr count;
-        if (size > 0 && bytes->kind == Expr::Kind::Binary && bytes->text == "*") {
-            if (times(bytes->args[1])) count = bytes->args[0];
-            else if (times(bytes->args[0])) count = bytes->args[1];
-        }
-        if (!count)
-            refuse(call, "a memcpy whose length is not a count times the size of its element" +
-                             (size > 0 ? " (" + std::to_string(size) + " bytes)" : ""));
-        auto at = [](const std::string& p, const ExprPtr& off) {
-            auto e = std::make_shared<Expr>();
-            e->kind = Expr::Kind::Index;
-            e->text = p;
-            e->args = {Expr::binary("+", off, Expr::name("kf_m"))};
-            return e;
-        };
-        Stmt s;
-        s.kind = Stmt::Kind::For;
-        s.line = line_of(call);
-        s.var = "kf_m";
-        s.start = Expr::number(0, true);
-        s.bound = count;
-        Stmt w;
-        w.kind = Stmt::Kind::Assign;
-        w.line = s.line;
-        w.op = "=";
-        w.target = at(dst, doff);
-        w.value = at(src, soff);
-        s.body = {w};
-        return s;
+        const ExprPtr count = element_count(call, arg(0), arg(2), "a memcpy");
+        return one_statement_loop(call, "kf_m", count, at_offset(dst, doff, "kf_m"), at_offset(src, soff, "kf_m"));
     }
 
     /** The root name of an lvalue or pointer expression (a[i], *p, (p), p + k), empty when none. */

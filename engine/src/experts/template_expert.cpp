@@ -25,6 +25,16 @@ std::vector<TemplateKernel> templates_for_task(const Task& task, Backend backend
     return out;
 }
 
+const TemplateKernel* next_untried(const std::vector<TemplateKernel>& kernels, const ProposalContext& ctx) {
+    const TemplateKernel* same = nullptr;
+    for (const auto& k : kernels) {
+        if (ctx.tried && ctx.tried->count(proposal_key(k.source, {}))) continue;
+        if (!ctx.parent || ctx.parent->family != k.family) return &k;
+        if (!same) same = &k;
+    }
+    return same;
+}
+
 namespace {
 
 class TemplateExpert final : public Expert {
@@ -56,18 +66,12 @@ public:
             refusal_ = why_;
             return std::nullopt;
         }
-        // Untried instances, those of another family than the parent's first.
-        std::vector<const TemplateKernel*> other, same;
-        for (const auto& k : kernels_) {
-            if (ctx.tried && ctx.tried->count(proposal_key(k.source, {}))) continue;
-            (ctx.parent && ctx.parent->family == k.family ? same : other).push_back(&k);
-        }
-        auto& pool = other.empty() ? same : other;
-        if (pool.empty()) {
+        const TemplateKernel* next = next_untried(kernels_, ctx);
+        if (!next) {
             refusal_ = "every op-class template instance for this task has been tried";
             return std::nullopt;
         }
-        const TemplateKernel& k = *pool.front();
+        const TemplateKernel& k = *next;
         Proposal p;
         p.source = k.source;
         p.family = k.family;
