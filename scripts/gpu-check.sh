@@ -93,6 +93,11 @@ mkdir -p "$out/generic"
 timeout 900 "$tests/gpu_test_generic_gpu" >"$out/generic/test.log" 2>&1
 echo "gpu_test_generic_gpu exit $?" | tee -a "$out/generic/test.log"
 grep -E '^(PASS|FAIL|SKIP|Totals)|not correct|WARNING' "$out/generic/test.log" | tail -20
+# The op-class templates of the broadcasts the recogniser reads (elementwise with a layout).
+KF_GPU_TEMPLATE_TASKS=${KF_GPU_GENERIC_TEMPLATES:-bias_relu_cols,leaky_rows} timeout 600 "$tests/gpu_test_templates_gpu" \
+  >"$out/generic/templates.log" 2>&1
+echo "gpu_test_templates_gpu (${KF_GPU_GENERIC_TEMPLATES:-bias_relu_cols,leaky_rows}) exit $?" | tee -a "$out/generic/templates.log"
+grep -E '^(FAIL|Totals)|not correct' "$out/generic/templates.log" | tail -5
 KF_BIN=$bin "$root/scripts/bench-from-scratch.sh" "$out/generic/scratch" --budget "${KF_GPU_GENERIC_BUDGET:-60}" --islands 4 \
   ${KF_GPU_GENERIC_SEARCH:-embedding_gather maxpool2d bias_relu_cols leaky_rows scatter_add absmax_scale bucketize} 2>&1 |
   tail -14
