@@ -15,6 +15,7 @@
 
 #include "kf/kernelbench_search.h"
 #include "kf/paths.h"
+#include "kf/generic.h"
 #include "kf/recognise.h"
 #include "kf/task.h"
 #include "project/kernelbenchset.h"
@@ -186,22 +187,27 @@ void TaskDetailsView::showComputation(const kf::Task& task) {
         return;
     }
     computation_->setText(tr("Computation: deriving it from the host reference…"));
-    auto* watcher = new QFutureWatcher<kf::Recognition>(this);
-    connect(watcher, &QFutureWatcher<kf::Recognition>::finished, this, [this, watcher, generation] {
+    // The recognition and, where it fails, what the generic expert still writes.
+    using Derived = std::pair<kf::Recognition, std::string>;
+    auto* watcher = new QFutureWatcher<Derived>(this);
+    connect(watcher, &QFutureWatcher<Derived>::finished, this, [this, watcher, generation] {
         watcher->deleteLater();
         if (generation != computationGeneration_) return;  // another task is shown now
-        const kf::Recognition r = watcher->result();
+        const auto [r, generic] = watcher->result();
         if (r.computation)
             computation_->setText(tr("Computation (%1): %2").arg(fromUtf8(r.computation->origin), fromUtf8(r.computation->summary())));
         else
             computation_->setText(tr("No computation, so no op-class template: %1. Declare it in the manifest (docs/task-format.md).")
-                                      .arg(fromUtf8(r.reason)));
+                                      .arg(fromUtf8(r.reason)) +
+                                  QLatin1Char('\n') + tr("The generic expert: %1.").arg(fromUtf8(generic)));
     });
-    watcher->setFuture(QtConcurrent::run([task] {
+    watcher->setFuture(QtConcurrent::run([task]() -> Derived {
         try {
-            return kf::recognise_reference(task, kf::Backend::Host);
+            kf::Recognition r = kf::recognise_reference(task, kf::Backend::Host);
+            if (r.computation) return {r, std::string()};
+            return {r, kf::generic_summary(kf::generic_kernels(task, kf::Backend::Cuda))};
         } catch (const std::exception& e) {
-            return kf::Recognition{std::nullopt, e.what()};
+            return {kf::Recognition{std::nullopt, e.what()}, std::string()};
         }
     }));
 }

@@ -3120,6 +3120,10 @@
         <translation>没有计算描述，因此没有算子类模板：%1。请在清单中声明（docs/task-format.md）。</translation>
     </message>
     <message>
+        <source>The generic expert: %1.</source>
+        <translation>通用专家：%1。</translation>
+    </message>
+    <message>
         <location line="+25"/>
         <source>primary</source>
         <translation>主用例</translation>
