@@ -91,6 +91,8 @@ public:
 
     void freeze() override { runner_->freeze(); }
 
+    RunnerActivity activity() const override { return runner_->activity(); }
+
     std::vector<std::string> notes() const override { return runner_->warnings(); }
 
     void bound_by_overhead(double ms) override { bound_ms_ = ms; }

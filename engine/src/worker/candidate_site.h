@@ -24,6 +24,13 @@ public:
     /** Stops whatever the library left running until the next call (so nothing changes while
      *  the judge looks at the outputs). */
     virtual void freeze() {}
+    /** The library's threads, processes and CPU time outside its calls, as the judge saw
+     *  them (measured = false where it runs in the worker's process). */
+    virtual RunnerActivity activity() const {
+        RunnerActivity a;
+        a.note = "the library runs in the worker's process";
+        return a;
+    }
     /** Confinement notes for the diagnosis. */
     virtual std::vector<std::string> notes() const { return {}; }
     /** Times each later call here at no less than the judge's wall time minus `ms`: a

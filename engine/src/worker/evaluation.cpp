@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 
 #include "kf/diagnosis.h"
@@ -33,6 +34,10 @@ EvalSettings EvalSettings::from_json(const json& j) {
 namespace {
 
 constexpr std::uint8_t kPoison[2] = {0xFF, 0x7F};  // NaN / huge for floats; -1 / large for ints
+/** The poison of every timed call and of the check after timing, which must look alike. */
+constexpr std::uint8_t kTimedPoison = kPoison[0];
+/** CPU time a stopped runner may show between calls (the clock's reading of a stop in progress). */
+constexpr double kIdleCpuMs = 0.5;
 
 void add_check(json& checks, const std::string& name, const std::string& outcome, const std::string& detail) {
     checks.push_back({{"name", name}, {"outcome", outcome}, {"detail", detail}});
@@ -166,11 +171,12 @@ public:
                 }
             }
             add_side_stream_check();
+            judge_activity();
         } catch (const CandidateFault& f) {
             result_["status"] = f.integrity ? "integrity_violation" : "runtime_error";
             const bool named = f.message.rfind("the candidate", 0) == 0;
             result_["message"] = (f.integrity || named ? "" : "the candidate faulted: ") + f.message;
-            if (f.integrity) add_check(checks_, "runner_channel", "fail", f.message);
+            if (f.integrity) add_check(checks_, f.check, "fail", f.message);
             result_["fatal"] = f.sticky;
             if (!corr_.cases.empty()) result_["correctness"] = corr_;
         } catch (const DeviceFault& f) {
@@ -339,8 +345,11 @@ private:
         TimingStats cs = time_calls(dev_, timed_calls(*in_.candidate, cc, sets, true), st_);
         Timing tm = make_timing(pc.name, cs, rt->second);
         result_["timing"] = tm;
-        add_check(checks_, "timed_outputs", timed_gross_ == 0 ? "pass" : "fail",
-                  timed_mismatch_ == 0
+        add_check(checks_, "timed_outputs", timed_gross_ == 0 && timed_modified_ == 0 ? "pass" : "fail",
+                  timed_modified_ > 0
+                      ? std::to_string(timed_modified_) + " of " + std::to_string(timed_checked_) +
+                            " timed calls checked wrote over their inputs (checked against inputs drawn again by the judge)"
+                  : timed_mismatch_ == 0
                       ? std::to_string(timed_checked_) + " timed calls, chosen at random, checked against the reference"
                   : timed_gross_ == 0
                       ? std::to_string(timed_mismatch_) + " of " + std::to_string(timed_checked_) +
@@ -390,27 +399,34 @@ private:
         // After many timed calls, the candidate must still compute fresh inputs correctly:
         // catches outputs cached across calls and behaviour that changes under timing.
         report({{"stage", "timing"}, {"what", "post-timing check"}});
+        // Poisoned like the timed calls (kTimedPoison), so that it cannot be told apart from them.
         TensorSet& ref = cc.new_set();
         TensorSet& probe = *sets[0];
         cc.fill_inputs(ref, splitmix64(base_seed_ ^ 0xC0FFEEull));
         cc.copy_inputs(probe, ref);
         cc.poison_outputs(ref, 0xFF);
-        cc.poison_outputs(probe, kPoison[1]);
+        cc.poison_outputs(probe, kTimedPoison);
         cc.call(in_.reference, ref)();
         dev_.synchronize();
+        const auto probe_inputs = cc.input_checksums(probe);
         in_.candidate->call(0);
         in_.candidate->freeze();
-        std::int64_t post_mismatch = compare_outputs(dev_, task_, cc, probe, ref, kPoison[1], nullptr);
-        const bool post_gross =
-            post_mismatch > 0 && compare_outputs(dev_, task_, cc, probe, ref, kPoison[1], nullptr, kRoundingScale) > 0;
+        const bool post_modified = cc.input_checksums(probe) != probe_inputs;
+        std::int64_t post_mismatch = compare_outputs(dev_, task_, cc, probe, ref, kTimedPoison, nullptr);
+        const bool post_gross = post_modified || (post_mismatch > 0 && compare_outputs(dev_, task_, cc, probe, ref, kTimedPoison,
+                                                                                       nullptr, kRoundingScale) > 0);
         add_check(checks_, "output_reuse", post_gross ? "fail" : "pass",
-                  post_mismatch == 0 ? "fresh poisoned outputs and fresh inputs in every trial, and after timing"
-                  : !post_gross      ? "after timing, " + std::to_string(post_mismatch) +
+                  post_modified        ? std::string("after timing, the candidate wrote over its inputs")
+                  : post_mismatch == 0 ? "fresh poisoned outputs and fresh inputs in every trial, and after timing"
+                  : !post_gross        ? "after timing, " + std::to_string(post_mismatch) +
                                       " output elements were outside the tolerance by rounding only (fresh results)"
-                                     : "after timing, " + std::to_string(post_mismatch) +
+                                       : "after timing, " + std::to_string(post_mismatch) +
                                            " output elements were wrong for fresh inputs (stale or cached results)");
         if (post_gross)
             fail("integrity_violation", "output reuse: wrong results for fresh inputs after the timed calls");
+        else if (timed_modified_ > 0)
+            fail("integrity_violation", "the candidate wrote over its inputs in timed calls (a result that matches "
+                                        "inputs of its own, not the ones it was given)");
         else if (timed_gross_ > 0)
             fail("integrity_violation", "wrong outputs in timed calls: the work is skipped, cached or finished after the call returns");
         else if (post_mismatch > 0 || timed_mismatch_ > 0)
@@ -439,26 +455,34 @@ private:
     TimedCalls timed_calls(CandidateSite& site, CaseContext& cc, std::vector<TensorSet*>& sets, bool candidate) {
         TimedCalls tc;
         tc.sets = sets.size();
-        tc.prepare = [this, &cc, &sets](std::size_t i) {
-            cc.fill_inputs(*sets[i], splitmix64(base_seed_ + 1000 + timed_round_++));
-            cc.poison_outputs(*sets[i], 0xFF);
+        // The seed each set was last filled from: a checked call is compared with the reference
+        // run on inputs drawn again from it, never on what the candidate left in its buffers.
+        auto seeds = std::make_shared<std::vector<std::uint64_t>>(sets.size());
+        tc.prepare = [this, &cc, &sets, seeds](std::size_t i) {
+            (*seeds)[i] = splitmix64(base_seed_ + 1000 + timed_round_++);
+            cc.fill_inputs(*sets[i], (*seeds)[i]);
+            cc.poison_outputs(*sets[i], kTimedPoison);
         };
         tc.call = [&site](std::size_t i) { return site.call(i); };
-        tc.after = [this, &site, &cc, &sets, candidate](std::size_t i, bool verify) {
+        tc.after = [this, &site, &cc, &sets, candidate, seeds](std::size_t i, bool verify) {
             if (!candidate) return;
             site.freeze();
             if (!verify) return;
             if (!timed_ref_) timed_ref_ = &cc.new_set();
-            cc.copy_inputs(*timed_ref_, *sets[i]);
+            cc.fill_inputs(*timed_ref_, (*seeds)[i]);
             cc.poison_outputs(*timed_ref_, 0xFF);
+            ++timed_checked_;
+            if (cc.input_checksums(*sets[i]) != cc.input_checksums(*timed_ref_)) {
+                ++timed_modified_;
+                return;
+            }
             cc.call(in_.reference, *timed_ref_)();
             dev_.synchronize();
-            ++timed_checked_;
-            if (compare_outputs(dev_, task_, cc, *sets[i], *timed_ref_, 0xFF, nullptr) > 0) {
+            if (compare_outputs(dev_, task_, cc, *sets[i], *timed_ref_, kTimedPoison, nullptr) > 0) {
                 ++timed_mismatch_;
                 // Within a loose multiple of the tolerance the outputs were computed, only
                 // rounded differently (e.g. another summation order): not skipped or stale work.
-                if (compare_outputs(dev_, task_, cc, *sets[i], *timed_ref_, 0xFF, nullptr, kRoundingScale) > 0)
+                if (compare_outputs(dev_, task_, cc, *sets[i], *timed_ref_, kTimedPoison, nullptr, kRoundingScale) > 0)
                     ++timed_gross_;
             }
         };
@@ -473,7 +497,44 @@ private:
             add_check(checks_, "side_stream", side_fail_ ? "fail" : "skipped",
                       side_fail_ ? side_detail_ : "launch accounting unavailable; event time checked against wall time");
         else
-            add_check(checks_, "side_stream", "skipped", "host backend: thread creation is screened by forbidden_symbols");
+            add_check(checks_, "side_stream", "skipped", "host backend: threads of the candidate's own are spawned_work");
+    }
+
+    /**
+     * Threads and processes the candidate started, and CPU time its runner used while it was
+     * stopped between calls, as the judge counted them from outside (docs/sandbox.md).
+     */
+    void judge_activity() {
+        const RunnerActivity a = in_.candidate->activity();
+        std::string spawned;
+        if (a.max_children > 0) spawned = "the candidate started a process";
+        else if (a.max_threads > a.baseline_threads)
+            spawned = "the candidate started " + std::to_string(a.max_threads - a.baseline_threads) +
+                      " thread(s) beyond the runner's " + std::to_string(a.baseline_threads) + " (its main thread, OpenMP's pool" +
+                      (in_.backend == Backend::Cuda ? ", the driver's and CUPTI's" : "") +
+                      "): work handed to threads of its own";
+        if (!a.measured)
+            add_check(checks_, "spawned_work", "skipped", a.note.empty() ? "the runner's threads were not counted" : a.note);
+        else
+            add_check(checks_, "spawned_work", spawned.empty() ? "pass" : "fail",
+                      spawned.empty() ? "the runner kept its " + std::to_string(a.baseline_threads) + " thread(s) over " +
+                                            std::to_string(a.calls) + " counts after calls"
+                                      : spawned);
+        std::string idle;
+        if (a.idle_cpu_ms > kIdleCpuMs)
+            idle = "the runner used " + fmt_double(a.idle_cpu_ms) + " ms of CPU time while stopped between calls (" +
+                   fmt_double(a.call_cpu_ms) + " ms in its calls): work escapes the timed calls";
+        if (!a.cpu_measured)
+            add_check(checks_, "work_between_calls", "skipped", "the runner's CPU time could not be read");
+        else
+            add_check(checks_, "work_between_calls", idle.empty() ? "pass" : "fail",
+                      idle.empty() ? fmt_double(a.call_cpu_ms) + " ms of CPU time in calls, " + fmt_double(a.idle_cpu_ms) +
+                                         " ms between them (stopped)"
+                                   : idle);
+        const std::string status = result_["status"];
+        if (status != "ok" && status != "incorrect") return;
+        if (!spawned.empty()) fail("integrity_violation", spawned);
+        else if (!idle.empty()) fail("integrity_violation", idle);
     }
 
     Device& dev_;
@@ -496,6 +557,7 @@ private:
     TensorSet* timed_ref_ = nullptr;
     int timed_checked_ = 0, timed_mismatch_ = 0;
     int timed_gross_ = 0;  ///< timed mismatches beyond kRoundingScale times the tolerance
+    int timed_modified_ = 0;  ///< checked timed calls after which the inputs differed from those drawn
 };
 
 }  // namespace

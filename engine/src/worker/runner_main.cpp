@@ -15,6 +15,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "device.h"
 #include "kf/task.h"
@@ -67,8 +70,33 @@ int runner_main(int argc, char** argv) {
         std::_Exit(0);
 #endif
     }
+#ifdef _OPENMP
+    // OpenMP's thread pool is started here, before the library, so that a candidate's parallel
+    // regions run on threads the judge counts as the runner's own (spawned_work).
+    int team = 0;  // a region whose body does nothing is dropped by the compiler
+#pragma omp parallel reduction(+ : team)
+    team += 1;
+    if (team < 1) std::_Exit(3);
+#endif
+#ifdef KF_HAVE_CUDA
+    if (dev) {
+        // The same for the threads the driver and CUPTI start on first use.
+        try {
+            (void)dev->timed_call([] {});
+            (void)dev->account_launches([] {});
+        } catch (const DeviceFault& f) {
+            send_runner_message(sock, {RunnerMsg::DeviceError}, f.what());
+            std::_Exit(0);
+        }
+    }
+#endif
     Confinement conf = confine_self(limits, gpu);
     nlohmann::json warnings = conf.warnings;
+
+    // The judge counts this process's threads now, while nothing of the library has run.
+    send_runner_message(sock, {RunnerMsg::Confined});
+    auto go = receive_runner_message(sock);
+    if (!go || go->header.type != RunnerMsg::Load) std::_Exit(0);
 
     dlerror();
     void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "runner_activity.h"
 #include "runner_protocol.h"
 #include "sandbox.h"
 #include "shared_arena.h"
@@ -50,9 +51,14 @@ public:
     void arm();
     /** The same under the runner's launch accounting (CUDA): its report. Throws CandidateFault. */
     LaunchReport account(std::size_t index);
-    /** Stops every thread of the runner (SIGSTOP), so nothing changes while the judge looks. */
+    /** The runner is stopped (SIGSTOP, every thread) as soon as it has replied, inside the
+     *  judge's clock, and continued only when the next message is sent: it runs only while
+     *  the judge waits for it. This waits until every thread stands still (so nothing
+     *  changes while the judge looks), then counts its threads and children and its CPU time. */
     void freeze();
-    void resume();
+
+    /** Threads, children and CPU time seen by freeze() since the runner started. */
+    RunnerActivity activity() const;
 
     /** How the process is confined, and what could not be applied (for the diagnosis). */
     const std::vector<std::string>& warnings() const { return warnings_; }
@@ -70,6 +76,13 @@ private:
     std::optional<ReceivedMessage> exchange(RunnerMsg type, std::size_t index, const std::string& doing, double& wall_ms);
     void kill_all();
     void shut_down();
+    /** Bubblewrap's init names itself; the runner is its child. Stops the runner there,
+     *  counts what it has before the library is loaded, and lets it load. */
+    void before_loading();
+    void stop();
+    void resume();
+    /** Before the judge lets it run: charges CPU time used since it was seen stopped. */
+    void let_run();
 
     std::string backend_ = "host";
     pid_t pid_ = -1;         ///< the process forked (bubblewrap, or the runner itself)
@@ -78,6 +91,10 @@ private:
     int out_fd_ = -1;
     bool sandboxed_ = false;
     bool frozen_ = false;
+    RunnerActivity activity_;
+    ProcessCpuClock cpu_;
+    long long call_start_ns_ = -1;  ///< CPU clock when the current call was sent
+    long long stopped_ns_ = -1;     ///< CPU clock when it last stood still
     std::vector<std::string> warnings_;
     std::atomic<bool> stop_drain_{false};
     std::thread drain_;
