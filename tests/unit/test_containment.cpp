@@ -135,6 +135,8 @@ private slots:
         QCOMPARE(outcome(d, "protected_files"), std::string("pass"));
         QCOMPARE(outcome(d, "spawned_work"), std::string("pass"));  // OpenMP's threads are the runner's own
         QCOMPARE(outcome(d, "work_between_calls"), std::string("pass"));
+        QCOMPARE(outcome(d, "out_of_bounds_write"), std::string("pass"));
+        QCOMPARE(outcome(d, "forbidden_loading"), std::string("pass"));
         QVERIFY(d.roofline && d.roofline->floor_ms > 0);
     }
 
@@ -267,6 +269,26 @@ private slots:
         if (QTest::currentTestFailed()) return;
         QCOMPARE(d.status, Status::IntegrityViolation);
         QCOMPARE(outcome(d, "spawned_work"), std::string("fail"));
+    }
+
+    void out_of_bounds_write_in_timed_calls_only() {
+        // Within bounds in the correctness trials, past the end of its output later: the
+        // canaries and the guards of its memory are checked after every call.
+        Diagnosis d;
+        attack("oob_timed", d);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "out_of_bounds_write"), std::string("fail"));
+    }
+
+    void library_loaded_at_run_time() {
+        // dlopen found in the C library's symbol table: the symbol screen sees nothing, the
+        // judge sees the library mapped in the runner.
+        Diagnosis d;
+        attack("load_blas", d);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "forbidden_loading"), std::string("fail"));
     }
 
     void rounding_in_timed_calls_is_incorrect_not_cheating() {

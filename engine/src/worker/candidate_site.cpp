@@ -51,7 +51,7 @@ public:
 
     std::vector<TensorSet*> new_sets(CaseContext& cc, std::size_t count) override {
         arena_.reset();
-        arena_ = dev_.new_arena(count * cc.arena_set_bytes());
+        arena_ = dev_.new_arena(Arena::kLeadingGuard + count * cc.arena_set_bytes());
         std::vector<TensorSet*> sets;
         std::vector<std::vector<std::size_t>> offsets;
         for (std::size_t i = 0; i < count; ++i) {
@@ -61,6 +61,7 @@ public:
             for (const auto& b : s.buffers) o.push_back(arena_->offset_of(b.ptr));
             offsets.push_back(std::move(o));
         }
+        arena_->seal();
         runner_->bind(*arena_, cc.sizes(), cc.params(), offsets);
         return sets;
     }
@@ -92,6 +93,10 @@ public:
     void freeze() override { runner_->freeze(); }
 
     RunnerActivity activity() const override { return runner_->activity(); }
+
+    MappedFiles mapped() const override { return runner_->mapped(); }
+
+    std::vector<Buffer> guards() const override { return arena_ ? arena_->guards() : std::vector<Buffer>{}; }
 
     std::vector<std::string> notes() const override { return runner_->warnings(); }
 

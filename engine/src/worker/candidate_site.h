@@ -31,6 +31,12 @@ public:
         a.note = "the library runs in the worker's process";
         return a;
     }
+    /** The shared objects mapped where the library runs (`readable` false in the worker's own
+     *  process, whose libraries are the worker's). */
+    virtual MappedFiles mapped() const { return {}; }
+    /** Guard regions of the memory the library can reach that belong to no tensor (the
+     *  arena's start and its unused end): every byte must still be kCanaryByte. */
+    virtual std::vector<Buffer> guards() const { return {}; }
     /** Confinement notes for the diagnosis. */
     virtual std::vector<std::string> notes() const { return {}; }
     /** Times each later call here at no less than the judge's wall time minus `ms`: a

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <set>
 
 #include "kf/diagnosis.h"
 #include "candidate_site.h"
@@ -36,6 +37,8 @@ namespace {
 constexpr std::uint8_t kPoison[2] = {0xFF, 0x7F};  // NaN / huge for floats; -1 / large for ints
 /** The poison of every timed call and of the check after timing, which must look alike. */
 constexpr std::uint8_t kTimedPoison = kPoison[0];
+/** What overrun() names for the guards that belong to no tensor. */
+const std::string kArenaGuard = "<guard>";
 /** CPU time a stopped runner may show between calls (the clock's reading of a stop in progress). */
 constexpr double kIdleCpuMs = 0.5;
 
@@ -171,6 +174,7 @@ public:
                 }
             }
             add_side_stream_check();
+            add_bounds_check();
             judge_activity();
         } catch (const CandidateFault& f) {
             result_["status"] = f.integrity ? "integrity_violation" : "runtime_error";
@@ -204,6 +208,15 @@ private:
             launches_measured_ = true;
         }
         site.freeze();
+        look_for_loaded_libraries();
+    }
+
+    /** Vendor libraries the task does not allow, mapped in the candidate's process now. */
+    void look_for_loaded_libraries() {
+        MappedFiles m = in_.candidate->mapped();
+        if (!m.readable) return;
+        maps_read_ = true;
+        for (auto& f : forbidden_libraries(m.paths, task_.rules)) loaded_forbidden_.insert(std::move(f));
     }
 
     void check_case(std::size_t ci, const TaskCase& c) {
@@ -237,10 +250,10 @@ private:
                     cr.modified_input = task_.tensors[ti].name;
                     if (modified_input_.empty()) modified_input_ = task_.tensors[ti].name;
                 }
-            std::string oob = cc.overwritten_canary(cand);
+            std::string oob = overrun(cc, cand);
             if (!oob.empty()) {
                 cr.out_of_bounds_write = true;
-                cr.out_of_bounds_tensor = oob;
+                cr.out_of_bounds_tensor = oob == kArenaGuard ? "" : oob;
                 if (oob_tensor_.empty()) oob_tensor_ = oob;
             }
             bool mismatched = compare_outputs(dev_, task_, cc, cand, ref, poison, &cr) > 0;
@@ -255,6 +268,24 @@ private:
         if (ci == 0) primary_passed_ = cr.passed;
         else if (!cr.passed) validation_failed_ = true;
         corr_.cases.push_back(cr);
+    }
+
+    /**
+     * The tensor of `set` whose canary (the kCanaryBytes after it) a write past its end
+     * reached, kArenaGuard for the guards of the runner's memory that belong to no tensor, or
+     * empty. Checked after every candidate call.
+     */
+    std::string overrun(CaseContext& cc, TensorSet& set) {
+        std::string t = cc.overwritten_canary(set);
+        if (!t.empty()) return t;
+        for (const Buffer& g : in_.candidate->guards())
+            if (!dev_.bytes_equal(g, 0, g.bytes, kCanaryByte)) return kArenaGuard;
+        return {};
+    }
+
+    static std::string where_written(const std::string& overrun) {
+        return overrun == kArenaGuard ? "outside every tensor (the guard at the start or end of its memory)"
+                                      : "past the end of '" + overrun + "'";
     }
 
     /** The checks the trials decide, and the status they imply (worst first). */
@@ -284,7 +315,7 @@ private:
             add_check(checks_, "shape_generality", "skipped", "the primary case is not correct");
 
         if (!oob_tensor_.empty()) {
-            fail("runtime_error", "out-of-bounds write past the end of '" + oob_tensor_ + "'");
+            fail("runtime_error", "out-of-bounds write " + where_written(oob_tensor_));
         } else if (!modified_input_.empty()) {
             fail("integrity_violation", "the candidate modified input '" + modified_input_ + "'");
         } else if (accounted && launches_.kernels == 0) {
@@ -412,6 +443,8 @@ private:
         in_.candidate->call(0);
         in_.candidate->freeze();
         const bool post_modified = cc.input_checksums(probe) != probe_inputs;
+        if (timed_oob_.empty()) timed_oob_ = overrun(cc, probe);
+        look_for_loaded_libraries();
         std::int64_t post_mismatch = compare_outputs(dev_, task_, cc, probe, ref, kTimedPoison, nullptr);
         const bool post_gross = post_modified || (post_mismatch > 0 && compare_outputs(dev_, task_, cc, probe, ref, kTimedPoison,
                                                                                        nullptr, kRoundingScale) > 0);
@@ -422,7 +455,10 @@ private:
                                       " output elements were outside the tolerance by rounding only (fresh results)"
                                        : "after timing, " + std::to_string(post_mismatch) +
                                            " output elements were wrong for fresh inputs (stale or cached results)");
-        if (post_gross)
+        if (!timed_oob_.empty())
+            fail("integrity_violation", "out-of-bounds write " + where_written(timed_oob_) +
+                                            " in a timed call (the correctness trials wrote within bounds)");
+        else if (post_gross)
             fail("integrity_violation", "output reuse: wrong results for fresh inputs after the timed calls");
         else if (timed_modified_ > 0)
             fail("integrity_violation", "the candidate wrote over its inputs in timed calls (a result that matches "
@@ -467,11 +503,13 @@ private:
         tc.after = [this, &site, &cc, &sets, candidate, seeds](std::size_t i, bool verify) {
             if (!candidate) return;
             site.freeze();
+            if (timed_oob_.empty()) timed_oob_ = overrun(cc, *sets[i]);
             if (!verify) return;
             if (!timed_ref_) timed_ref_ = &cc.new_set();
             cc.fill_inputs(*timed_ref_, (*seeds)[i]);
             cc.poison_outputs(*timed_ref_, 0xFF);
             ++timed_checked_;
+            look_for_loaded_libraries();
             if (cc.input_checksums(*sets[i]) != cc.input_checksums(*timed_ref_)) {
                 ++timed_modified_;
                 return;
@@ -498,6 +536,14 @@ private:
                       side_fail_ ? side_detail_ : "launch accounting unavailable; event time checked against wall time");
         else
             add_check(checks_, "side_stream", "skipped", "host backend: threads of the candidate's own are spawned_work");
+    }
+
+    void add_bounds_check() {
+        const std::string& oob = oob_tensor_.empty() ? timed_oob_ : oob_tensor_;
+        add_check(checks_, "out_of_bounds_write", oob.empty() ? "pass" : "fail",
+                  oob.empty() ? "the " + std::to_string(kCanaryBytes) +
+                                    " bytes after every tensor and the guards of the candidate's memory were intact after every call"
+                              : "a write " + where_written(oob) + (oob_tensor_.empty() ? " in a timed call" : ""));
     }
 
     /**
@@ -531,9 +577,18 @@ private:
                       idle.empty() ? fmt_double(a.call_cpu_ms) + " ms of CPU time in calls, " + fmt_double(a.idle_cpu_ms) +
                                          " ms between them (stopped)"
                                    : idle);
+        std::string loaded;
+        for (const auto& f : loaded_forbidden_) loaded += (loaded.empty() ? "" : ", ") + f;
+        if (!maps_read_)
+            add_check(checks_, "forbidden_loading", "skipped", "the candidate's mapped files could not be read");
+        else
+            add_check(checks_, "forbidden_loading", loaded.empty() ? "pass" : "fail",
+                      loaded.empty() ? "no library the task does not allow was mapped after the candidate's calls"
+                                     : "the candidate loaded, at run time, " + loaded);
         const std::string status = result_["status"];
         if (status != "ok" && status != "incorrect") return;
-        if (!spawned.empty()) fail("integrity_violation", spawned);
+        if (!loaded.empty()) fail("integrity_violation", "the candidate loaded a library the task does not allow: " + loaded);
+        else if (!spawned.empty()) fail("integrity_violation", spawned);
         else if (!idle.empty()) fail("integrity_violation", idle);
     }
 
@@ -558,6 +613,9 @@ private:
     int timed_checked_ = 0, timed_mismatch_ = 0;
     int timed_gross_ = 0;  ///< timed mismatches beyond kRoundingScale times the tolerance
     int timed_modified_ = 0;  ///< checked timed calls after which the inputs differed from those drawn
+    std::string timed_oob_;   ///< overrun() found after a timed call or the check after timing
+    bool maps_read_ = false;
+    std::set<std::string> loaded_forbidden_;  ///< mapped vendor libraries the task does not allow
 };
 
 }  // namespace

@@ -129,9 +129,15 @@ int runner_main(int argc, char** argv) {
         switch (m->header.type) {
         case RunnerMsg::Arena: {
             if (!gpu) {
-                if (base) munmap(base, mapped);
+                // Between two inaccessible pages: a write just past either end faults instead
+                // of landing in whatever mapping the kernel placed next to it.
+                const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+                if (base) munmap(base - page, mapped + 2 * page);
                 base = nullptr;
-                void* p = mmap(nullptr, m->header.value, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+                void* range = mmap(nullptr, m->header.value + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                if (range == MAP_FAILED) std::_Exit(3);
+                void* p = mmap(static_cast<char*>(range) + page, m->header.value, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                               m->fd, 0);
                 if (m->fd >= 0) close(m->fd);
                 if (p == MAP_FAILED) std::_Exit(3);
                 base = static_cast<char*>(p);

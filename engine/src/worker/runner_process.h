@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "loaded_libraries.h"
 #include "runner_activity.h"
 #include "runner_protocol.h"
 #include "sandbox.h"
@@ -59,6 +60,8 @@ public:
 
     /** Threads, children and CPU time seen by freeze() since the runner started. */
     RunnerActivity activity() const;
+    /** The shared objects mapped in the runner now. */
+    MappedFiles mapped() const { return runner_pid_ > 0 ? mapped_files(runner_pid_) : MappedFiles{}; }
 
     /** How the process is confined, and what could not be applied (for the diagnosis). */
     const std::vector<std::string>& warnings() const { return warnings_; }

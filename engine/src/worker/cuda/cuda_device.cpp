@@ -241,13 +241,16 @@ CUmemAllocationProp shareable_prop(int ordinal) {
     return prop;
 }
 
-/** Reserves an address range for `bytes`, maps `handle` there and makes it readable and writable. */
-CUdeviceptr map_handle(CUmemGenericAllocationHandle handle, std::size_t bytes, int ordinal) {
-    CUdeviceptr ptr = 0;
-    check_cu(DriverApi::get().cuMemAddressReserve(&ptr, bytes, 0, 0, 0), "cuMemAddressReserve");
+/** Reserves an address range for `bytes` and `guard` more on either side, maps `handle` in
+ *  the middle and makes it readable and writable; the guards stay unmapped, so that an access
+ *  just past either end faults. Returns the mapped start. */
+CUdeviceptr map_handle(CUmemGenericAllocationHandle handle, std::size_t bytes, int ordinal, std::size_t guard = 0) {
+    CUdeviceptr range = 0;
+    check_cu(DriverApi::get().cuMemAddressReserve(&range, bytes + 2 * guard, 0, 0, 0), "cuMemAddressReserve");
+    const CUdeviceptr ptr = range + guard;
     CUresult r = DriverApi::get().cuMemMap(ptr, bytes, 0, handle, 0);
     if (r != CUDA_SUCCESS) {
-        DriverApi::get().cuMemAddressFree(ptr, bytes);
+        DriverApi::get().cuMemAddressFree(range, bytes + 2 * guard);
         check_cu(r, "cuMemMap");
     }
     CUmemAccessDesc access{};
@@ -257,10 +260,19 @@ CUdeviceptr map_handle(CUmemGenericAllocationHandle handle, std::size_t bytes, i
     r = DriverApi::get().cuMemSetAccess(ptr, bytes, &access, 1);
     if (r != CUDA_SUCCESS) {
         DriverApi::get().cuMemUnmap(ptr, bytes);
-        DriverApi::get().cuMemAddressFree(ptr, bytes);
+        DriverApi::get().cuMemAddressFree(range, bytes + 2 * guard);
         check_cu(r, "cuMemSetAccess");
     }
     return ptr;
+}
+
+/** The granularity of shareable allocations on `ordinal` (the unit of guards and capacities). */
+std::size_t shareable_granularity(int ordinal) {
+    CUmemAllocationProp prop = shareable_prop(ordinal);
+    std::size_t gran = 0;
+    check_cu(DriverApi::get().cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+             "cuMemGetAllocationGranularity");
+    return std::max<std::size_t>(gran, 64);
 }
 
 /** Device memory exported as a POSIX file descriptor, which a runner maps into its own
@@ -326,7 +338,8 @@ public:
         close(fd);
         check_cu(r, "cuMemImportFromShareableHandle");
         try {
-            ptr_ = map_handle(handle, bytes, ordinal);
+            guard_ = shareable_granularity(ordinal);
+            ptr_ = map_handle(handle, bytes, ordinal, guard_);
         } catch (...) {
             DriverApi::get().cuMemRelease(handle);
             throw;
@@ -336,13 +349,14 @@ public:
     ~CudaMappedArena() override {
         (void)cudaDeviceSynchronize();
         DriverApi::get().cuMemUnmap(ptr_, bytes_);
-        DriverApi::get().cuMemAddressFree(ptr_, bytes_);
+        DriverApi::get().cuMemAddressFree(ptr_ - guard_, bytes_ + 2 * guard_);
         (void)cudaGetLastError();
     }
     char* base() const override { return reinterpret_cast<char*>(ptr_); }
 
 private:
     std::size_t bytes_;
+    std::size_t guard_ = 0;  ///< unmapped bytes reserved on either side
     CUdeviceptr ptr_ = 0;
 };
 
