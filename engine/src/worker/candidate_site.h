@@ -12,6 +12,16 @@
 
 namespace kf::worker {
 
+/** Device memory a library's process took during its calls, measured by the judge as the
+ *  device's free memory before and after each call (CUDA). */
+struct DeviceMemoryUse {
+    bool measured = false;
+    double peak_mib = 0;    ///< the most it held after a call (what its calls took, less what they gave back)
+    double growth_mib = 0;  ///< held after its last call less held after its first
+    double cap_mib = 0;
+    int calls = 0;
+};
+
 class CandidateSite {
 public:
     virtual ~CandidateSite() = default;
@@ -31,6 +41,10 @@ public:
         a.note = "the library runs in the worker's process";
         return a;
     }
+    /** Device memory its calls took; a call after which it holds more than `bytes` throws a
+     *  CandidateFault (`device_memory`). */
+    virtual void cap_device_memory(std::uint64_t bytes) { (void)bytes; }
+    virtual DeviceMemoryUse device_memory() const { return {}; }
     /** The shared objects mapped where the library runs (`readable` false in the worker's own
      *  process, whose libraries are the worker's). */
     virtual MappedFiles mapped() const { return {}; }

@@ -37,6 +37,12 @@ namespace {
 constexpr std::uint8_t kPoison[2] = {0xFF, 0x7F};  // NaN / huge for floats; -1 / large for ints
 /** The poison of every timed call and of the check after timing, which must look alike. */
 constexpr std::uint8_t kTimedPoison = kPoison[0];
+/** host_compute: a candidate's CPU time per call may exceed the reference's by this factor
+ *  and by this much before the work is taken for the host's (launches cost microseconds). */
+constexpr double kHostComputeRatio = 4.0;
+constexpr double kHostComputeSlackMs = 1.0;
+/** device_memory: growth between the first and the last call that counts as a leak. */
+constexpr double kLeakMib = 64.0;
 /** What overrun() names for the guards that belong to no tensor. */
 const std::string kArenaGuard = "<guard>";
 /** CPU time a stopped runner may show between calls (the clock's reading of a stop in progress). */
@@ -155,6 +161,7 @@ public:
 
     json run() {
         try {
+            in_.candidate->cap_device_memory(st_.memory_mb << 20);
             auto cases = task_.cases_for(in_.backend);
             for (std::size_t ci = 0; ci < cases.size(); ++ci) {
                 check_case(ci, *cases[ci]);
@@ -203,9 +210,17 @@ private:
         CandidateSite& site = *in_.candidate;
         if (!account) {
             site.call(0);
-        } else {
+        } else if (!launches_measured_) {
             launches_ = site.account(0);
             launches_measured_ = true;
+        } else {
+            // Every accounted call counts: a candidate that behaves in the first call and moves
+            // its work to another stream (or to no kernel at all) in a later one is seen there.
+            LaunchReport r = site.account(0);
+            if (r.supported && launches_.supported) {
+                launches_.kernels = std::min(launches_.kernels, r.kernels);
+                launches_.kernels_other_streams += r.kernels_other_streams;
+            }
         }
         site.freeze();
         look_for_loaded_libraries();
@@ -229,7 +244,9 @@ private:
         for (std::size_t ti = 0; ti < task_.tensors.size(); ++ti)
             if (task_.tensors[ti].role == TensorRole::Output) cr.elements += cc.counts()[ti];
         for (int trial = 0; trial < st_.trials; ++trial) {
-            bool account = ci == 0 && trial == 0;
+            // On CUDA every trial of the primary case runs under launch accounting; the first
+            // trial alone elsewhere (on the host there is nothing to count).
+            bool account = ci == 0 && (trial == 0 || in_.backend == Backend::Cuda);
             json where = {{"stage", "correctness"}, {"case", c.name}, {"trial", trial}};
             if (account) where["what"] = "launch accounting";
             report(where);
@@ -398,6 +415,9 @@ private:
                            fmt_double(cs.median_ms) + " ms: work escapes the candidate's stream";
         }
 
+        std::string host_detail;
+        const bool host_fail = judge_host_compute(cs, rt->second, host_detail);
+
         Roofline rl = make_roofline(task_, pc, in_.backend, in_.peaks, cs.median_ms);
         // The host's floor is a copy of the same number of bytes, timed here (the fastest of
         // warm and flushed caches): it holds whatever the machine's caches report, and a
@@ -474,6 +494,8 @@ private:
                               "this task's tolerance on every input");
         else if (side_fail_)
             fail("integrity_violation", side_detail_);
+        else if (host_fail)
+            fail("integrity_violation", host_detail);
         else if (below_floor)
             fail("integrity_violation", "faster than the physical floor of the device");
         else {
@@ -538,6 +560,29 @@ private:
             add_check(checks_, "side_stream", "skipped", "host backend: threads of the candidate's own are spawned_work");
     }
 
+    /**
+     * CUDA: the runner's CPU time per timed call (its waits for the device sleep, so that is
+     * host work) against the reference's. A candidate that computes the answer on the host
+     * and launches a dummy kernel spends far more of it than any launch sequence.
+     */
+    bool judge_host_compute(const TimingStats& cs, const TimingStats& rs, std::string& detail) {
+        if (in_.backend != Backend::Cuda) {
+            add_check(checks_, "host_compute", "skipped", "the host backend computes on the host");
+            return false;
+        }
+        if (!in_.candidate->activity().quiet_waits || cs.cpu_median_ms < 0 || rs.cpu_median_ms < 0) {
+            add_check(checks_, "host_compute", "skipped", "the runner's CPU time per call is not known, or its waits spin");
+            return false;
+        }
+        const double allowed = std::max(kHostComputeRatio * rs.cpu_median_ms, rs.cpu_median_ms + kHostComputeSlackMs);
+        const bool host = cs.cpu_median_ms > allowed && cs.cpu_median_ms > 0.5 * cs.wall_median_ms;
+        detail = fmt_double(cs.cpu_median_ms) + " ms of host CPU time per timed call (median) against the reference's " +
+                 fmt_double(rs.cpu_median_ms) + " ms, in a call of " + fmt_double(cs.wall_median_ms) + " ms";
+        if (host) detail = "the candidate computes on the host: " + detail;
+        add_check(checks_, "host_compute", host ? "fail" : "pass", detail);
+        return host;
+    }
+
     void add_bounds_check() {
         const std::string& oob = oob_tensor_.empty() ? timed_oob_ : oob_tensor_;
         add_check(checks_, "out_of_bounds_write", oob.empty() ? "pass" : "fail",
@@ -577,6 +622,21 @@ private:
                       idle.empty() ? fmt_double(a.call_cpu_ms) + " ms of CPU time in calls, " + fmt_double(a.idle_cpu_ms) +
                                          " ms between them (stopped)"
                                    : idle);
+        const DeviceMemoryUse mem = in_.candidate->device_memory();
+        std::string leak;
+        if (mem.measured && mem.growth_mib > kLeakMib)
+            leak = "the candidate leaks device memory: it held " + fmt_double(mem.growth_mib) +
+                   " MiB more after its last call than after its first (" + std::to_string(mem.calls) + " calls)";
+        if (!mem.measured)
+            add_check(checks_, "device_memory", "skipped",
+                      in_.backend == Backend::Cuda ? "the device's free memory could not be read"
+                                                   : "host backend: the runner's address space is limited instead (memory_mb)");
+        else
+            add_check(checks_, "device_memory", leak.empty() ? "pass" : "fail",
+                      leak.empty() ? "at most " + fmt_double(mem.peak_mib) + " MiB held after a call (cap " +
+                                         fmt_double(mem.cap_mib) + " MiB), " + fmt_double(mem.growth_mib) +
+                                         " MiB more after the last call than after the first"
+                                   : leak);
         std::string loaded;
         for (const auto& f : loaded_forbidden_) loaded += (loaded.empty() ? "" : ", ") + f;
         if (!maps_read_)
@@ -590,6 +650,7 @@ private:
         if (!loaded.empty()) fail("integrity_violation", "the candidate loaded a library the task does not allow: " + loaded);
         else if (!spawned.empty()) fail("integrity_violation", spawned);
         else if (!idle.empty()) fail("integrity_violation", idle);
+        else if (!leak.empty()) fail("runtime_error", leak);
     }
 
     Device& dev_;

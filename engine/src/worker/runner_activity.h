@@ -47,6 +47,7 @@ struct RunnerActivity {
     double call_cpu_ms = 0;     ///< CPU time used from each call's start until the runner stood still
     double idle_cpu_ms = 0;     ///< CPU time used while it was stopped between calls (should be none)
     int calls = 0;              ///< calls after which it was counted
+    bool quiet_waits = false;   ///< its waits for the device sleep: its CPU time per call is host work
 };
 
 }  // namespace kf::worker

@@ -60,7 +60,7 @@ int runner_main(int argc, char** argv) {
     if (gpu) {
 #ifdef KF_HAVE_CUDA
         try {
-            dev = make_cuda_device(ordinal);
+            dev = make_cuda_device(ordinal, true);
         } catch (const DeviceFault& f) {
             send_runner_message(sock, {RunnerMsg::DeviceError}, f.what());
             std::_Exit(0);
@@ -93,8 +93,9 @@ int runner_main(int argc, char** argv) {
     Confinement conf = confine_self(limits, gpu);
     nlohmann::json warnings = conf.warnings;
 
-    // The judge counts this process's threads now, while nothing of the library has run.
-    send_runner_message(sock, {RunnerMsg::Confined});
+    // The judge counts this process's threads now, while nothing of the library has run; the
+    // value says whether its waits for the device sleep (its CPU time is then host work only).
+    send_runner_message(sock, {RunnerMsg::Confined, 0, dev && dev->waits_without_spinning() ? 1u : 0u});
     auto go = receive_runner_message(sock);
     if (!go || go->header.type != RunnerMsg::Load) std::_Exit(0);
 

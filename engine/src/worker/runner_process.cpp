@@ -169,7 +169,9 @@ void RunnerProcess::start(const RunnerOptions& opt) {
         }
         return *m;
     };
-    if (next("setting itself up").header.type != RunnerMsg::Confined) forged("its confinement message");
+    const ReceivedMessage confined = next("setting itself up");
+    if (confined.header.type != RunnerMsg::Confined) forged("its confinement message");
+    activity_.quiet_waits = confined.header.value == 1;
     before_loading();
     auto m = std::optional<ReceivedMessage>(next("loading the library"));
     if (m->header.type == RunnerMsg::LoadError) {
@@ -296,7 +298,7 @@ std::optional<ReceivedMessage> RunnerProcess::exchange(RunnerMsg type, std::size
         if (!receive_runner_message(sock_)) died("waiting to be called");
         forged("silence between calls");
     }
-    let_run();
+    const long long cpu0 = let_run();
     // Continued and stopped again inside the clock: whatever the runner does, it does while
     // the judge waits for it (and the two signals cost an honest call a few microseconds).
     auto t0 = std::chrono::steady_clock::now();
@@ -305,6 +307,7 @@ std::optional<ReceivedMessage> RunnerProcess::exchange(RunnerMsg type, std::size
     auto m = receive_runner_message(sock_);
     stop();
     auto t1 = std::chrono::steady_clock::now();
+    last_cpu_ms_ = cpu0 >= 0 ? static_cast<double>(cpu_.ns() - cpu0) / 1e6 : -1;
     wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     if (!m) died("running the candidate");
     if (m->header.type == RunnerMsg::Fault) {
@@ -325,6 +328,7 @@ CallTime RunnerProcess::call(std::size_t index) {
     CallTime t;
     t.wall_ms = wall;
     t.event_ms = backend_ == "cuda" ? std::min(wall, static_cast<double>(m->header.value) / 1e6) : wall;
+    t.cpu_ms = last_cpu_ms_;
     return t;
 }
 
@@ -365,13 +369,14 @@ void RunnerProcess::resume() {
     frozen_ = false;
 }
 
-void RunnerProcess::let_run() {
-    if (!cpu_.valid()) return;
+long long RunnerProcess::let_run() {
+    if (!cpu_.valid()) return -1;
     // CPU time since freeze() saw it stand still was used while it should have been stopped.
     const long long now = cpu_.ns();
     if (stopped_ns_ >= 0 && now > stopped_ns_) activity_.idle_cpu_ms += static_cast<double>(now - stopped_ns_) / 1e6;
     stopped_ns_ = -1;
     if (call_start_ns_ < 0) call_start_ns_ = now;
+    return now;
 }
 
 void RunnerProcess::freeze() {

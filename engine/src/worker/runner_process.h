@@ -84,8 +84,9 @@ private:
     void before_loading();
     void stop();
     void resume();
-    /** Before the judge lets it run: charges CPU time used since it was seen stopped. */
-    void let_run();
+    /** Before the judge lets it run: charges CPU time used since it was seen stopped; returns
+     *  its CPU clock now (-1 unknown). */
+    long long let_run();
 
     std::string backend_ = "host";
     pid_t pid_ = -1;         ///< the process forked (bubblewrap, or the runner itself)
@@ -98,6 +99,7 @@ private:
     ProcessCpuClock cpu_;
     long long call_start_ns_ = -1;  ///< CPU clock when the current call was sent
     long long stopped_ns_ = -1;     ///< CPU clock when it last stood still
+    double last_cpu_ms_ = -1;       ///< CPU time of the last exchange, from continuing it to stopping it
     std::vector<std::string> warnings_;
     std::atomic<bool> stop_drain_{false};
     std::thread drain_;

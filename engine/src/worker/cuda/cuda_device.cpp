@@ -362,7 +362,7 @@ private:
 
 class CudaDevice final : public Device {
 public:
-    explicit CudaDevice(int ordinal) : ordinal_(ordinal) {
+    explicit CudaDevice(int ordinal, bool quiet_waits) : ordinal_(ordinal) {
         int count = 0;
         cudaError_t e = cudaGetDeviceCount(&count);
         if (e != cudaSuccess) {
@@ -373,6 +373,13 @@ public:
             throw DeviceFault("no CUDA device " + std::to_string(ordinal) + " (" + std::to_string(count) +
                                   " present)", false);
         try {
+            if (quiet_waits) {
+                // Before the primary context exists: synchronisations then block instead of
+                // spinning (the events still time the device's work).
+                quiet_waits_ = cudaInitDevice(ordinal, cudaDeviceScheduleBlockingSync, cudaInitDeviceFlagsAreValid) ==
+                               cudaSuccess;
+                if (!quiet_waits_) (void)cudaGetLastError();
+            }
             check(cudaSetDevice(ordinal), "cudaSetDevice");
             check(cudaFree(nullptr), "creating the CUDA context");
             check(cudaGetDeviceProperties(&props_, ordinal), "cudaGetDeviceProperties");
@@ -626,6 +633,18 @@ public:
 
     void* stream() override { return static_cast<void*>(stream_); }
 
+    std::int64_t free_device_memory() override {
+        bind();
+        std::size_t free_bytes = 0, total = 0;
+        if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return -1;
+        }
+        return static_cast<std::int64_t>(free_bytes);
+    }
+
+    bool waits_without_spinning() const override { return quiet_waits_; }
+
     void range_push(const char* name) override { nvtxRangePushA(name); }
     void range_pop() override { nvtxRangePop(); }
 
@@ -861,6 +880,7 @@ private:
     }
 
     int ordinal_ = 0;
+    bool quiet_waits_ = false;  ///< synchronisations block instead of spinning (a runner's device)
     cudaDeviceProp props_{};
     cudaStream_t stream_ = nullptr;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
@@ -882,7 +902,9 @@ static_assert(sizeof(DeviceCompareResult) <= 256, "scratch holds the compare res
 
 }  // namespace
 
-std::unique_ptr<Device> make_cuda_device(int ordinal) { return std::make_unique<CudaDevice>(ordinal); }
+std::unique_ptr<Device> make_cuda_device(int ordinal, bool quiet_waits) {
+    return std::make_unique<CudaDevice>(ordinal, quiet_waits);
+}
 
 std::unique_ptr<MappedArena> map_cuda_arena(int fd, std::size_t bytes, int ordinal) {
     check(cudaSetDevice(ordinal), "cudaSetDevice");
