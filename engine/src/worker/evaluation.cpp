@@ -601,9 +601,9 @@ private:
         if (a.max_children > 0) spawned = "the candidate started a process";
         else if (a.max_threads > a.baseline_threads)
             spawned = "the candidate started " + std::to_string(a.max_threads - a.baseline_threads) +
-                      " thread(s) beyond the runner's " + std::to_string(a.baseline_threads) + " (its main thread, OpenMP's pool" +
-                      (in_.backend == Backend::Cuda ? ", the driver's and CUPTI's" : "") +
-                      "): work handed to threads of its own";
+                      " thread(s) beyond the runner's " + std::to_string(a.baseline_threads) +
+                      (in_.backend == Backend::Cuda ? " (its main thread, the driver's and CUPTI's)" : " (its main thread and OpenMP's pool)") +
+                      ": work handed to threads of its own";
         if (!a.measured)
             add_check(checks_, "spawned_work", "skipped", a.note.empty() ? "the runner's threads were not counted" : a.note);
         else

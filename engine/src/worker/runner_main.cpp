@@ -71,12 +71,15 @@ int runner_main(int argc, char** argv) {
 #endif
     }
 #ifdef _OPENMP
-    // OpenMP's thread pool is started here, before the library, so that a candidate's parallel
-    // regions run on threads the judge counts as the runner's own (spawned_work).
+    // OpenMP's thread pool is started here, before the library, so that a host candidate's
+    // parallel regions run on threads the judge counts as the runner's own (spawned_work).
+    // CUDA candidates are built without OpenMP: their runners keep no idle pool.
     int team = 0;  // a region whose body does nothing is dropped by the compiler
+    if (!gpu) {
 #pragma omp parallel reduction(+ : team)
-    team += 1;
-    if (team < 1) std::_Exit(3);
+        team += 1;
+    }
+    if (!gpu && team < 1) std::_Exit(3);
 #endif
 #ifdef KF_HAVE_CUDA
     if (dev) {

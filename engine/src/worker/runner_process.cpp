@@ -288,6 +288,12 @@ void RunnerProcess::bind(const Arena& arena, const std::vector<long long>& sizes
     // Its answer to an arm says it has mapped them; then it stands still until called.
     arm();
     freeze();
+    if (backend_ == "cuda" && !mapped_once_ && last_threads_ > activity_.baseline_threads) {
+        // The driver may start a thread when it first maps shared memory; the candidate has
+        // not been called yet. (A thread its library's constructors started is let through.)
+        activity_.baseline_threads = last_threads_;
+    }
+    mapped_once_ = true;
 }
 
 std::optional<ReceivedMessage> RunnerProcess::exchange(RunnerMsg type, std::size_t index, const std::string& doing,
@@ -389,6 +395,7 @@ void RunnerProcess::freeze() {
         c = take_census(runner_pid_);
     }
     if (activity_.measured && c.readable) {
+        last_threads_ = c.threads;
         activity_.max_threads = std::max(activity_.max_threads, c.threads);
         activity_.max_children = std::max(activity_.max_children, c.children);
         ++activity_.calls;

@@ -100,6 +100,8 @@ private:
     long long call_start_ns_ = -1;  ///< CPU clock when the current call was sent
     long long stopped_ns_ = -1;     ///< CPU clock when it last stood still
     double last_cpu_ms_ = -1;       ///< CPU time of the last exchange, from continuing it to stopping it
+    int last_threads_ = 0;          ///< threads the last freeze() counted
+    bool mapped_once_ = false;      ///< bind() has run
     std::vector<std::string> warnings_;
     std::atomic<bool> stop_drain_{false};
     std::thread drain_;
