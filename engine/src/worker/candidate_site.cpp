@@ -95,6 +95,8 @@ public:
     }
 
     void freeze() override { runner_->freeze(); }
+    void thaw() override { runner_->thaw(); }
+    void count() override { runner_->count(); }
 
     RunnerActivity activity() const override { return runner_->activity(); }
 

@@ -31,9 +31,12 @@ public:
     virtual CallTime call(std::size_t i) = 0;
     /** The same under launch accounting. */
     virtual LaunchReport account(std::size_t i) = 0;
-    /** Stops whatever the library left running until the next call (so nothing changes while
-     *  the judge looks at the outputs). */
+    /** Stops whatever the library left running (so nothing changes while the judge looks at
+     *  the outputs), until thaw(). */
     virtual void freeze() {}
+    virtual void thaw() {}
+    /** Counts the threads of the library's process after a call the judge does not look at. */
+    virtual void count() {}
     /** The library's threads, processes and CPU time outside its calls, as the judge saw
      *  them (measured = false where it runs in the worker's process). */
     virtual RunnerActivity activity() const {

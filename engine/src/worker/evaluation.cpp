@@ -12,6 +12,7 @@
 #include "candidate_site.h"
 #include "case_buffers.h"
 #include "rng.h"
+#include "runner_checks.h"
 #include "timing.h"
 
 namespace kf::worker {
@@ -41,12 +42,8 @@ constexpr std::uint8_t kTimedPoison = kPoison[0];
  *  and by this much before the work is taken for the host's (launches cost microseconds). */
 constexpr double kHostComputeRatio = 4.0;
 constexpr double kHostComputeSlackMs = 1.0;
-/** device_memory: growth between the first and the last call that counts as a leak. */
-constexpr double kLeakMib = 64.0;
 /** What overrun() names for the guards that belong to no tensor. */
 const std::string kArenaGuard = "<guard>";
-/** CPU time a stopped runner may show between calls (the clock's reading of a stop in progress). */
-constexpr double kIdleCpuMs = 0.5;
 
 void add_check(json& checks, const std::string& name, const std::string& outcome, const std::string& detail) {
     checks.push_back({{"name", name}, {"outcome", outcome}, {"detail", detail}});
@@ -274,6 +271,7 @@ private:
                 if (oob_tensor_.empty()) oob_tensor_ = oob;
             }
             bool mismatched = compare_outputs(dev_, task_, cc, cand, ref, poison, &cr) > 0;
+            in_.candidate->thaw();
             if (!mismatched && !cr.inputs_modified && oob.empty()) ++cr.trials_passed;
             if (cr.out_of_bounds_write || cr.inputs_modified) break;  // no point in more trials
         }
@@ -522,32 +520,48 @@ private:
             cc.poison_outputs(*sets[i], kTimedPoison);
         };
         tc.call = [&site](std::size_t i) { return site.call(i); };
+        // A call whose outputs are checked is followed by a stop of the candidate's process
+        // (freeze) while the judge looks; the others only by a count of its threads, so that the
+        // timed calls run as they would without a judge (a stop costs an OpenMP pool its warm
+        // threads). Which calls are checked is drawn at random: a stop tells the candidate only
+        // that the call it has already finished was one.
         tc.after = [this, &site, &cc, &sets, candidate, seeds](std::size_t i, bool verify) {
             if (!candidate) return;
-            site.freeze();
-            if (timed_oob_.empty()) timed_oob_ = overrun(cc, *sets[i]);
-            if (!verify) return;
-            if (!timed_ref_) timed_ref_ = &cc.new_set();
-            cc.fill_inputs(*timed_ref_, (*seeds)[i]);
-            cc.poison_outputs(*timed_ref_, 0xFF);
-            ++timed_checked_;
-            look_for_loaded_libraries();
-            if (cc.input_checksums(*sets[i]) != cc.input_checksums(*timed_ref_)) {
-                ++timed_modified_;
+            if (!verify) {
+                site.count();
+                if (timed_oob_.empty()) timed_oob_ = overrun(cc, *sets[i]);
                 return;
             }
-            cc.call(in_.reference, *timed_ref_)();
-            dev_.synchronize();
-            if (compare_outputs(dev_, task_, cc, *sets[i], *timed_ref_, kTimedPoison, nullptr) > 0) {
-                ++timed_mismatch_;
-                // Within a loose multiple of the tolerance the outputs were computed, only
-                // rounded differently (e.g. another summation order): not skipped or stale work.
-                if (compare_outputs(dev_, task_, cc, *sets[i], *timed_ref_, kTimedPoison, nullptr, kRoundingScale) > 0)
-                    ++timed_gross_;
-            }
+            site.freeze();
+            if (timed_oob_.empty()) timed_oob_ = overrun(cc, *sets[i]);
+            check_timed_call(cc, *sets[i], (*seeds)[i]);
+            site.thaw();
         };
         tc.verified_reps = candidate ? 4 : 0;
         return tc;
+    }
+
+    /** Compares a timed call's outputs with the reference run on inputs drawn again from
+     *  `seed`, after checking that the candidate's inputs are still those. */
+    void check_timed_call(CaseContext& cc, TensorSet& set, std::uint64_t seed) {
+        if (!timed_ref_) timed_ref_ = &cc.new_set();
+        cc.fill_inputs(*timed_ref_, seed);
+        cc.poison_outputs(*timed_ref_, 0xFF);
+        ++timed_checked_;
+        look_for_loaded_libraries();
+        if (cc.input_checksums(set) != cc.input_checksums(*timed_ref_)) {
+            ++timed_modified_;
+            return;
+        }
+        cc.call(in_.reference, *timed_ref_)();
+        dev_.synchronize();
+        if (compare_outputs(dev_, task_, cc, set, *timed_ref_, kTimedPoison, nullptr) > 0) {
+            ++timed_mismatch_;
+            // Within a loose multiple of the tolerance the outputs were computed, only
+            // rounded differently (e.g. another summation order): not skipped or stale work.
+            if (compare_outputs(dev_, task_, cc, set, *timed_ref_, kTimedPoison, nullptr, kRoundingScale) > 0)
+                ++timed_gross_;
+        }
     }
 
     void add_side_stream_check() {
@@ -591,66 +605,17 @@ private:
                               : "a write " + where_written(oob) + (oob_tensor_.empty() ? " in a timed call" : ""));
     }
 
-    /**
-     * Threads and processes the candidate started, and CPU time its runner used while it was
-     * stopped between calls, as the judge counted them from outside (docs/sandbox.md).
-     */
+    /** The checks decided from what the judge saw of the candidate's process (runner_checks.h);
+     *  they turn `ok` and `incorrect` into their failure. */
     void judge_activity() {
-        const RunnerActivity a = in_.candidate->activity();
-        std::string spawned;
-        if (a.max_children > 0) spawned = "the candidate started a process";
-        else if (a.max_threads > a.baseline_threads)
-            spawned = "the candidate started " + std::to_string(a.max_threads - a.baseline_threads) +
-                      " thread(s) beyond the runner's " + std::to_string(a.baseline_threads) +
-                      (in_.backend == Backend::Cuda ? " (its main thread, the driver's and CUPTI's)" : " (its main thread and OpenMP's pool)") +
-                      ": work handed to threads of its own";
-        if (!a.measured)
-            add_check(checks_, "spawned_work", "skipped", a.note.empty() ? "the runner's threads were not counted" : a.note);
-        else
-            add_check(checks_, "spawned_work", spawned.empty() ? "pass" : "fail",
-                      spawned.empty() ? "the runner kept its " + std::to_string(a.baseline_threads) + " thread(s) over " +
-                                            std::to_string(a.calls) + " counts after calls"
-                                      : spawned);
-        std::string idle;
-        if (a.idle_cpu_ms > kIdleCpuMs)
-            idle = "the runner used " + fmt_double(a.idle_cpu_ms) + " ms of CPU time while stopped between calls (" +
-                   fmt_double(a.call_cpu_ms) + " ms in its calls): work escapes the timed calls";
-        if (!a.cpu_measured)
-            add_check(checks_, "work_between_calls", "skipped", "the runner's CPU time could not be read");
-        else
-            add_check(checks_, "work_between_calls", idle.empty() ? "pass" : "fail",
-                      idle.empty() ? fmt_double(a.call_cpu_ms) + " ms of CPU time in calls, " + fmt_double(a.idle_cpu_ms) +
-                                         " ms between them (stopped)"
-                                   : idle);
-        const DeviceMemoryUse mem = in_.candidate->device_memory();
-        std::string leak;
-        if (mem.measured && mem.growth_mib > kLeakMib)
-            leak = "the candidate leaks device memory: it held " + fmt_double(mem.growth_mib) +
-                   " MiB more after its last call than after its first (" + std::to_string(mem.calls) + " calls)";
-        if (!mem.measured)
-            add_check(checks_, "device_memory", "skipped",
-                      in_.backend == Backend::Cuda ? "the device's free memory could not be read"
-                                                   : "host backend: the runner's address space is limited instead (memory_mb)");
-        else
-            add_check(checks_, "device_memory", leak.empty() ? "pass" : "fail",
-                      leak.empty() ? "at most " + fmt_double(mem.peak_mib) + " MiB held after a call (cap " +
-                                         fmt_double(mem.cap_mib) + " MiB), " + fmt_double(mem.growth_mib) +
-                                         " MiB more after the last call than after the first"
-                                   : leak);
-        std::string loaded;
-        for (const auto& f : loaded_forbidden_) loaded += (loaded.empty() ? "" : ", ") + f;
-        if (!maps_read_)
-            add_check(checks_, "forbidden_loading", "skipped", "the candidate's mapped files could not be read");
-        else
-            add_check(checks_, "forbidden_loading", loaded.empty() ? "pass" : "fail",
-                      loaded.empty() ? "no library the task does not allow was mapped after the candidate's calls"
-                                     : "the candidate loaded, at run time, " + loaded);
+        ProcessFindings f;
+        f.activity = in_.candidate->activity();
+        f.memory = in_.candidate->device_memory();
+        f.maps_read = maps_read_;
+        f.forbidden_loaded = loaded_forbidden_;
+        const ProcessVerdict v = judge_process(f, in_.backend, checks_);
         const std::string status = result_["status"];
-        if (status != "ok" && status != "incorrect") return;
-        if (!loaded.empty()) fail("integrity_violation", "the candidate loaded a library the task does not allow: " + loaded);
-        else if (!spawned.empty()) fail("integrity_violation", spawned);
-        else if (!idle.empty()) fail("integrity_violation", idle);
-        else if (!leak.empty()) fail("runtime_error", leak);
+        if (!v.status.empty() && (status == "ok" || status == "incorrect")) fail(v.status, v.message);
     }
 
     Device& dev_;

@@ -45,6 +45,11 @@ ThreadCensus take_census(pid_t pid) {
     return c;
 }
 
+bool process_gone(pid_t pid) {
+    const char state = stat_state("/proc/" + std::to_string(pid) + "/stat");
+    return state == 0 || state == 'Z' || state == 'X';
+}
+
 pid_t only_child(pid_t pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
     long child = -1, more = -1;

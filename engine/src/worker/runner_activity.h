@@ -20,6 +20,9 @@ struct ThreadCensus {
 /** Counts the threads of `pid` and the children of each, and whether every thread is stopped. */
 ThreadCensus take_census(pid_t pid);
 
+/** True when `pid` no longer runs (no such process, or a zombie: its resources are released). */
+bool process_gone(pid_t pid);
+
 /** The only child of `pid` (bubblewrap's init starts the command as its child), or -1. */
 pid_t only_child(pid_t pid);
 
@@ -44,9 +47,9 @@ struct RunnerActivity {
     int max_threads = 0;        ///< the most seen after a call
     int max_children = 0;       ///< processes seen after a call
     bool cpu_measured = false;
-    double call_cpu_ms = 0;     ///< CPU time used from each call's start until the runner stood still
-    double idle_cpu_ms = 0;     ///< CPU time used while it was stopped between calls (should be none)
-    int calls = 0;              ///< calls after which it was counted
+    double call_cpu_ms = 0;     ///< CPU time used while it was let run, up to each time it was stopped
+    double idle_cpu_ms = 0;     ///< CPU time used while it was stopped (should be none)
+    int calls = 0;              ///< times its threads were counted
     bool quiet_waits = false;   ///< its waits for the device sleep: its CPU time per call is host work
 };
 

@@ -191,11 +191,11 @@ void RunnerProcess::start(const RunnerOptions& opt) {
 void RunnerProcess::before_loading() {
     if (sandboxed_) {
         // bubblewrap names its init (the PID namespace's first process); the runner is its
-        // child. Stopping the init would leave the runner running between calls.
+        // child. Stopping the init would leave the runner running while the judge looks.
         const pid_t child = only_child(runner_pid_);
         if (child <= 0) {
             activity_.note = "the runner could not be told apart from bubblewrap's init";
-            warnings_.push_back(activity_.note + ": it is not stopped between calls and its threads are not counted");
+            warnings_.push_back(activity_.note + ": it is not stopped while the judge looks and its threads are not counted");
             runner_pid_ = -1;
         } else {
             runner_pid_ = child;
@@ -241,6 +241,9 @@ void RunnerProcess::kill_all() {
     ::kill(pid_, SIGKILL);
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+    // Under bubblewrap the runner is not this process's child: wait (a while) until it is gone,
+    // so that what it held (device memory above all) is free before the judge goes on.
+    for (int i = 0; i < 2000 && runner_pid_ > 0 && !process_gone(runner_pid_); ++i) usleep(1000);
     pid_ = -1;
     runner_pid_ = -1;
 }
@@ -279,15 +282,14 @@ void RunnerProcess::died(const std::string& while_doing) {
 
 void RunnerProcess::bind(const Arena& arena, const std::vector<long long>& sizes, const std::vector<double>& params,
                          const std::vector<std::vector<std::size_t>>& set_offsets) {
-    let_run();
-    resume();
+    thaw();
     nlohmann::json j = {{"sizes", sizes}, {"params", params}, {"sets", set_offsets}};
     if (!send_runner_message(sock_, {RunnerMsg::Arena, 0, arena.capacity()}, {}, arena.fd()) ||
         !send_runner_message(sock_, {RunnerMsg::Case}, j.dump()))
         died("receiving its tensors");
-    // Its answer to an arm says it has mapped them; then it stands still until called.
+    // Its answer to an arm says it has mapped them.
     arm();
-    freeze();
+    count();
     if (backend_ == "cuda" && !mapped_once_ && last_threads_ > activity_.baseline_threads) {
         // The driver may start a thread when it first maps shared memory; the candidate has
         // not been called yet. (A thread its library's constructors started is let through.)
@@ -305,13 +307,10 @@ std::optional<ReceivedMessage> RunnerProcess::exchange(RunnerMsg type, std::size
         forged("silence between calls");
     }
     const long long cpu0 = let_run();
-    // Continued and stopped again inside the clock: whatever the runner does, it does while
-    // the judge waits for it (and the two signals cost an honest call a few microseconds).
     auto t0 = std::chrono::steady_clock::now();
-    resume();
+    resume();  // only where a caller left it stopped (thaw() is the rule): then inside the clock
     if (!send_runner_message(sock_, {type, static_cast<std::uint32_t>(index)})) died(doing);
     auto m = receive_runner_message(sock_);
-    stop();
     auto t1 = std::chrono::steady_clock::now();
     last_cpu_ms_ = cpu0 >= 0 ? static_cast<double>(cpu_.ns() - cpu0) / 1e6 : -1;
     wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
@@ -385,6 +384,23 @@ long long RunnerProcess::let_run() {
     return now;
 }
 
+void RunnerProcess::record(const ThreadCensus& c) {
+    if (!activity_.measured || !c.readable) return;
+    last_threads_ = c.threads;
+    activity_.max_threads = std::max(activity_.max_threads, c.threads);
+    activity_.max_children = std::max(activity_.max_children, c.children);
+    ++activity_.calls;
+}
+
+void RunnerProcess::count() {
+    if (runner_pid_ > 0) record(take_census(runner_pid_));
+}
+
+void RunnerProcess::thaw() {
+    let_run();
+    resume();
+}
+
 void RunnerProcess::freeze() {
     if (runner_pid_ <= 0) return;
     stop();
@@ -394,12 +410,7 @@ void RunnerProcess::freeze() {
         usleep(50);
         c = take_census(runner_pid_);
     }
-    if (activity_.measured && c.readable) {
-        last_threads_ = c.threads;
-        activity_.max_threads = std::max(activity_.max_threads, c.threads);
-        activity_.max_children = std::max(activity_.max_children, c.children);
-        ++activity_.calls;
-    }
+    record(c);
     if (cpu_.valid()) {
         // A thread shows as stopped a moment before the scheduler last charges it: the clock
         // is read until it stands still.

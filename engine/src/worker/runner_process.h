@@ -52,11 +52,14 @@ public:
     void arm();
     /** The same under the runner's launch accounting (CUDA): its report. Throws CandidateFault. */
     LaunchReport account(std::size_t index);
-    /** The runner is stopped (SIGSTOP, every thread) as soon as it has replied, inside the
-     *  judge's clock, and continued only when the next message is sent: it runs only while
-     *  the judge waits for it. This waits until every thread stands still (so nothing
-     *  changes while the judge looks), then counts its threads and children and its CPU time. */
+    /** Stops every thread of the runner (SIGSTOP) and waits until they stand still, so that
+     *  nothing changes while the judge looks at what it wrote; then counts its threads and
+     *  children and reads its CPU clock. thaw() lets it run again (CPU time it used while
+     *  stopped is charged as work_between_calls). */
     void freeze();
+    void thaw();
+    /** Counts its threads and children as it runs (after a call the judge does not look at). */
+    void count();
 
     /** Threads, children and CPU time seen by freeze() since the runner started. */
     RunnerActivity activity() const;
@@ -87,6 +90,7 @@ private:
     /** Before the judge lets it run: charges CPU time used since it was seen stopped; returns
      *  its CPU clock now (-1 unknown). */
     long long let_run();
+    void record(const ThreadCensus& c);
 
     std::string backend_ = "host";
     pid_t pid_ = -1;         ///< the process forked (bubblewrap, or the runner itself)
@@ -100,7 +104,7 @@ private:
     long long call_start_ns_ = -1;  ///< CPU clock when the current call was sent
     long long stopped_ns_ = -1;     ///< CPU clock when it last stood still
     double last_cpu_ms_ = -1;       ///< CPU time of the last exchange, from continuing it to stopping it
-    int last_threads_ = 0;          ///< threads the last freeze() counted
+    int last_threads_ = 0;          ///< threads the last count counted
     bool mapped_once_ = false;      ///< bind() has run
     std::vector<std::string> warnings_;
     std::atomic<bool> stop_drain_{false};
