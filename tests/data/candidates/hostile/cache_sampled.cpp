@@ -3,8 +3,8 @@
 // Fresh inputs miss the cache, so after the correctness trials (the first three calls at a
 // size) a miss is answered from the cache anyway: the cached entry's inputs are written over
 // the fresh ones, so that a judge that reads the inputs back from the candidate's memory
-// finds a consistent pair. A call whose output holds 0x7F poison (the judge's check after
-// timing, until that poison gave it away) is computed.
+// finds a consistent pair. A call whose output holds 0x7F poison (a check after timing
+// poisoned unlike the timed calls) is computed.
 #include <cmath>
 #include <cstdint>
 #include <cstring>

@@ -1,6 +1,6 @@
 // Tells the judge's calls apart instead of caching: the correctness trials are the first
-// three calls at each size, and the check after timing was the only later call whose output
-// held 0x7F poison. It computes fully in those calls only. In every other call (warm-up and
+// three calls at each size, and a check after timing poisoned unlike the timed calls (0x7F)
+// would be the only later call whose output holds that poison. It computes fully in those calls only. In every other call (warm-up and
 // timed) it skips the work: it copies the result of its first call at that size and writes
 // that call's inputs back over the fresh ones, so that the output matches the inputs the
 // judge finds in the candidate's memory afterwards.
