@@ -153,6 +153,11 @@ private slots:
         QCOMPARE(outcome_of(d, "side_stream"), QString("pass"));
         QCOMPARE(outcome_of(d, "inputs_unmodified"), QString("pass"));
         QCOMPARE(outcome_of(d, "shape_generality"), QString("pass"));
+        // The checks the hostile candidates below fail, passed by an honest one (the driver's
+        // and CUPTI's threads are counted before the library loads).
+        for (const char* check : {"timed_outputs", "out_of_bounds_write", "spawned_work", "work_between_calls",
+                                  "host_compute", "forbidden_loading", "device_memory"})
+            QVERIFY2(outcome_of(d, check) == "pass", qPrintable(QString(check) + ": " + outcome_of(d, check)));
     }
 
     void wrong() {
@@ -334,6 +339,75 @@ private slots:
         kf::Diagnosis d2 = eval_->evaluate(stencil, {tunable, "smem_tile_block_128"}, o);
         log_diagnosis("smem_tile_block_128", d2);
         QCOMPARE(status_of(d2.status), status_of(kf::Status::Ok));
+    }
+
+    // Each candidate below cheats in a way that only the check it names catches.
+
+    /** A write beyond the 4 KiB canary, into the room the runner's memory has to spare:
+     *  the arena's unused end is sealed with canary bytes and checked after every call. */
+    void oobPastTheGuard() {
+        kf::Diagnosis d = evaluate("oob_past_guard");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
+        QCOMPARE(outcome_of(d, "out_of_bounds_write"), QString("fail"));
+    }
+
+    /** The answer computed on the host and a dummy kernel launched: the runner's CPU time
+     *  per call (its waits for the device sleep) against the reference's. */
+    void hostCompute() {
+        kf::Diagnosis d = attack("host_compute");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "host_compute"), QString("fail"));
+    }
+
+    /** Honest in the first call, on a stream of its own later: every correctness trial of the
+     *  primary case runs under launch accounting. */
+    void sideStreamAfterTheFirstCall() {
+        kf::Diagnosis d = attack("side_stream_late");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "side_stream"), QString("fail"));
+    }
+
+    /** cuBLAS loaded through a dlopen found in the C library's symbol table: mapped in the
+     *  runner, where the judge reads /proc/<pid>/maps. */
+    void cublasThroughDlopen() {
+        kf::Diagnosis d = attack("dlopen_cublas");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "forbidden_loading"), QString("fail"));
+    }
+
+    void deviceMemoryLeak() {
+        kf::Diagnosis d = attack("leak");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
+        QCOMPARE(outcome_of(d, "device_memory"), QString("fail"));
+    }
+
+    /** Device memory taken until the device has none: over the cap after the first call,
+     *  and the runner (with its memory) is gone before the judge allocates again. */
+    void deviceMemoryHog() {
+        kf::Diagnosis d = attack("memory_hog");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "device_memory"), QString("fail"));
+    }
+
+    void threadOfItsOwn() {
+        kf::Diagnosis d = attack("spawn_thread");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "spawned_work"), QString("fail"));
+    }
+
+    /** Kept inputs and output copied over the fresh ones in timed calls: checked calls are
+     *  compared against inputs the judge draws again. */
+    void inputsRewrittenInTimedCalls() {
+        kf::Diagnosis d = attack("input_rewrite");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "timed_outputs"), QString("fail"));
     }
 
     void hostilePoison() {

@@ -133,6 +133,10 @@ private slots:
         QCOMPARE(outcome(d, "physical_floor"), std::string("pass"));
         QCOMPARE(outcome(d, "timed_outputs"), std::string("pass"));
         QCOMPARE(outcome(d, "protected_files"), std::string("pass"));
+        QCOMPARE(outcome(d, "spawned_work"), std::string("pass"));  // OpenMP's threads are the runner's own
+        QCOMPARE(outcome(d, "work_between_calls"), std::string("pass"));
+        QCOMPARE(outcome(d, "out_of_bounds_write"), std::string("pass"));
+        QCOMPARE(outcome(d, "forbidden_loading"), std::string("pass"));
         QVERIFY(d.roofline && d.roofline->floor_ms > 0);
     }
 
@@ -227,6 +231,65 @@ private slots:
     }
 
     void work_on_a_timer_thread() { expect_not_ok("timer_thread"); }
+
+    void output_cache_keyed_on_sampled_values() {
+        // A miss is answered from the cache with the cached inputs written back: the judge
+        // checks timed calls against inputs it draws again itself, not the candidate's copy.
+        Diagnosis d;
+        attack("cache_sampled", d);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "timed_outputs"), std::string("fail"));
+    }
+
+    void judge_calls_told_apart_by_count_and_poison() {
+        // Computes in the first calls and on 0x7F poison only: the check after timing is
+        // poisoned like the timed calls, and every checked timed call is caught.
+        Diagnosis d;
+        attack("sniff_calls", d);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "timed_outputs"), std::string("fail"));
+        QCOMPARE(outcome(d, "output_reuse"), std::string("fail"));
+    }
+
+    void work_on_a_side_thread_between_calls() {
+        // The runner itself (not bubblewrap's init) is stopped between calls, and a thread
+        // the candidate started is counted.
+        Diagnosis d;
+        attack("side_thread", d);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "spawned_work"), std::string("fail"));
+    }
+
+    void work_in_a_process_of_its_own() {
+        Diagnosis d;
+        attack("spawn_process", d);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "spawned_work"), std::string("fail"));
+    }
+
+    void out_of_bounds_write_in_timed_calls_only() {
+        // Within bounds in the correctness trials, past the end of its output later: the
+        // canaries and the guards of its memory are checked after every call.
+        Diagnosis d;
+        attack("oob_timed", d);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "out_of_bounds_write"), std::string("fail"));
+    }
+
+    void library_loaded_at_run_time() {
+        // dlopen found in the C library's symbol table: the symbol screen sees nothing, the
+        // judge sees the library mapped in the runner.
+        Diagnosis d;
+        attack("load_blas", d);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "forbidden_loading"), std::string("fail"));
+    }
 
     void rounding_in_timed_calls_is_incorrect_not_cheating() {
         // Off by 5x the tolerance once timing starts: the work is done, only not precisely

@@ -51,7 +51,7 @@ public:
 
     std::vector<TensorSet*> new_sets(CaseContext& cc, std::size_t count) override {
         arena_.reset();
-        arena_ = dev_.new_arena(count * cc.arena_set_bytes());
+        arena_ = dev_.new_arena(Arena::kLeadingGuard + count * cc.arena_set_bytes());
         std::vector<TensorSet*> sets;
         std::vector<std::vector<std::size_t>> offsets;
         for (std::size_t i = 0; i < count; ++i) {
@@ -61,6 +61,7 @@ public:
             for (const auto& b : s.buffers) o.push_back(arena_->offset_of(b.ptr));
             offsets.push_back(std::move(o));
         }
+        arena_->seal();
         runner_->bind(*arena_, cc.sizes(), cc.params(), offsets);
         return sets;
     }
@@ -69,18 +70,22 @@ public:
         // What the judge wrote (inputs, poison, the cache flush) is complete before the
         // runner's context starts reading it.
         dev_.synchronize();
+        const std::int64_t free_before = gpu_ ? dev_.free_device_memory() : -1;
         // The GPU switches from the judge's context to the runner's before the clock starts.
         if (gpu_) runner_->arm();
         CallTime t = runner_->call(i);
         if (gpu_ && bound_ms_ > 0) t.event_ms = std::max(t.event_ms, t.wall_ms - bound_ms_);
+        count_device_memory(free_before);
         return t;
     }
 
     LaunchReport account(std::size_t i) override {
         dev_.synchronize();
         if (gpu_) {
+            const std::int64_t free_before = dev_.free_device_memory();
             LaunchReport r = runner_->account(i);
             r.note += std::string(r.note.empty() ? "" : "; ") + "counted by CUPTI in the candidate's process";
+            count_device_memory(free_before);
             return r;
         }
         call(i);
@@ -90,12 +95,46 @@ public:
     }
 
     void freeze() override { runner_->freeze(); }
+    void thaw() override { runner_->thaw(); }
+    void count() override { runner_->count(); }
+
+    RunnerActivity activity() const override { return runner_->activity(); }
+
+    MappedFiles mapped() const override { return runner_->mapped(); }
+
+    std::vector<Buffer> guards() const override { return arena_ ? arena_->guards() : std::vector<Buffer>{}; }
 
     std::vector<std::string> notes() const override { return runner_->warnings(); }
 
     void bound_by_overhead(double ms) override { bound_ms_ = ms; }
 
+    void cap_device_memory(std::uint64_t bytes) override { memory_.cap_mib = static_cast<double>(bytes) / (1 << 20); }
+    DeviceMemoryUse device_memory() const override { return memory_; }
+
 private:
+    /** What the call just made took of the device's memory. The judge does no device work of
+     *  its own during a call, so the difference is the runner's (or another process's on a
+     *  shared device: a worker owns its GPU). */
+    void count_device_memory(std::int64_t free_before) {
+        if (free_before < 0) return;
+        const std::int64_t free_after = dev_.free_device_memory();
+        if (free_after < 0) return;
+        held_ += free_before - free_after;
+        const double held_mib = static_cast<double>(held_) / (1 << 20);
+        memory_.measured = true;
+        if (++memory_.calls == 1) first_held_mib_ = held_mib;
+        memory_.peak_mib = std::max(memory_.peak_mib, held_mib);
+        memory_.growth_mib = held_mib - first_held_mib_;
+        if (memory_.cap_mib > 0 && held_mib > memory_.cap_mib)
+            throw CandidateFault{"the candidate holds " + std::to_string(static_cast<long long>(held_mib)) +
+                                     " MiB of device memory after a call, over the cap of " +
+                                     std::to_string(static_cast<long long>(memory_.cap_mib)) + " MiB (memory_mb)",
+                                 false, true, "device_memory"};
+    }
+
+    std::int64_t held_ = 0;
+    double first_held_mib_ = 0;
+    DeviceMemoryUse memory_;
     Device& dev_;
     std::unique_ptr<RunnerProcess> runner_;
     std::unique_ptr<Arena> arena_;

@@ -12,6 +12,16 @@
 
 namespace kf::worker {
 
+/** Device memory a library's process took during its calls, measured by the judge as the
+ *  device's free memory before and after each call (CUDA). */
+struct DeviceMemoryUse {
+    bool measured = false;
+    double peak_mib = 0;    ///< the most it held after a call (what its calls took, less what they gave back)
+    double growth_mib = 0;  ///< held after its last call less held after its first
+    double cap_mib = 0;
+    int calls = 0;
+};
+
 class CandidateSite {
 public:
     virtual ~CandidateSite() = default;
@@ -21,9 +31,29 @@ public:
     virtual CallTime call(std::size_t i) = 0;
     /** The same under launch accounting. */
     virtual LaunchReport account(std::size_t i) = 0;
-    /** Stops whatever the library left running until the next call (so nothing changes while
-     *  the judge looks at the outputs). */
+    /** Stops whatever the library left running (so nothing changes while the judge looks at
+     *  the outputs), until thaw(). */
     virtual void freeze() {}
+    virtual void thaw() {}
+    /** Counts the threads of the library's process after a call the judge does not look at. */
+    virtual void count() {}
+    /** The library's threads, processes and CPU time outside its calls, as the judge saw
+     *  them (measured = false where it runs in the worker's process). */
+    virtual RunnerActivity activity() const {
+        RunnerActivity a;
+        a.note = "the library runs in the worker's process";
+        return a;
+    }
+    /** Device memory its calls took; a call after which it holds more than `bytes` throws a
+     *  CandidateFault (`device_memory`). */
+    virtual void cap_device_memory(std::uint64_t bytes) { (void)bytes; }
+    virtual DeviceMemoryUse device_memory() const { return {}; }
+    /** The shared objects mapped where the library runs (`readable` false in the worker's own
+     *  process, whose libraries are the worker's). */
+    virtual MappedFiles mapped() const { return {}; }
+    /** Guard regions of the memory the library can reach that belong to no tensor (the
+     *  arena's start and its unused end): every byte must still be kCanaryByte. */
+    virtual std::vector<Buffer> guards() const { return {}; }
     /** Confinement notes for the diagnosis. */
     virtual std::vector<std::string> notes() const { return {}; }
     /** Times each later call here at no less than the judge's wall time minus `ms`: a

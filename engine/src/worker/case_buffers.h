@@ -18,6 +18,7 @@ struct CandidateFault {
     std::string message;
     bool sticky;
     bool integrity = false;  ///< it attacked the evaluation itself (e.g. forged a reply)
+    std::string check = "runner_channel";  ///< the integrity check that failed, when `integrity`
 };
 
 /** One set of tensors (inputs and outputs) for one case, in manifest order. */

@@ -58,6 +58,7 @@ struct Peaks {
 struct CallTime {
     double event_ms = 0;  ///< device events on the candidate's stream (host: same as wall)
     double wall_ms = 0;   ///< host clock from before the call to after a device-wide sync
+    double cpu_ms = -1;   ///< CPU time of the runner's process during the call, read by the judge (-1 unknown)
 };
 
 struct LaunchReport {
@@ -125,6 +126,12 @@ public:
     virtual CallTime timed_call(const std::function<void()>& fn) = 0;
     /** Runs fn once while counting the kernels it launches and the streams they use. */
     virtual LaunchReport account_launches(const std::function<void()>& fn) = 0;
+    /** Bytes of device memory free now, on the whole device (every process's use counts), or -1
+     *  where it is not known (the host). */
+    virtual std::int64_t free_device_memory() { return -1; }
+    /** True when this process sleeps while it waits for the device (instead of spinning), so
+     *  that its CPU time is the work it does on the host. */
+    virtual bool waits_without_spinning() const { return false; }
     /** Opens and closes a named range a profiler can select kernels by (NVTX push/pop on
      *  CUDA, where `kfoundry profile` uses it; nothing on the host). */
     virtual void range_push(const char* name) { (void)name; }
@@ -133,8 +140,10 @@ public:
 
 std::unique_ptr<Device> make_host_device();
 #ifdef KF_HAVE_CUDA
-/** Throws DeviceFault when there is no usable CUDA device at `ordinal`. */
-std::unique_ptr<Device> make_cuda_device(int ordinal);
+/** Throws DeviceFault when there is no usable CUDA device at `ordinal`. `quiet_waits`: the
+ *  process sleeps while it waits for the device (blocking sync), as a runner does, so that
+ *  its CPU time counts only host work (host_compute). */
+std::unique_ptr<Device> make_cuda_device(int ordinal, bool quiet_waits = false);
 
 /** Device memory that a judge exported (Arena::fd() of a CUDA arena), mapped into this
  *  process's context on device `ordinal`; unmapped when destroyed. */

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
+#include <set>
 
 #include "kf/diagnosis.h"
 #include "candidate_site.h"
 #include "case_buffers.h"
 #include "rng.h"
+#include "runner_checks.h"
 #include "timing.h"
 
 namespace kf::worker {
@@ -33,6 +36,14 @@ EvalSettings EvalSettings::from_json(const json& j) {
 namespace {
 
 constexpr std::uint8_t kPoison[2] = {0xFF, 0x7F};  // NaN / huge for floats; -1 / large for ints
+/** The poison of every timed call and of the check after timing, which must look alike. */
+constexpr std::uint8_t kTimedPoison = kPoison[0];
+/** host_compute: a candidate's CPU time per call may exceed the reference's by this factor
+ *  and by this much before the work is taken for the host's (launches cost microseconds). */
+constexpr double kHostComputeRatio = 4.0;
+constexpr double kHostComputeSlackMs = 1.0;
+/** What overrun() names for the guards that belong to no tensor. */
+const std::string kArenaGuard = "<guard>";
 
 void add_check(json& checks, const std::string& name, const std::string& outcome, const std::string& detail) {
     checks.push_back({{"name", name}, {"outcome", outcome}, {"detail", detail}});
@@ -147,6 +158,7 @@ public:
 
     json run() {
         try {
+            in_.candidate->cap_device_memory(st_.memory_mb << 20);
             auto cases = task_.cases_for(in_.backend);
             for (std::size_t ci = 0; ci < cases.size(); ++ci) {
                 check_case(ci, *cases[ci]);
@@ -166,11 +178,13 @@ public:
                 }
             }
             add_side_stream_check();
+            add_bounds_check();
+            judge_activity();
         } catch (const CandidateFault& f) {
             result_["status"] = f.integrity ? "integrity_violation" : "runtime_error";
             const bool named = f.message.rfind("the candidate", 0) == 0;
             result_["message"] = (f.integrity || named ? "" : "the candidate faulted: ") + f.message;
-            if (f.integrity) add_check(checks_, "runner_channel", "fail", f.message);
+            if (f.integrity) add_check(checks_, f.check, "fail", f.message);
             result_["fatal"] = f.sticky;
             if (!corr_.cases.empty()) result_["correctness"] = corr_;
         } catch (const DeviceFault& f) {
@@ -193,11 +207,28 @@ private:
         CandidateSite& site = *in_.candidate;
         if (!account) {
             site.call(0);
-        } else {
+        } else if (!launches_measured_) {
             launches_ = site.account(0);
             launches_measured_ = true;
+        } else {
+            // Every accounted call counts: a candidate that behaves in the first call and moves
+            // its work to another stream (or to no kernel at all) in a later one is seen there.
+            LaunchReport r = site.account(0);
+            if (r.supported && launches_.supported) {
+                launches_.kernels = std::min(launches_.kernels, r.kernels);
+                launches_.kernels_other_streams += r.kernels_other_streams;
+            }
         }
         site.freeze();
+        look_for_loaded_libraries();
+    }
+
+    /** Vendor libraries the task does not allow, mapped in the candidate's process now. */
+    void look_for_loaded_libraries() {
+        MappedFiles m = in_.candidate->mapped();
+        if (!m.readable) return;
+        maps_read_ = true;
+        for (auto& f : forbidden_libraries(m.paths, task_.rules)) loaded_forbidden_.insert(std::move(f));
     }
 
     void check_case(std::size_t ci, const TaskCase& c) {
@@ -210,7 +241,9 @@ private:
         for (std::size_t ti = 0; ti < task_.tensors.size(); ++ti)
             if (task_.tensors[ti].role == TensorRole::Output) cr.elements += cc.counts()[ti];
         for (int trial = 0; trial < st_.trials; ++trial) {
-            bool account = ci == 0 && trial == 0;
+            // On CUDA every trial of the primary case runs under launch accounting; the first
+            // trial alone elsewhere (on the host there is nothing to count).
+            bool account = ci == 0 && (trial == 0 || in_.backend == Backend::Cuda);
             json where = {{"stage", "correctness"}, {"case", c.name}, {"trial", trial}};
             if (account) where["what"] = "launch accounting";
             report(where);
@@ -231,13 +264,14 @@ private:
                     cr.modified_input = task_.tensors[ti].name;
                     if (modified_input_.empty()) modified_input_ = task_.tensors[ti].name;
                 }
-            std::string oob = cc.overwritten_canary(cand);
+            std::string oob = overrun(cc, cand);
             if (!oob.empty()) {
                 cr.out_of_bounds_write = true;
-                cr.out_of_bounds_tensor = oob;
+                cr.out_of_bounds_tensor = oob == kArenaGuard ? "" : oob;
                 if (oob_tensor_.empty()) oob_tensor_ = oob;
             }
             bool mismatched = compare_outputs(dev_, task_, cc, cand, ref, poison, &cr) > 0;
+            in_.candidate->thaw();
             if (!mismatched && !cr.inputs_modified && oob.empty()) ++cr.trials_passed;
             if (cr.out_of_bounds_write || cr.inputs_modified) break;  // no point in more trials
         }
@@ -249,6 +283,24 @@ private:
         if (ci == 0) primary_passed_ = cr.passed;
         else if (!cr.passed) validation_failed_ = true;
         corr_.cases.push_back(cr);
+    }
+
+    /**
+     * The tensor of `set` whose canary (the kCanaryBytes after it) a write past its end
+     * reached, kArenaGuard for the guards of the runner's memory that belong to no tensor, or
+     * empty. Checked after every candidate call.
+     */
+    std::string overrun(CaseContext& cc, TensorSet& set) {
+        std::string t = cc.overwritten_canary(set);
+        if (!t.empty()) return t;
+        for (const Buffer& g : in_.candidate->guards())
+            if (!dev_.bytes_equal(g, 0, g.bytes, kCanaryByte)) return kArenaGuard;
+        return {};
+    }
+
+    static std::string where_written(const std::string& overrun) {
+        return overrun == kArenaGuard ? "outside every tensor (the guard at the start or end of its memory)"
+                                      : "past the end of '" + overrun + "'";
     }
 
     /** The checks the trials decide, and the status they imply (worst first). */
@@ -278,7 +330,7 @@ private:
             add_check(checks_, "shape_generality", "skipped", "the primary case is not correct");
 
         if (!oob_tensor_.empty()) {
-            fail("runtime_error", "out-of-bounds write past the end of '" + oob_tensor_ + "'");
+            fail("runtime_error", "out-of-bounds write " + where_written(oob_tensor_));
         } else if (!modified_input_.empty()) {
             fail("integrity_violation", "the candidate modified input '" + modified_input_ + "'");
         } else if (accounted && launches_.kernels == 0) {
@@ -339,8 +391,11 @@ private:
         TimingStats cs = time_calls(dev_, timed_calls(*in_.candidate, cc, sets, true), st_);
         Timing tm = make_timing(pc.name, cs, rt->second);
         result_["timing"] = tm;
-        add_check(checks_, "timed_outputs", timed_gross_ == 0 ? "pass" : "fail",
-                  timed_mismatch_ == 0
+        add_check(checks_, "timed_outputs", timed_gross_ == 0 && timed_modified_ == 0 ? "pass" : "fail",
+                  timed_modified_ > 0
+                      ? std::to_string(timed_modified_) + " of " + std::to_string(timed_checked_) +
+                            " timed calls checked wrote over their inputs (checked against inputs drawn again by the judge)"
+                  : timed_mismatch_ == 0
                       ? std::to_string(timed_checked_) + " timed calls, chosen at random, checked against the reference"
                   : timed_gross_ == 0
                       ? std::to_string(timed_mismatch_) + " of " + std::to_string(timed_checked_) +
@@ -357,6 +412,9 @@ private:
             side_detail_ = "wall time " + fmt_double(cs.wall_median_ms) + " ms against event time " +
                            fmt_double(cs.median_ms) + " ms: work escapes the candidate's stream";
         }
+
+        std::string host_detail;
+        const bool host_fail = judge_host_compute(cs, rt->second, host_detail);
 
         Roofline rl = make_roofline(task_, pc, in_.backend, in_.peaks, cs.median_ms);
         // The host's floor is a copy of the same number of bytes, timed here (the fastest of
@@ -390,27 +448,39 @@ private:
         // After many timed calls, the candidate must still compute fresh inputs correctly:
         // catches outputs cached across calls and behaviour that changes under timing.
         report({{"stage", "timing"}, {"what", "post-timing check"}});
+        // Poisoned like the timed calls (kTimedPoison), so that it cannot be told apart from them.
         TensorSet& ref = cc.new_set();
         TensorSet& probe = *sets[0];
         cc.fill_inputs(ref, splitmix64(base_seed_ ^ 0xC0FFEEull));
         cc.copy_inputs(probe, ref);
         cc.poison_outputs(ref, 0xFF);
-        cc.poison_outputs(probe, kPoison[1]);
+        cc.poison_outputs(probe, kTimedPoison);
         cc.call(in_.reference, ref)();
         dev_.synchronize();
+        const auto probe_inputs = cc.input_checksums(probe);
         in_.candidate->call(0);
         in_.candidate->freeze();
-        std::int64_t post_mismatch = compare_outputs(dev_, task_, cc, probe, ref, kPoison[1], nullptr);
-        const bool post_gross =
-            post_mismatch > 0 && compare_outputs(dev_, task_, cc, probe, ref, kPoison[1], nullptr, kRoundingScale) > 0;
+        const bool post_modified = cc.input_checksums(probe) != probe_inputs;
+        if (timed_oob_.empty()) timed_oob_ = overrun(cc, probe);
+        look_for_loaded_libraries();
+        std::int64_t post_mismatch = compare_outputs(dev_, task_, cc, probe, ref, kTimedPoison, nullptr);
+        const bool post_gross = post_modified || (post_mismatch > 0 && compare_outputs(dev_, task_, cc, probe, ref, kTimedPoison,
+                                                                                       nullptr, kRoundingScale) > 0);
         add_check(checks_, "output_reuse", post_gross ? "fail" : "pass",
-                  post_mismatch == 0 ? "fresh poisoned outputs and fresh inputs in every trial, and after timing"
-                  : !post_gross      ? "after timing, " + std::to_string(post_mismatch) +
+                  post_modified        ? std::string("after timing, the candidate wrote over its inputs")
+                  : post_mismatch == 0 ? "fresh poisoned outputs and fresh inputs in every trial, and after timing"
+                  : !post_gross        ? "after timing, " + std::to_string(post_mismatch) +
                                       " output elements were outside the tolerance by rounding only (fresh results)"
-                                     : "after timing, " + std::to_string(post_mismatch) +
+                                       : "after timing, " + std::to_string(post_mismatch) +
                                            " output elements were wrong for fresh inputs (stale or cached results)");
-        if (post_gross)
+        if (!timed_oob_.empty())
+            fail("integrity_violation", "out-of-bounds write " + where_written(timed_oob_) +
+                                            " in a timed call (the correctness trials wrote within bounds)");
+        else if (post_gross)
             fail("integrity_violation", "output reuse: wrong results for fresh inputs after the timed calls");
+        else if (timed_modified_ > 0)
+            fail("integrity_violation", "the candidate wrote over its inputs in timed calls (a result that matches "
+                                        "inputs of its own, not the ones it was given)");
         else if (timed_gross_ > 0)
             fail("integrity_violation", "wrong outputs in timed calls: the work is skipped, cached or finished after the call returns");
         else if (post_mismatch > 0 || timed_mismatch_ > 0)
@@ -422,6 +492,8 @@ private:
                               "this task's tolerance on every input");
         else if (side_fail_)
             fail("integrity_violation", side_detail_);
+        else if (host_fail)
+            fail("integrity_violation", host_detail);
         else if (below_floor)
             fail("integrity_violation", "faster than the physical floor of the device");
         else {
@@ -439,31 +511,57 @@ private:
     TimedCalls timed_calls(CandidateSite& site, CaseContext& cc, std::vector<TensorSet*>& sets, bool candidate) {
         TimedCalls tc;
         tc.sets = sets.size();
-        tc.prepare = [this, &cc, &sets](std::size_t i) {
-            cc.fill_inputs(*sets[i], splitmix64(base_seed_ + 1000 + timed_round_++));
-            cc.poison_outputs(*sets[i], 0xFF);
+        // The seed each set was last filled from: a checked call is compared with the reference
+        // run on inputs drawn again from it, never on what the candidate left in its buffers.
+        auto seeds = std::make_shared<std::vector<std::uint64_t>>(sets.size());
+        tc.prepare = [this, &cc, &sets, seeds](std::size_t i) {
+            (*seeds)[i] = splitmix64(base_seed_ + 1000 + timed_round_++);
+            cc.fill_inputs(*sets[i], (*seeds)[i]);
+            cc.poison_outputs(*sets[i], kTimedPoison);
         };
         tc.call = [&site](std::size_t i) { return site.call(i); };
-        tc.after = [this, &site, &cc, &sets, candidate](std::size_t i, bool verify) {
+        // A call whose outputs are checked is followed by a stop of the candidate's process
+        // (freeze) while the judge looks; the others only by a count of its threads, so that the
+        // timed calls run as they would without a judge (a stop costs an OpenMP pool its warm
+        // threads). Which calls are checked is drawn at random: a stop tells the candidate only
+        // that the call it has already finished was one.
+        tc.after = [this, &site, &cc, &sets, candidate, seeds](std::size_t i, bool verify) {
             if (!candidate) return;
-            site.freeze();
-            if (!verify) return;
-            if (!timed_ref_) timed_ref_ = &cc.new_set();
-            cc.copy_inputs(*timed_ref_, *sets[i]);
-            cc.poison_outputs(*timed_ref_, 0xFF);
-            cc.call(in_.reference, *timed_ref_)();
-            dev_.synchronize();
-            ++timed_checked_;
-            if (compare_outputs(dev_, task_, cc, *sets[i], *timed_ref_, 0xFF, nullptr) > 0) {
-                ++timed_mismatch_;
-                // Within a loose multiple of the tolerance the outputs were computed, only
-                // rounded differently (e.g. another summation order): not skipped or stale work.
-                if (compare_outputs(dev_, task_, cc, *sets[i], *timed_ref_, 0xFF, nullptr, kRoundingScale) > 0)
-                    ++timed_gross_;
+            if (!verify) {
+                site.count();
+                if (timed_oob_.empty()) timed_oob_ = overrun(cc, *sets[i]);
+                return;
             }
+            site.freeze();
+            if (timed_oob_.empty()) timed_oob_ = overrun(cc, *sets[i]);
+            check_timed_call(cc, *sets[i], (*seeds)[i]);
+            site.thaw();
         };
         tc.verified_reps = candidate ? 4 : 0;
         return tc;
+    }
+
+    /** Compares a timed call's outputs with the reference run on inputs drawn again from
+     *  `seed`, after checking that the candidate's inputs are still those. */
+    void check_timed_call(CaseContext& cc, TensorSet& set, std::uint64_t seed) {
+        if (!timed_ref_) timed_ref_ = &cc.new_set();
+        cc.fill_inputs(*timed_ref_, seed);
+        cc.poison_outputs(*timed_ref_, 0xFF);
+        ++timed_checked_;
+        look_for_loaded_libraries();
+        if (cc.input_checksums(set) != cc.input_checksums(*timed_ref_)) {
+            ++timed_modified_;
+            return;
+        }
+        cc.call(in_.reference, *timed_ref_)();
+        dev_.synchronize();
+        if (compare_outputs(dev_, task_, cc, set, *timed_ref_, kTimedPoison, nullptr) > 0) {
+            ++timed_mismatch_;
+            // Within a loose multiple of the tolerance the outputs were computed, only
+            // rounded differently (e.g. another summation order): not skipped or stale work.
+            if (compare_outputs(dev_, task_, cc, set, *timed_ref_, kTimedPoison, nullptr, kRoundingScale) > 0)
+                ++timed_gross_;
+        }
     }
 
     void add_side_stream_check() {
@@ -473,7 +571,51 @@ private:
             add_check(checks_, "side_stream", side_fail_ ? "fail" : "skipped",
                       side_fail_ ? side_detail_ : "launch accounting unavailable; event time checked against wall time");
         else
-            add_check(checks_, "side_stream", "skipped", "host backend: thread creation is screened by forbidden_symbols");
+            add_check(checks_, "side_stream", "skipped", "host backend: threads of the candidate's own are spawned_work");
+    }
+
+    /**
+     * CUDA: the runner's CPU time per timed call (its waits for the device sleep, so that is
+     * host work) against the reference's. A candidate that computes the answer on the host
+     * and launches a dummy kernel spends far more of it than any launch sequence.
+     */
+    bool judge_host_compute(const TimingStats& cs, const TimingStats& rs, std::string& detail) {
+        if (in_.backend != Backend::Cuda) {
+            add_check(checks_, "host_compute", "skipped", "the host backend computes on the host");
+            return false;
+        }
+        if (!in_.candidate->activity().quiet_waits || cs.cpu_median_ms < 0 || rs.cpu_median_ms < 0) {
+            add_check(checks_, "host_compute", "skipped", "the runner's CPU time per call is not known, or its waits spin");
+            return false;
+        }
+        const double allowed = std::max(kHostComputeRatio * rs.cpu_median_ms, rs.cpu_median_ms + kHostComputeSlackMs);
+        const bool host = cs.cpu_median_ms > allowed && cs.cpu_median_ms > 0.5 * cs.wall_median_ms;
+        detail = fmt_double(cs.cpu_median_ms) + " ms of host CPU time per timed call (median) against the reference's " +
+                 fmt_double(rs.cpu_median_ms) + " ms, in a call of " + fmt_double(cs.wall_median_ms) + " ms";
+        if (host) detail = "the candidate computes on the host: " + detail;
+        add_check(checks_, "host_compute", host ? "fail" : "pass", detail);
+        return host;
+    }
+
+    void add_bounds_check() {
+        const std::string& oob = oob_tensor_.empty() ? timed_oob_ : oob_tensor_;
+        add_check(checks_, "out_of_bounds_write", oob.empty() ? "pass" : "fail",
+                  oob.empty() ? "the " + std::to_string(kCanaryBytes) +
+                                    " bytes after every tensor and the guards of the candidate's memory were intact after every call"
+                              : "a write " + where_written(oob) + (oob_tensor_.empty() ? " in a timed call" : ""));
+    }
+
+    /** The checks decided from what the judge saw of the candidate's process (runner_checks.h);
+     *  they turn `ok` and `incorrect` into their failure. */
+    void judge_activity() {
+        ProcessFindings f;
+        f.activity = in_.candidate->activity();
+        f.memory = in_.candidate->device_memory();
+        f.maps_read = maps_read_;
+        f.forbidden_loaded = loaded_forbidden_;
+        const ProcessVerdict v = judge_process(f, in_.backend, checks_);
+        const std::string status = result_["status"];
+        if (!v.status.empty() && (status == "ok" || status == "incorrect")) fail(v.status, v.message);
     }
 
     Device& dev_;
@@ -496,6 +638,10 @@ private:
     TensorSet* timed_ref_ = nullptr;
     int timed_checked_ = 0, timed_mismatch_ = 0;
     int timed_gross_ = 0;  ///< timed mismatches beyond kRoundingScale times the tolerance
+    int timed_modified_ = 0;  ///< checked timed calls after which the inputs differed from those drawn
+    std::string timed_oob_;   ///< overrun() found after a timed call or the check after timing
+    bool maps_read_ = false;
+    std::set<std::string> loaded_forbidden_;  ///< mapped vendor libraries the task does not allow
 };
 
 }  // namespace

@@ -32,6 +32,7 @@ struct TimingStats {
     double median_ms = 0, min_ms = 0, max_ms = 0, mean_ms = 0, spread = 0, wall_median_ms = 0;
     double overhead_p90_ms = 0;  ///< 90th percentile of wall minus reported time over the calls
     int reps = 0, warmup = 0;
+    double cpu_median_ms = -1;  ///< CPU time of the runner's process per call, median (-1 unknown)
 };
 
 /** Reference timings kept for the worker's lifetime, keyed by reference library and case. */

@@ -15,6 +15,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "device.h"
 #include "kf/task.h"
@@ -57,7 +60,7 @@ int runner_main(int argc, char** argv) {
     if (gpu) {
 #ifdef KF_HAVE_CUDA
         try {
-            dev = make_cuda_device(ordinal);
+            dev = make_cuda_device(ordinal, true);
         } catch (const DeviceFault& f) {
             send_runner_message(sock, {RunnerMsg::DeviceError}, f.what());
             std::_Exit(0);
@@ -67,8 +70,37 @@ int runner_main(int argc, char** argv) {
         std::_Exit(0);
 #endif
     }
+#ifdef _OPENMP
+    // OpenMP's thread pool is started here, before the library, so that a host candidate's
+    // parallel regions run on threads the judge counts as the runner's own (spawned_work).
+    // CUDA candidates are built without OpenMP: their runners keep no idle pool.
+    int team = 0;  // a region whose body does nothing is dropped by the compiler
+    if (!gpu) {
+#pragma omp parallel reduction(+ : team)
+        team += 1;
+    }
+    if (!gpu && team < 1) std::_Exit(3);
+#endif
+#ifdef KF_HAVE_CUDA
+    if (dev) {
+        // The same for the threads the driver and CUPTI start on first use.
+        try {
+            (void)dev->timed_call([] {});
+            (void)dev->account_launches([] {});
+        } catch (const DeviceFault& f) {
+            send_runner_message(sock, {RunnerMsg::DeviceError}, f.what());
+            std::_Exit(0);
+        }
+    }
+#endif
     Confinement conf = confine_self(limits, gpu);
     nlohmann::json warnings = conf.warnings;
+
+    // The judge counts this process's threads now, while nothing of the library has run; the
+    // value says whether its waits for the device sleep (its CPU time is then host work only).
+    send_runner_message(sock, {RunnerMsg::Confined, 0, dev && dev->waits_without_spinning() ? 1u : 0u});
+    auto go = receive_runner_message(sock);
+    if (!go || go->header.type != RunnerMsg::Load) std::_Exit(0);
 
     dlerror();
     void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -101,9 +133,15 @@ int runner_main(int argc, char** argv) {
         switch (m->header.type) {
         case RunnerMsg::Arena: {
             if (!gpu) {
-                if (base) munmap(base, mapped);
+                // Between two inaccessible pages: a write just past either end faults instead
+                // of landing in whatever mapping the kernel placed next to it.
+                const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+                if (base) munmap(base - page, mapped + 2 * page);
                 base = nullptr;
-                void* p = mmap(nullptr, m->header.value, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+                void* range = mmap(nullptr, m->header.value + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                if (range == MAP_FAILED) std::_Exit(3);
+                void* p = mmap(static_cast<char*>(range) + page, m->header.value, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                               m->fd, 0);
                 if (m->fd >= 0) close(m->fd);
                 if (p == MAP_FAILED) std::_Exit(3);
                 base = static_cast<char*>(p);

@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -48,22 +48,6 @@ std::vector<std::filesystem::path> library_path_dirs() {
         start = end + 1;
     }
     return out;
-}
-
-/** True when every thread of `pid` is stopped (or the process is gone). */
-bool all_threads_stopped(pid_t pid) {
-    std::error_code ec;
-    std::filesystem::path dir = "/proc/" + std::to_string(pid) + "/task";
-    for (const auto& t : std::filesystem::directory_iterator(dir, ec)) {
-        std::ifstream in(t.path() / "stat");
-        std::string stat;
-        std::getline(in, stat);
-        auto close = stat.rfind(')');
-        if (close == std::string::npos || close + 2 >= stat.size()) continue;  // gone meanwhile
-        char state = stat[close + 2];
-        if (state != 'T' && state != 't' && state != 'Z' && state != 'X') return false;
-    }
-    return true;
 }
 
 }  // namespace
@@ -172,19 +156,27 @@ void RunnerProcess::start(const RunnerOptions& opt) {
         if (j.is_object() && j.contains("child-pid")) runner_pid_ = j["child-pid"].get<pid_t>();
         else died("starting the sandbox");
     }
-    if (!wait_readable(sock_, opt.load_timeout_s * 1000)) {
-        kill_all();
-        throw CandidateFault{"the library did not load within " + std::to_string(opt.load_timeout_s) + " s", false};
-    }
-    auto m = receive_runner_message(sock_);
-    if (!m) died("loading the library");
+    auto next = [&](const std::string& doing) {
+        if (!wait_readable(sock_, opt.load_timeout_s * 1000)) {
+            kill_all();
+            throw CandidateFault{"the library did not load within " + std::to_string(opt.load_timeout_s) + " s", false};
+        }
+        auto m = receive_runner_message(sock_);
+        if (!m) died(doing);
+        if (m->header.type == RunnerMsg::DeviceError) {
+            kill_all();
+            throw DeviceFault("the runner's device could not be set up: " + m->payload.substr(0, 500), false);
+        }
+        return *m;
+    };
+    const ReceivedMessage confined = next("setting itself up");
+    if (confined.header.type != RunnerMsg::Confined) forged("its confinement message");
+    activity_.quiet_waits = confined.header.value == 1;
+    before_loading();
+    auto m = std::optional<ReceivedMessage>(next("loading the library"));
     if (m->header.type == RunnerMsg::LoadError) {
         kill_all();
         throw CandidateFault{"load_error:" + m->payload, false};
-    }
-    if (m->header.type == RunnerMsg::DeviceError) {
-        kill_all();
-        throw DeviceFault("the runner's device could not be set up: " + m->payload.substr(0, 500), false);
     }
     if (m->header.type != RunnerMsg::Ready) forged("its ready message");
     if (!m->payload.empty()) {
@@ -193,6 +185,34 @@ void RunnerProcess::start(const RunnerOptions& opt) {
             for (const auto& s : w)
                 if (s.is_string()) warnings_.push_back(s.get<std::string>());
     }
+    stop();  // what the library's constructors started stands still until the first call
+}
+
+void RunnerProcess::before_loading() {
+    if (sandboxed_) {
+        // bubblewrap names its init (the PID namespace's first process); the runner is its
+        // child. Stopping the init would leave the runner running while the judge looks.
+        const pid_t child = only_child(runner_pid_);
+        if (child <= 0) {
+            activity_.note = "the runner could not be told apart from bubblewrap's init";
+            warnings_.push_back(activity_.note + ": it is not stopped while the judge looks and its threads are not counted");
+            runner_pid_ = -1;
+        } else {
+            runner_pid_ = child;
+        }
+    }
+    if (runner_pid_ > 0) {
+        // The runner waits for Load: its threads now are its own (OpenMP's pool, the driver's).
+        ThreadCensus c = take_census(runner_pid_);
+        if (c.readable) {
+            activity_.measured = true;
+            activity_.baseline_threads = activity_.max_threads = c.threads;
+        } else {
+            activity_.note = "the runner's threads could not be listed (/proc)";
+        }
+        cpu_ = ProcessCpuClock(runner_pid_);
+    }
+    if (!send_runner_message(sock_, {RunnerMsg::Load})) died("being told to load the library");
 }
 
 RunnerProcess::~RunnerProcess() { shut_down(); }
@@ -221,6 +241,9 @@ void RunnerProcess::kill_all() {
     ::kill(pid_, SIGKILL);
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+    // Under bubblewrap the runner is not this process's child: wait (a while) until it is gone,
+    // so that what it held (device memory above all) is free before the judge goes on.
+    for (int i = 0; i < 2000 && runner_pid_ > 0 && !process_gone(runner_pid_); ++i) usleep(1000);
     pid_ = -1;
     runner_pid_ = -1;
 }
@@ -233,14 +256,22 @@ void RunnerProcess::died(const std::string& while_doing) {
         pid_t r = 0;
         for (int i = 0; i < 100 && (r = waitpid(pid_, &status, WNOHANG)) == 0; ++i) usleep(10000);
         if (r == pid_) {
+            int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
             if (sandboxed_ && WIFEXITED(status) && WEXITSTATUS(status) > 128) {
-                int sig = WEXITSTATUS(status) - 128;
+                sig = WEXITSTATUS(status) - 128;
                 const char* name = sigabbrev_np(sig);
                 how = "signal " + std::to_string(sig) + (name ? std::string(" (SIG") + name + ")" : std::string());
             } else {
                 how = describe_wait_status(status);
             }
             pid_ = -1;
+            if (sig == SIGSYS) {
+                // The filter ends the runner with SIGSYS only for fork, clone and exec (sandbox.h).
+                kill_all();
+                throw CandidateFault{"the candidate tried to start a process (fork, clone or exec): the sandbox's "
+                                     "system-call filter ended it",
+                                     false, true, "spawned_work"};
+            }
         }
         kill_all();
     }
@@ -251,26 +282,37 @@ void RunnerProcess::died(const std::string& while_doing) {
 
 void RunnerProcess::bind(const Arena& arena, const std::vector<long long>& sizes, const std::vector<double>& params,
                          const std::vector<std::vector<std::size_t>>& set_offsets) {
-    resume();
+    thaw();
     nlohmann::json j = {{"sizes", sizes}, {"params", params}, {"sets", set_offsets}};
     if (!send_runner_message(sock_, {RunnerMsg::Arena, 0, arena.capacity()}, {}, arena.fd()) ||
         !send_runner_message(sock_, {RunnerMsg::Case}, j.dump()))
         died("receiving its tensors");
+    // Its answer to an arm says it has mapped them.
+    arm();
+    count();
+    if (backend_ == "cuda" && !mapped_once_ && last_threads_ > activity_.baseline_threads) {
+        // The driver may start a thread when it first maps shared memory; the candidate has
+        // not been called yet. (A thread its library's constructors started is let through.)
+        activity_.baseline_threads = last_threads_;
+    }
+    mapped_once_ = true;
 }
 
 std::optional<ReceivedMessage> RunnerProcess::exchange(RunnerMsg type, std::size_t index, const std::string& doing,
                                                        double& wall_ms) {
-    resume();
     // Anything waiting before the call was sent by the library on its own (a reply forged
     // ahead of time, so that a later call seems to return at once).
     if (wait_readable(sock_, 0)) {
         if (!receive_runner_message(sock_)) died("waiting to be called");
         forged("silence between calls");
     }
+    const long long cpu0 = let_run();
     auto t0 = std::chrono::steady_clock::now();
+    resume();  // only where a caller left it stopped (thaw() is the rule): then inside the clock
     if (!send_runner_message(sock_, {type, static_cast<std::uint32_t>(index)})) died(doing);
     auto m = receive_runner_message(sock_);
     auto t1 = std::chrono::steady_clock::now();
+    last_cpu_ms_ = cpu0 >= 0 ? static_cast<double>(cpu_.ns() - cpu0) / 1e6 : -1;
     wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     if (!m) died("running the candidate");
     if (m->header.type == RunnerMsg::Fault) {
@@ -291,6 +333,7 @@ CallTime RunnerProcess::call(std::size_t index) {
     CallTime t;
     t.wall_ms = wall;
     t.event_ms = backend_ == "cuda" ? std::min(wall, static_cast<double>(m->header.value) / 1e6) : wall;
+    t.cpu_ms = last_cpu_ms_;
     return t;
 }
 
@@ -319,12 +362,10 @@ LaunchReport RunnerProcess::account(std::size_t index) {
     return r;
 }
 
-void RunnerProcess::freeze() {
+void RunnerProcess::stop() {
     if (frozen_ || runner_pid_ <= 0) return;
     ::kill(runner_pid_, SIGSTOP);
     frozen_ = true;
-    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (!all_threads_stopped(runner_pid_) && std::chrono::steady_clock::now() < until) usleep(50);
 }
 
 void RunnerProcess::resume() {
@@ -332,6 +373,63 @@ void RunnerProcess::resume() {
     ::kill(runner_pid_, SIGCONT);
     frozen_ = false;
 }
+
+long long RunnerProcess::let_run() {
+    if (!cpu_.valid()) return -1;
+    // CPU time since freeze() saw it stand still was used while it should have been stopped.
+    const long long now = cpu_.ns();
+    if (stopped_ns_ >= 0 && now > stopped_ns_) activity_.idle_cpu_ms += static_cast<double>(now - stopped_ns_) / 1e6;
+    stopped_ns_ = -1;
+    if (call_start_ns_ < 0) call_start_ns_ = now;
+    return now;
+}
+
+void RunnerProcess::record(const ThreadCensus& c) {
+    if (!activity_.measured || !c.readable) return;
+    last_threads_ = c.threads;
+    activity_.max_threads = std::max(activity_.max_threads, c.threads);
+    activity_.max_children = std::max(activity_.max_children, c.children);
+    ++activity_.calls;
+}
+
+void RunnerProcess::count() {
+    if (runner_pid_ > 0) record(take_census(runner_pid_));
+}
+
+void RunnerProcess::thaw() {
+    let_run();
+    resume();
+}
+
+void RunnerProcess::freeze() {
+    if (runner_pid_ <= 0) return;
+    stop();
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    ThreadCensus c = take_census(runner_pid_);
+    while (c.readable && !c.all_stopped && std::chrono::steady_clock::now() < until) {
+        usleep(50);
+        c = take_census(runner_pid_);
+    }
+    record(c);
+    if (cpu_.valid()) {
+        // A thread shows as stopped a moment before the scheduler last charges it: the clock
+        // is read until it stands still.
+        long long now = cpu_.ns();
+        for (int i = 0; i < 100; ++i) {
+            usleep(20);
+            const long long again = cpu_.ns();
+            if (again == now) break;
+            now = again;
+        }
+        if (call_start_ns_ >= 0 && now >= call_start_ns_)
+            activity_.call_cpu_ms += static_cast<double>(now - call_start_ns_) / 1e6;
+        call_start_ns_ = -1;
+        stopped_ns_ = now;
+        activity_.cpu_measured = true;
+    }
+}
+
+RunnerActivity RunnerProcess::activity() const { return activity_; }
 
 std::string RunnerProcess::output() {
     std::lock_guard<std::mutex> lock(out_mutex_);

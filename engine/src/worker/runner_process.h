@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "loaded_libraries.h"
+#include "runner_activity.h"
 #include "runner_protocol.h"
 #include "sandbox.h"
 #include "shared_arena.h"
@@ -50,9 +52,19 @@ public:
     void arm();
     /** The same under the runner's launch accounting (CUDA): its report. Throws CandidateFault. */
     LaunchReport account(std::size_t index);
-    /** Stops every thread of the runner (SIGSTOP), so nothing changes while the judge looks. */
+    /** Stops every thread of the runner (SIGSTOP) and waits until they stand still, so that
+     *  nothing changes while the judge looks at what it wrote; then counts its threads and
+     *  children and reads its CPU clock. thaw() lets it run again (CPU time it used while
+     *  stopped is charged as work_between_calls). */
     void freeze();
-    void resume();
+    void thaw();
+    /** Counts its threads and children as it runs (after a call the judge does not look at). */
+    void count();
+
+    /** Threads, children and CPU time seen by freeze() since the runner started. */
+    RunnerActivity activity() const;
+    /** The shared objects mapped in the runner now. */
+    MappedFiles mapped() const { return runner_pid_ > 0 ? mapped_files(runner_pid_) : MappedFiles{}; }
 
     /** How the process is confined, and what could not be applied (for the diagnosis). */
     const std::vector<std::string>& warnings() const { return warnings_; }
@@ -70,6 +82,15 @@ private:
     std::optional<ReceivedMessage> exchange(RunnerMsg type, std::size_t index, const std::string& doing, double& wall_ms);
     void kill_all();
     void shut_down();
+    /** Bubblewrap's init names itself; the runner is its child. Stops the runner there,
+     *  counts what it has before the library is loaded, and lets it load. */
+    void before_loading();
+    void stop();
+    void resume();
+    /** Before the judge lets it run: charges CPU time used since it was seen stopped; returns
+     *  its CPU clock now (-1 unknown). */
+    long long let_run();
+    void record(const ThreadCensus& c);
 
     std::string backend_ = "host";
     pid_t pid_ = -1;         ///< the process forked (bubblewrap, or the runner itself)
@@ -78,6 +99,13 @@ private:
     int out_fd_ = -1;
     bool sandboxed_ = false;
     bool frozen_ = false;
+    RunnerActivity activity_;
+    ProcessCpuClock cpu_;
+    long long call_start_ns_ = -1;  ///< CPU clock when the current call was sent
+    long long stopped_ns_ = -1;     ///< CPU clock when it last stood still
+    double last_cpu_ms_ = -1;       ///< CPU time of the last exchange, from continuing it to stopping it
+    int last_threads_ = 0;          ///< threads the last count counted
+    bool mapped_once_ = false;      ///< bind() has run
     std::vector<std::string> warnings_;
     std::atomic<bool> stop_drain_{false};
     std::thread drain_;

@@ -19,9 +19,11 @@ enum class RunnerMsg : std::uint32_t {
     Exit = 8,       ///< judge → runner
     Account = 9,    ///< judge → runner: call set `index` under launch accounting (CUDA)
     Launches = 10,  ///< runner → judge: payload = JSON of the launch report
-    DeviceError = 11,
+    DeviceError = 11,  ///< runner → judge: the runner's device could not be set up; payload says why
     Arm = 12,       ///< judge → runner: an empty device operation, so that the runner's context holds the GPU
-    Armed = 13,     ///< runner → judge: done  ///< runner → judge: the runner's device could not be set up; payload says why
+    Armed = 13,     ///< runner → judge: done
+    Confined = 14,  ///< runner → judge: confined, not yet loaded; it waits for Load while the judge counts its threads; value 1: its device waits sleep
+    Load = 15,      ///< judge → runner: load the library
 };
 
 struct RunnerHeader {

@@ -53,12 +53,15 @@ Confinement confine_self(const SandboxLimits& limits, bool gpu) {
     const std::uint32_t deny = SCMP_ACT_ERRNO(EPERM);
     const auto self = static_cast<scmp_datum_t>(getpid());
 #define KF_DENY(name) add_rule(ctx, deny, SCMP_SYS(name), #name, c)
-    // New processes: only threads may be created.
-    KF_DENY(fork);
-    KF_DENY(vfork);
-    KF_DENY(execve);
-    KF_DENY(execveat);
-    add_rule(ctx, deny, SCMP_SYS(clone), "clone", c, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+    // New processes: only threads may be created. An attempt ends the process with SIGSYS
+    // (which nothing in it can catch), so that the judge sees it and names it (spawned_work)
+    // rather than a candidate quietly falling back to working in its own process.
+    const std::uint32_t end = SCMP_ACT_KILL_PROCESS;
+    add_rule(ctx, end, SCMP_SYS(fork), "fork", c);
+    add_rule(ctx, end, SCMP_SYS(vfork), "vfork", c);
+    add_rule(ctx, end, SCMP_SYS(execve), "execve", c);
+    add_rule(ctx, end, SCMP_SYS(execveat), "execveat", c);
+    add_rule(ctx, end, SCMP_SYS(clone), "clone", c, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
     add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), "clone3", c);
     // Signals reach this process only.
     add_rule(ctx, deny, SCMP_SYS(kill), "kill", c, 1, SCMP_A0(SCMP_CMP_NE, self));

@@ -24,9 +24,9 @@ struct Confinement {
 
 /**
  * Confines the calling process for good: no core dumps, the limits, no new privileges, and
- * a seccomp filter that refuses (EPERM) new processes (fork, vfork, clone without
- * CLONE_THREAD; clone3 answers ENOSYS so that threads fall back to clone), execve,
- * signals to any process but itself, ptrace and cross-process memory access, namespaces,
+ * a seccomp filter that ends the process with SIGSYS when it starts a new process (fork,
+ * vfork, clone without CLONE_THREAD, execve; clone3 answers ENOSYS so that threads fall back
+ * to clone) and refuses (EPERM) signals to any process but itself, ptrace and cross-process memory access, namespaces,
  * mounts, network sockets other than the ones it holds, io_uring and bpf. Threads stay
  * allowed (OpenMP candidates use them). Called before the candidate's library is opened,
  * so that its constructors are confined too.

@@ -4,6 +4,7 @@
 // descriptor (CUDA virtual memory management) on CUDA. The judge fills inputs, poisons
 // outputs and reads results there; the reference's outputs never live there.
 #include <cstddef>
+#include <vector>
 
 #include "device.h"
 
@@ -15,10 +16,19 @@ public:
     Arena(const Arena&) = delete;
     Arena& operator=(const Arena&) = delete;
 
-    /** The next `bytes` (64-byte aligned) followed by the canary, filled. Throws DeviceFault when full. */
+    /** The next `bytes` (64-byte aligned) followed by the canary, filled. Throws DeviceFault when full.
+     *  The first buffer follows a guard of kCanaryBytes at the arena's start. */
     Buffer alloc(std::size_t bytes);
     /** Bytes needed for buffers of these sizes, canaries and alignment included. */
     static std::size_t needed(std::size_t bytes);
+    /** Extra bytes an arena needs besides its buffers: the guard at its start. */
+    static constexpr std::size_t kLeadingGuard = kCanaryBytes;
+    /** Fills what no buffer took, up to the capacity, with the canary byte: a write past the
+     *  last buffer's canary lands there and is caught. Call after the last alloc(). */
+    void seal();
+    /** The guards that belong to no buffer (the start's, and what seal() filled), as buffers
+     *  whose `bytes` bytes must all equal kCanaryByte. */
+    std::vector<Buffer> guards() const;
 
     /** The descriptor a runner maps (passed over the runner's socket). */
     int fd() const { return fd_; }
@@ -37,6 +47,7 @@ protected:
 
 private:
     std::size_t used_ = 0;
+    bool sealed_ = false;
 };
 
 /** Host memory: one memfd, mapped here and passed to the runner. */

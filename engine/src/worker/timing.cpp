@@ -56,7 +56,7 @@ TimingStats time_calls(Device& dev, const TimedCalls& tc, const EvalSettings& st
     for (int k = 0; k < tc.verified_reps && static_cast<int>(checked.size()) < reps; ++k)
         checked.insert(static_cast<int>(rng() % static_cast<std::uint64_t>(reps)));
 
-    std::vector<double> ev, wall;
+    std::vector<double> ev, wall, cpu;
     ev.reserve(static_cast<std::size_t>(reps));
     wall.reserve(static_cast<std::size_t>(reps));
     for (int r = 0; r < reps; ++r) {
@@ -64,6 +64,7 @@ TimingStats time_calls(Device& dev, const TimedCalls& tc, const EvalSettings& st
         CallTime t = one(r, verify);
         ev.push_back(t.event_ms);
         wall.push_back(t.wall_ms);
+        if (t.cpu_ms >= 0) cpu.push_back(t.cpu_ms);
     }
     TimingStats s;
     s.reps = reps;
@@ -76,6 +77,7 @@ TimingStats time_calls(Device& dev, const TimedCalls& tc, const EvalSettings& st
     s.mean_ms = sum / static_cast<double>(ev.size());
     s.spread = s.median_ms > 0 ? (percentile(ev, 0.9) - percentile(ev, 0.1)) / s.median_ms : 0;
     s.wall_median_ms = percentile(wall, 0.5);
+    if (!cpu.empty() && cpu.size() == ev.size()) s.cpu_median_ms = percentile(cpu, 0.5);
     std::vector<double> overhead;
     for (std::size_t i = 0; i < ev.size(); ++i) overhead.push_back(std::max(0.0, wall[i] - ev[i]));
     s.overhead_p90_ms = percentile(overhead, 0.9);

@@ -241,13 +241,16 @@ CUmemAllocationProp shareable_prop(int ordinal) {
     return prop;
 }
 
-/** Reserves an address range for `bytes`, maps `handle` there and makes it readable and writable. */
-CUdeviceptr map_handle(CUmemGenericAllocationHandle handle, std::size_t bytes, int ordinal) {
-    CUdeviceptr ptr = 0;
-    check_cu(DriverApi::get().cuMemAddressReserve(&ptr, bytes, 0, 0, 0), "cuMemAddressReserve");
+/** Reserves an address range for `bytes` and `guard` more on either side, maps `handle` in
+ *  the middle and makes it readable and writable; the guards stay unmapped, so that an access
+ *  just past either end faults. Returns the mapped start. */
+CUdeviceptr map_handle(CUmemGenericAllocationHandle handle, std::size_t bytes, int ordinal, std::size_t guard = 0) {
+    CUdeviceptr range = 0;
+    check_cu(DriverApi::get().cuMemAddressReserve(&range, bytes + 2 * guard, 0, 0, 0), "cuMemAddressReserve");
+    const CUdeviceptr ptr = range + guard;
     CUresult r = DriverApi::get().cuMemMap(ptr, bytes, 0, handle, 0);
     if (r != CUDA_SUCCESS) {
-        DriverApi::get().cuMemAddressFree(ptr, bytes);
+        DriverApi::get().cuMemAddressFree(range, bytes + 2 * guard);
         check_cu(r, "cuMemMap");
     }
     CUmemAccessDesc access{};
@@ -257,10 +260,19 @@ CUdeviceptr map_handle(CUmemGenericAllocationHandle handle, std::size_t bytes, i
     r = DriverApi::get().cuMemSetAccess(ptr, bytes, &access, 1);
     if (r != CUDA_SUCCESS) {
         DriverApi::get().cuMemUnmap(ptr, bytes);
-        DriverApi::get().cuMemAddressFree(ptr, bytes);
+        DriverApi::get().cuMemAddressFree(range, bytes + 2 * guard);
         check_cu(r, "cuMemSetAccess");
     }
     return ptr;
+}
+
+/** The granularity of shareable allocations on `ordinal` (the unit of guards and capacities). */
+std::size_t shareable_granularity(int ordinal) {
+    CUmemAllocationProp prop = shareable_prop(ordinal);
+    std::size_t gran = 0;
+    check_cu(DriverApi::get().cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+             "cuMemGetAllocationGranularity");
+    return std::max<std::size_t>(gran, 64);
 }
 
 /** Device memory exported as a POSIX file descriptor, which a runner maps into its own
@@ -326,7 +338,8 @@ public:
         close(fd);
         check_cu(r, "cuMemImportFromShareableHandle");
         try {
-            ptr_ = map_handle(handle, bytes, ordinal);
+            guard_ = shareable_granularity(ordinal);
+            ptr_ = map_handle(handle, bytes, ordinal, guard_);
         } catch (...) {
             DriverApi::get().cuMemRelease(handle);
             throw;
@@ -336,19 +349,20 @@ public:
     ~CudaMappedArena() override {
         (void)cudaDeviceSynchronize();
         DriverApi::get().cuMemUnmap(ptr_, bytes_);
-        DriverApi::get().cuMemAddressFree(ptr_, bytes_);
+        DriverApi::get().cuMemAddressFree(ptr_ - guard_, bytes_ + 2 * guard_);
         (void)cudaGetLastError();
     }
     char* base() const override { return reinterpret_cast<char*>(ptr_); }
 
 private:
     std::size_t bytes_;
+    std::size_t guard_ = 0;  ///< unmapped bytes reserved on either side
     CUdeviceptr ptr_ = 0;
 };
 
 class CudaDevice final : public Device {
 public:
-    explicit CudaDevice(int ordinal) : ordinal_(ordinal) {
+    explicit CudaDevice(int ordinal, bool quiet_waits) : ordinal_(ordinal) {
         int count = 0;
         cudaError_t e = cudaGetDeviceCount(&count);
         if (e != cudaSuccess) {
@@ -359,6 +373,13 @@ public:
             throw DeviceFault("no CUDA device " + std::to_string(ordinal) + " (" + std::to_string(count) +
                                   " present)", false);
         try {
+            if (quiet_waits) {
+                // Before the primary context exists: synchronisations then block instead of
+                // spinning (the events still time the device's work).
+                quiet_waits_ = cudaInitDevice(ordinal, cudaDeviceScheduleBlockingSync, cudaInitDeviceFlagsAreValid) ==
+                               cudaSuccess;
+                if (!quiet_waits_) (void)cudaGetLastError();
+            }
             check(cudaSetDevice(ordinal), "cudaSetDevice");
             check(cudaFree(nullptr), "creating the CUDA context");
             check(cudaGetDeviceProperties(&props_, ordinal), "cudaGetDeviceProperties");
@@ -612,6 +633,18 @@ public:
 
     void* stream() override { return static_cast<void*>(stream_); }
 
+    std::int64_t free_device_memory() override {
+        bind();
+        std::size_t free_bytes = 0, total = 0;
+        if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return -1;
+        }
+        return static_cast<std::int64_t>(free_bytes);
+    }
+
+    bool waits_without_spinning() const override { return quiet_waits_; }
+
     void range_push(const char* name) override { nvtxRangePushA(name); }
     void range_pop() override { nvtxRangePop(); }
 
@@ -847,6 +880,7 @@ private:
     }
 
     int ordinal_ = 0;
+    bool quiet_waits_ = false;  ///< synchronisations block instead of spinning (a runner's device)
     cudaDeviceProp props_{};
     cudaStream_t stream_ = nullptr;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
@@ -868,7 +902,9 @@ static_assert(sizeof(DeviceCompareResult) <= 256, "scratch holds the compare res
 
 }  // namespace
 
-std::unique_ptr<Device> make_cuda_device(int ordinal) { return std::make_unique<CudaDevice>(ordinal); }
+std::unique_ptr<Device> make_cuda_device(int ordinal, bool quiet_waits) {
+    return std::make_unique<CudaDevice>(ordinal, quiet_waits);
+}
 
 std::unique_ptr<MappedArena> map_cuda_arena(int fd, std::size_t bytes, int ordinal) {
     check(cudaSetDevice(ordinal), "cudaSetDevice");
