@@ -131,6 +131,11 @@ struct Diagnosis {
     std::vector<std::string> advice;  ///< remedies for the router, e.g. "repair_compile"
     std::int64_t kernel_launches = -1;  ///< kernels the candidate launched in one call; -1 unknown
     double eval_seconds = 0;  ///< wall time of the worker's part (correctness, integrity, timing)
+    /** The candidate's runner process (docs/sandbox.md, Cost): null where it ran in the
+     *  worker's process; else {"ahead": started before the candidate was known, "waited_ms":
+     *  what the evaluation waited for it until its library was loaded, "setup_ms": its own
+     *  set-up (device, confinement)}. */
+    nlohmann::json runner;
     /** Where the worker's part ran: a host name, or "slurm:<job>@<node>" (docs/cluster.md); empty: not run. */
     std::string ran_on;
 

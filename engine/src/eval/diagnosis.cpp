@@ -274,6 +274,7 @@ void to_json(json& j, const Diagnosis& v) {
     KF_W(integrity);
     KF_W(kernel_launches);
     KF_W(eval_seconds);
+    if (!v.runner.is_null()) KF_W(runner);
     if (!v.ran_on.empty()) KF_W(ran_on);
     KF_W(advice);
 }
@@ -298,6 +299,7 @@ void from_json(const json& j, Diagnosis& v) {
     KF_R(integrity);
     KF_R(kernel_launches);
     KF_R(eval_seconds);
+    if (auto it = j.find("runner"); it != j.end() && it->is_object()) v.runner = *it;
     KF_R(ran_on);
     KF_R(advice);
 }

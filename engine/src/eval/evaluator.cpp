@@ -375,9 +375,11 @@ void Evaluator::run_worker(const json& req, const EvalOptions& opt, Diagnosis& d
         d.kernel_launches = res.value("kernel_launches", std::int64_t{-1});
         if (res.contains("integrity"))
             for (const auto& c : res["integrity"]) d.integrity.push_back(c.get<IntegrityCheck>());
-        if (res.contains("sandbox") && res["sandbox"].is_object())
+        if (res.contains("sandbox") && res["sandbox"].is_object()) {
             for (const auto& n : res["sandbox"].value("notes", json::array()))
                 if (n.is_string()) d.integrity.push_back({"sandbox", "warning", n.get<std::string>()});
+            if (auto rs = res["sandbox"].find("runner"); rs != res["sandbox"].end() && rs->is_object()) d.runner = *rs;
+        }
         if (res.value("fatal", false)) {
             d.message += " (sticky device error: the worker was restarted)";
             // Candidates run in runner processes: a sticky error in the worker's own context is the device's.

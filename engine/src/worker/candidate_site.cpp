@@ -47,7 +47,11 @@ private:
 
 class RunnerSite final : public CandidateSite {
 public:
-    RunnerSite(Device& dev, std::unique_ptr<RunnerProcess> r, bool gpu) : dev_(dev), runner_(std::move(r)), gpu_(gpu) {}
+    RunnerSite(Device& dev, std::unique_ptr<RunnerProcess> r, bool gpu, RunnerPool* pool)
+        : dev_(dev), runner_(std::move(r)), pool_(pool), gpu_(gpu) {}
+    ~RunnerSite() override {
+        if (pool_) pool_->retire(std::move(runner_));
+    }
 
     std::vector<TensorSet*> new_sets(CaseContext& cc, std::size_t count) override {
         arena_.reset();
@@ -67,6 +71,7 @@ public:
     }
 
     CallTime call(std::size_t i) override {
+        Hushed quiet(pool_);
         // What the judge wrote (inputs, poison, the cache flush) is complete before the
         // runner's context starts reading it.
         dev_.synchronize();
@@ -80,17 +85,18 @@ public:
     }
 
     LaunchReport account(std::size_t i) override {
-        dev_.synchronize();
-        if (gpu_) {
-            const std::int64_t free_before = dev_.free_device_memory();
-            LaunchReport r = runner_->account(i);
-            r.note += std::string(r.note.empty() ? "" : "; ") + "counted by CUPTI in the candidate's process";
-            count_device_memory(free_before);
+        if (!gpu_) {
+            call(i);
+            LaunchReport r;
+            r.note = "no kernel launches on the host backend";
             return r;
         }
-        call(i);
-        LaunchReport r;
-        r.note = "no kernel launches on the host backend";
+        Hushed quiet(pool_);
+        dev_.synchronize();
+        const std::int64_t free_before = dev_.free_device_memory();
+        LaunchReport r = runner_->account(i);
+        r.note += std::string(r.note.empty() ? "" : "; ") + "counted by CUPTI in the candidate's process";
+        count_device_memory(free_before);
         return r;
     }
 
@@ -112,6 +118,19 @@ public:
     DeviceMemoryUse device_memory() const override { return memory_; }
 
 private:
+    /** A call the judge measures: the runner started ahead stays out of it (runner_pool.h). */
+    struct Hushed {
+        explicit Hushed(RunnerPool* p) : pool(p) {
+            if (pool) pool->hush();
+        }
+        ~Hushed() {
+            if (pool) pool->unhush();
+        }
+        Hushed(const Hushed&) = delete;
+        Hushed& operator=(const Hushed&) = delete;
+        RunnerPool* pool;
+    };
+
     /** What the call just made took of the device's memory. The judge does no device work of
      *  its own during a call, so the difference is the runner's (or another process's on a
      *  shared device: a worker owns its GPU). */
@@ -137,6 +156,7 @@ private:
     DeviceMemoryUse memory_;
     Device& dev_;
     std::unique_ptr<RunnerProcess> runner_;
+    RunnerPool* pool_;
     std::unique_ptr<Arena> arena_;
     bool gpu_;
     double bound_ms_ = 0;
@@ -148,8 +168,8 @@ std::unique_ptr<CandidateSite> in_process_site(Device& dev, EntryFn fn, bool bla
     return std::make_unique<InProcessSite>(dev, fn, blame_library);
 }
 
-std::unique_ptr<CandidateSite> runner_site(Device& dev, std::unique_ptr<RunnerProcess> runner, bool gpu) {
-    return std::make_unique<RunnerSite>(dev, std::move(runner), gpu);
+std::unique_ptr<CandidateSite> runner_site(Device& dev, std::unique_ptr<RunnerProcess> runner, bool gpu, RunnerPool* pool) {
+    return std::make_unique<RunnerSite>(dev, std::move(runner), gpu, pool);
 }
 
 }  // namespace kf::worker

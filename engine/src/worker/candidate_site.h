@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "case_buffers.h"
+#include "runner_pool.h"
 #include "runner_process.h"
 
 namespace kf::worker {
@@ -64,7 +65,10 @@ public:
 
 /** Calls `fn` in this process. With `blame_library`, device faults become CandidateFaults. */
 std::unique_ptr<CandidateSite> in_process_site(Device& dev, EntryFn fn, bool blame_library);
-/** Calls the library loaded by `runner`, on tensors in memory of `dev` shared with it. */
-std::unique_ptr<CandidateSite> runner_site(Device& dev, std::unique_ptr<RunnerProcess> runner, bool gpu);
+/** Calls the library loaded by `runner`, on tensors in memory of `dev` shared with it. With
+ *  `pool`, the runner it started ahead stays out of every call (hush), and `runner` is handed
+ *  back to it to be ended in the background. */
+std::unique_ptr<CandidateSite> runner_site(Device& dev, std::unique_ptr<RunnerProcess> runner, bool gpu,
+                                           RunnerPool* pool = nullptr);
 
 }  // namespace kf::worker

@@ -213,8 +213,13 @@ private:
         }
         // The candidate runs in a sandboxed process of its own; the reference is timed in
         // another. This process keeps the verdict, the reference outputs and the channel.
+        json runner_start;
         try {
-            site = runner_site(device(), std::make_unique<RunnerProcess>(runner_options(cand_path, in.settings)), gpu);
+            auto runner = pool_.take(runner_options(cand_path, in.settings));
+            const RunnerStart st = runner->start_figures();
+            runner_start = {{"ahead", st.ahead}, {"waited_ms", st.waited_ms}};
+            if (st.setup_ms >= 0) runner_start["setup_ms"] = st.setup_ms;
+            site = runner_site(device(), std::move(runner), gpu, &pool_);
         } catch (const CandidateFault& f) {
             bool load = f.message.rfind("load_error:", 0) == 0;
             std::string why = load ? f.message.substr(11) : f.message;
@@ -229,10 +234,10 @@ private:
         }
         for (const auto& n : site->notes()) notes.push_back(n);
         in.reference_timer = [this, ref_path, &in, gpu] {
-            return runner_site(device(), std::make_unique<RunnerProcess>(runner_options(ref_path, in.settings)), gpu);
+            return runner_site(device(), pool_.take(runner_options(ref_path, in.settings)), gpu, &pool_);
         };
         in.candidate = site.get();
-        return finish_evaluation(id, in, notes, true);
+        return finish_evaluation(id, in, notes, true, runner_start);
     }
 
     static bool in_process_cuda() {
@@ -240,12 +245,14 @@ private:
         return v && std::string(v) == "1";
     }
 
-    bool finish_evaluation(const json& id, const EvalInputs& in, const json& notes, bool own_process) {
+    bool finish_evaluation(const json& id, const EvalInputs& in, const json& notes, bool own_process,
+                           const json& runner_start = nullptr) {
         json result = evaluate_candidate(device(), in, ref_times_, [&](const json& p) {
             send({{"id", id}, {"progress", p}});
         });
         result["device"] = device().info().name;
         result["sandbox"] = {{"process", own_process}, {"notes", notes}};
+        if (!runner_start.is_null()) result["sandbox"]["runner"] = runner_start;
         bool fatal = result.value("fatal", false);
         send({{"id", id}, {"ok", true}, {"result", result}});
         return !fatal;
@@ -255,6 +262,7 @@ private:
         RunnerOptions o;
         o.worker = self_path_;
         o.library = library;
+        o.stage_root = stage_root_;
         o.limits.memory_bytes = st.memory_mb * (1ull << 20);
         o.limits.file_bytes = 64ull << 20;
         o.backend = backend_name_;
@@ -264,6 +272,14 @@ private:
 
 public:
     std::filesystem::path self_path_;
+    std::filesystem::path stage_root_;  ///< the runners' library folders (runner_process.h)
+
+    /** Ends the runners (the one started ahead, those being ended) and removes their folders. */
+    void end_runners() {
+        pool_.clear();
+        std::error_code ec;
+        if (!stage_root_.empty()) std::filesystem::remove_all(stage_root_, ec);
+    }
 
 private:
     std::string backend_name_;
@@ -271,11 +287,31 @@ private:
     bool confined_ = false;
     std::vector<std::string> confinement_;
     std::unique_ptr<Device> device_;
+    RunnerPool pool_{RunnerPool::ahead_from_environment()};
     std::map<std::string, Task> tasks_;
     std::map<std::string, std::unique_ptr<LoadedLibrary>> references_;
     std::unique_ptr<LoadedLibrary> in_process_;  ///< the last candidate loaded with KF_CUDA_IN_PROCESS=1
     ReferenceTimes ref_times_;
 };
+
+/** A folder for the runners' libraries, `kf-worker-<pid>-XXXXXX` in the temporary folder;
+ *  those of workers that are gone (killed before they could remove theirs) are removed. */
+std::filesystem::path make_stage_root() {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path tmp = fs::temp_directory_path(ec);
+    if (ec) return {};
+    for (const auto& e : fs::directory_iterator(tmp, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("kf-worker-", 0) != 0) continue;
+        const long pid = std::atol(name.c_str() + 10);
+        std::error_code ec2;
+        if (pid > 0 && !fs::exists("/proc/" + std::to_string(pid), ec2)) fs::remove_all(e.path(), ec2);
+    }
+    std::string tmpl = (tmp / ("kf-worker-" + std::to_string(getpid()) + "-XXXXXX")).string();
+    if (!mkdtemp(tmpl.data())) return {};
+    return tmpl;
+}
 
 void usage() {
     std::fprintf(stderr,
@@ -320,6 +356,7 @@ int main(int argc, char** argv) {
     Worker worker(backend, ordinal);
     std::error_code ec;
     worker.self_path_ = std::filesystem::read_symlink("/proc/self/exe", ec);
+    worker.stage_root_ = make_stage_root();
     std::string line;
     while (std::getline(std::cin, line)) {
         if (line.empty()) continue;
@@ -331,6 +368,7 @@ int main(int argc, char** argv) {
         if (!worker.handle(req)) break;
     }
     std::fflush(g_out);
+    worker.end_runners();
     // Skip static destructors: a candidate's library may have left state behind.
     std::_Exit(0);
 }

@@ -50,6 +50,18 @@ bool process_gone(pid_t pid) {
     return state == 0 || state == 'Z' || state == 'X';
 }
 
+std::vector<pid_t> children_of(pid_t pid) {
+    std::vector<pid_t> out;
+    std::error_code ec;
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+    for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+        std::ifstream in(t.path() / "children");
+        long child = 0;
+        while (in >> child) out.push_back(static_cast<pid_t>(child));
+    }
+    return out;
+}
+
 pid_t only_child(pid_t pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
     long child = -1, more = -1;

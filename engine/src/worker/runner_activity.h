@@ -6,6 +6,7 @@
 
 #include <ctime>
 #include <string>
+#include <vector>
 
 namespace kf::worker {
 
@@ -25,6 +26,9 @@ bool process_gone(pid_t pid);
 
 /** The only child of `pid` (bubblewrap's init starts the command as its child), or -1. */
 pid_t only_child(pid_t pid);
+
+/** The processes started by any thread of `pid` (empty where unreadable). */
+std::vector<pid_t> children_of(pid_t pid);
 
 /** CPU time of a whole process (every thread), through its CPU clock. */
 class ProcessCpuClock {

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -39,6 +40,7 @@ nlohmann::json launches_json(const LaunchReport& r) {
 }  // namespace
 
 int runner_main(int argc, char** argv) {
+    const auto started = std::chrono::steady_clock::now();
     std::string library, backend = "host";
     int ordinal = 0;
     SandboxLimits limits;
@@ -97,10 +99,15 @@ int runner_main(int argc, char** argv) {
     nlohmann::json warnings = conf.warnings;
 
     // The judge counts this process's threads now, while nothing of the library has run; the
-    // value says whether its waits for the device sleep (its CPU time is then host work only).
-    send_runner_message(sock, {RunnerMsg::Confined, 0, dev && dev->waits_without_spinning() ? 1u : 0u});
+    // value says whether its waits for the device sleep (its CPU time is then host work only),
+    // the payload how long this set-up took. A runner started ahead of need waits here until
+    // the judge has a candidate for it: Load names the library.
+    const auto setup_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+    send_runner_message(sock, {RunnerMsg::Confined, 0, dev && dev->waits_without_spinning() ? 1u : 0u},
+                        std::to_string(setup_us.count()));
     auto go = receive_runner_message(sock);
     if (!go || go->header.type != RunnerMsg::Load) std::_Exit(0);
+    if (!go->payload.empty()) library = go->payload;
 
     dlerror();
     void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);

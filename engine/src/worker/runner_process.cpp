@@ -63,6 +63,18 @@ RunnerProcess::RunnerProcess(const RunnerOptions& opt) {
 
 void RunnerProcess::start(const RunnerOptions& opt) {
     backend_ = opt.backend;
+    load_timeout_s_ = opt.load_timeout_s;
+    start_.ahead = opt.library.empty();
+    asked_ = std::chrono::steady_clock::now();
+    // The library is copied into a folder of its own once it is known, visible read-only to
+    // this runner alone: a runner can then be started before its candidate exists.
+    {
+        std::error_code ec;
+        const auto root = opt.stage_root.empty() ? std::filesystem::temp_directory_path(ec) : opt.stage_root;
+        std::string tmpl = (root / "runner-XXXXXX").string();
+        if (!mkdtemp(tmpl.data())) throw DeviceFault(std::string("mkdtemp: ") + std::strerror(errno), false);
+        stage_ = tmpl;
+    }
     int sv[2], outp[2], info[2] = {-1, -1};
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
         throw DeviceFault(std::string("socketpair: ") + std::strerror(errno), false);
@@ -79,13 +91,13 @@ void RunnerProcess::start(const RunnerOptions& opt) {
     if (use_bwrap && pipe2(info, O_CLOEXEC) == 0) {
         std::vector<std::filesystem::path> visible = library_path_dirs();
         visible.push_back(opt.worker.parent_path());
-        visible.push_back(opt.library);
+        visible.push_back(stage_);
         argv = runner_bwrap_arguments(visible, opt.backend == "cuda", 64ull << 20, 4);
         sandboxed_ = true;
     }
-    argv.insert(argv.end(), {opt.worker.string(), "--runner", "--library", opt.library.string(), "--memory",
-                             std::to_string(opt.limits.memory_bytes), "--file-size", std::to_string(opt.limits.file_bytes),
-                             "--backend", opt.backend, "--device", std::to_string(opt.device)});
+    argv.insert(argv.end(), {opt.worker.string(), "--runner", "--memory", std::to_string(opt.limits.memory_bytes),
+                             "--file-size", std::to_string(opt.limits.file_bytes), "--backend", opt.backend, "--device",
+                             std::to_string(opt.device)});
     std::vector<char*> cargv;
     for (auto& a : argv) cargv.push_back(a.data());
     cargv.push_back(nullptr);
@@ -111,10 +123,12 @@ void RunnerProcess::start(const RunnerOptions& opt) {
     if (info[1] >= 0) close(info[1]);
     sock_ = sv[0];
     out_fd_ = outp[0];
+    info_fd_ = info[0];
     if (pid_ < 0) {
         close(sock_);
         close(out_fd_);
-        if (info[0] >= 0) close(info[0]);
+        if (info_fd_ >= 0) close(info_fd_);
+        sock_ = out_fd_ = info_fd_ = -1;
         throw DeviceFault(std::string("fork: ") + std::strerror(errno), false);
     }
     drain_ = std::thread([this] {
@@ -140,40 +154,71 @@ void RunnerProcess::start(const RunnerOptions& opt) {
         }
     });
     runner_pid_ = pid_;
-    if (info[0] >= 0) {
+    if (!opt.library.empty()) load(opt.library);
+}
+
+ReceivedMessage RunnerProcess::next_message(const std::string& doing) {
+    if (!wait_readable(sock_, load_timeout_s_ * 1000)) {
+        kill_all();
+        throw CandidateFault{"the library did not load within " + std::to_string(load_timeout_s_) + " s", false};
+    }
+    auto m = receive_runner_message(sock_);
+    if (!m) died(doing);
+    if (m->header.type == RunnerMsg::DeviceError) {
+        kill_all();
+        throw DeviceFault("the runner's device could not be set up: " + m->payload.substr(0, 500), false);
+    }
+    return *m;
+}
+
+void RunnerProcess::await_setup() {
+    if (set_up_) return;
+    if (info_fd_ >= 0) {
         // bubblewrap names the sandboxed process's PID in this namespace.
         std::string text;
         char buf[512];
-        auto until = std::chrono::steady_clock::now() + std::chrono::seconds(opt.load_timeout_s);
+        auto until = std::chrono::steady_clock::now() + std::chrono::seconds(load_timeout_s_);
         while (text.find('}') == std::string::npos && std::chrono::steady_clock::now() < until) {
-            if (!wait_readable(info[0], 200)) continue;
-            ssize_t n = read(info[0], buf, sizeof buf);
+            if (!wait_readable(info_fd_, 200)) continue;
+            ssize_t n = read(info_fd_, buf, sizeof buf);
             if (n <= 0) break;
             text.append(buf, static_cast<std::size_t>(n));
         }
-        close(info[0]);
+        close(info_fd_);
+        info_fd_ = -1;
         auto j = nlohmann::json::parse(text, nullptr, false);
         if (j.is_object() && j.contains("child-pid")) runner_pid_ = j["child-pid"].get<pid_t>();
         else died("starting the sandbox");
     }
-    auto next = [&](const std::string& doing) {
-        if (!wait_readable(sock_, opt.load_timeout_s * 1000)) {
-            kill_all();
-            throw CandidateFault{"the library did not load within " + std::to_string(opt.load_timeout_s) + " s", false};
-        }
-        auto m = receive_runner_message(sock_);
-        if (!m) died(doing);
-        if (m->header.type == RunnerMsg::DeviceError) {
-            kill_all();
-            throw DeviceFault("the runner's device could not be set up: " + m->payload.substr(0, 500), false);
-        }
-        return *m;
-    };
-    const ReceivedMessage confined = next("setting itself up");
+    const ReceivedMessage confined = next_message("setting itself up");
     if (confined.header.type != RunnerMsg::Confined) forged("its confinement message");
     activity_.quiet_waits = confined.header.value == 1;
-    before_loading();
-    auto m = std::optional<ReceivedMessage>(next("loading the library"));
+    char* end = nullptr;
+    const double us = std::strtod(confined.payload.c_str(), &end);
+    if (end && end != confined.payload.c_str() && us >= 0) start_.setup_ms = us / 1000;
+    set_up_ = true;
+}
+
+void RunnerProcess::load(const std::filesystem::path& library) {
+    if (loaded_) throw DeviceFault("a runner loads one library only", false);
+    loaded_ = true;
+    if (start_.ahead) asked_ = std::chrono::steady_clock::now();
+    release();
+    await_setup();
+    // The runner sees the stage folder read-only; a hard link where the file system allows it.
+    const std::filesystem::path staged = stage_ / library.filename();
+    std::error_code ec;
+    std::filesystem::create_hard_link(library, staged, ec);
+    if (ec) {
+        ec.clear();
+        std::filesystem::copy_file(library, staged, std::filesystem::copy_options::overwrite_existing, ec);
+    }
+    if (ec) {
+        kill_all();
+        throw CandidateFault{"load_error:cannot stage " + library.string() + " for the runner: " + ec.message(), false};
+    }
+    before_loading(staged);
+    auto m = std::optional<ReceivedMessage>(next_message("loading the library"));
     if (m->header.type == RunnerMsg::LoadError) {
         kill_all();
         throw CandidateFault{"load_error:" + m->payload, false};
@@ -186,9 +231,48 @@ void RunnerProcess::start(const RunnerOptions& opt) {
                 if (s.is_string()) warnings_.push_back(s.get<std::string>());
     }
     stop();  // what the library's constructors started stands still until the first call
+    std::filesystem::remove(staged, ec);  // mapped now: the runner needs the file no more
+    start_.waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked_).count();
 }
 
-void RunnerProcess::before_loading() {
+bool RunnerProcess::setting_up() {
+    if (set_up_ || loaded_ || pid_ <= 0) return false;
+    // Its Confined message (or its end) is waiting: it is set up and blocks until load().
+    return !wait_readable(sock_, 0);
+}
+
+void RunnerProcess::hold() {
+    if (!held_.empty() || !setting_up()) return;
+    // Top down, so that no process escapes by starting another; again until nothing new
+    // appears (bubblewrap starts its init, the init the runner).
+    std::vector<pid_t> seen;
+    for (bool more = true; more;) {
+        more = false;
+        std::vector<pid_t> all{pid_};
+        for (std::size_t i = 0; i < all.size(); ++i)
+            for (pid_t c : children_of(all[i])) all.push_back(c);
+        for (pid_t p : all) {
+            if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+            ::kill(p, SIGSTOP);
+            seen.push_back(p);
+            more = true;
+            auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+            ThreadCensus c = take_census(p);
+            while (c.readable && !c.all_stopped && std::chrono::steady_clock::now() < until) {
+                usleep(50);
+                c = take_census(p);
+            }
+        }
+    }
+    held_ = std::move(seen);
+}
+
+void RunnerProcess::release() {
+    for (auto it = held_.rbegin(); it != held_.rend(); ++it) ::kill(*it, SIGCONT);
+    held_.clear();
+}
+
+void RunnerProcess::before_loading(const std::filesystem::path& library) {
     if (sandboxed_) {
         // bubblewrap names its init (the PID namespace's first process); the runner is its
         // child. Stopping the init would leave the runner running while the judge looks.
@@ -212,14 +296,22 @@ void RunnerProcess::before_loading() {
         }
         cpu_ = ProcessCpuClock(runner_pid_);
     }
-    if (!send_runner_message(sock_, {RunnerMsg::Load})) died("being told to load the library");
+    if (!send_runner_message(sock_, {RunnerMsg::Load}, library.string())) died("being told to load the library");
 }
 
 RunnerProcess::~RunnerProcess() { shut_down(); }
 
 void RunnerProcess::shut_down() {
+    release();
     if (sock_ >= 0 && pid_ > 0) send_runner_message(sock_, {RunnerMsg::Exit});
     kill_all();
+    if (info_fd_ >= 0) close(info_fd_);
+    info_fd_ = -1;
+    if (!stage_.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(stage_, ec);
+        stage_.clear();
+    }
     stop_drain_ = true;
     if (drain_.joinable()) drain_.join();
     if (out_fd_ >= 0) close(out_fd_);

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -24,7 +25,8 @@ namespace kf::worker {
 
 struct RunnerOptions {
     std::filesystem::path worker;   ///< this executable (started again with --runner)
-    std::filesystem::path library;  ///< the shared object to load
+    std::filesystem::path library;  ///< the shared object to load (empty: started ahead, load() names it)
+    std::filesystem::path stage_root;  ///< where its library's folder is made (empty: the temporary folder)
     SandboxLimits limits;
     bool sandbox = true;            ///< run it under bubblewrap when bubblewrap is usable
     std::string backend = "host";   ///< "cuda": the runner opens device `device` and maps device memory
@@ -32,11 +34,33 @@ struct RunnerOptions {
     int load_timeout_s = 60;
 };
 
+/** How long a runner took to be ready for its candidate (docs/sandbox.md, Cost). */
+struct RunnerStart {
+    bool ahead = false;      ///< started before its candidate was known
+    double setup_ms = -1;    ///< the runner's own set-up (device, CUPTI, confinement), as it reports it
+    double waited_ms = 0;    ///< what the evaluation waited for it: from asking to its library loaded
+};
+
 class RunnerProcess {
 public:
-    /** Starts the runner and waits until it has loaded the library. Throws CandidateFault. */
+    /** Starts the runner and, where `opt.library` is set, waits until it has loaded it.
+     *  Without a library it is started ahead of need: it sets itself up (its device, its
+     *  confinement) on its own while the judge goes on, and load() gives it its candidate.
+     *  Throws CandidateFault, or DeviceFault when the process cannot be started. */
     explicit RunnerProcess(const RunnerOptions& opt);
     ~RunnerProcess();
+    /** Waits until the runner is set up, then has it load `library` (copied into a folder
+     *  only it and the judge see). Once only. Throws CandidateFault or DeviceFault. */
+    void load(const std::filesystem::path& library);
+    /** A runner started ahead: whether it is still setting itself up (device work, memory
+     *  allocations of its own). False once it waits for load(), or has died. */
+    bool setting_up();
+    /** Stops a runner that is setting itself up, every process of its sandbox, and waits until
+     *  they stand still, so that its device work and allocations stay out of a call the judge
+     *  measures; release() lets it go on. No-op once it is set up. */
+    void hold();
+    void release();
+    RunnerStart start_figures() const { return start_; }
     RunnerProcess(const RunnerProcess&) = delete;
     RunnerProcess& operator=(const RunnerProcess&) = delete;
 
@@ -77,6 +101,8 @@ private:
     /** The runner wrote something that is not the reply expected: it is stopped. */
     [[noreturn]] void forged(const std::string& expected);
     void start(const RunnerOptions& opt);
+    /** Reads what bubblewrap reports (its init's PID) and the runner's Confined message. */
+    void await_setup();
     /** Sends `type` for set `index` and receives the reply, timed by the judge's clock; a
      *  fault reply becomes a CandidateFault. */
     std::optional<ReceivedMessage> exchange(RunnerMsg type, std::size_t index, const std::string& doing, double& wall_ms);
@@ -84,7 +110,9 @@ private:
     void shut_down();
     /** Bubblewrap's init names itself; the runner is its child. Stops the runner there,
      *  counts what it has before the library is loaded, and lets it load. */
-    void before_loading();
+    void before_loading(const std::filesystem::path& library);
+    /** The next message while it sets up or loads; its end or a device error throws. */
+    ReceivedMessage next_message(const std::string& doing);
     void stop();
     void resume();
     /** Before the judge lets it run: charges CPU time used since it was seen stopped; returns
@@ -106,6 +134,14 @@ private:
     double last_cpu_ms_ = -1;       ///< CPU time of the last exchange, from continuing it to stopping it
     int last_threads_ = 0;          ///< threads the last count counted
     bool mapped_once_ = false;      ///< bind() has run
+    int info_fd_ = -1;              ///< bubblewrap's report of its init's PID, until read
+    int load_timeout_s_ = 60;
+    bool set_up_ = false;           ///< its Confined message has been read
+    bool loaded_ = false;
+    std::vector<pid_t> held_;       ///< processes hold() stopped
+    std::filesystem::path stage_;   ///< the folder (visible read-only to it) its library is copied into
+    std::chrono::steady_clock::time_point asked_;  ///< when it was asked for (its candidate's wait starts)
+    RunnerStart start_;
     std::vector<std::string> warnings_;
     std::atomic<bool> stop_drain_{false};
     std::thread drain_;

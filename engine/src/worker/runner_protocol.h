@@ -22,8 +22,8 @@ enum class RunnerMsg : std::uint32_t {
     DeviceError = 11,  ///< runner → judge: the runner's device could not be set up; payload says why
     Arm = 12,       ///< judge → runner: an empty device operation, so that the runner's context holds the GPU
     Armed = 13,     ///< runner → judge: done
-    Confined = 14,  ///< runner → judge: confined, not yet loaded; it waits for Load while the judge counts its threads; value 1: its device waits sleep
-    Load = 15,      ///< judge → runner: load the library
+    Confined = 14,  ///< runner → judge: confined, not yet loaded; it waits for Load while the judge counts its threads; value 1: its device waits sleep; payload: its set-up time in microseconds
+    Load = 15,      ///< judge → runner: load the library; payload: its path (else the one given at start)
 };
 
 struct RunnerHeader {

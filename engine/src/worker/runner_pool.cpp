@@ -1,0 +1,83 @@
+#include "runner_pool.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace kf::worker {
+
+RunnerPool::~RunnerPool() { clear(); }
+
+void RunnerPool::clear() {
+    spare_.reset();
+    if (reaper_.joinable()) reaper_.join();
+    retiring_.clear();
+}
+
+bool RunnerPool::ahead_from_environment() {
+    const char* v = std::getenv("KF_RUNNER_AHEAD");
+    return !(v && std::string(v) == "0");
+}
+
+bool RunnerPool::same(const RunnerOptions& a, const RunnerOptions& b) {
+    return a.worker == b.worker && a.backend == b.backend && a.device == b.device && a.sandbox == b.sandbox &&
+           a.limits.memory_bytes == b.limits.memory_bytes && a.limits.file_bytes == b.limits.file_bytes &&
+           a.limits.open_files == b.limits.open_files;
+}
+
+std::unique_ptr<RunnerProcess> RunnerPool::take(const RunnerOptions& opt) {
+    std::unique_ptr<RunnerProcess> r;
+    if (spare_ && same(spare_opt_, opt)) r = std::move(spare_);
+    spare_.reset();  // started for other options: it ends here
+    if (ahead_) {
+        RunnerOptions next = opt;
+        next.library.clear();
+        try {
+            spare_ = std::make_unique<RunnerProcess>(next);
+            spare_opt_ = next;
+        } catch (...) {
+            spare_.reset();  // the next evaluation starts one of its own and reports why
+        }
+    }
+    if (!r) return std::make_unique<RunnerProcess>(opt);
+    r->load(opt.library);
+    return r;
+}
+
+void RunnerPool::retire(std::unique_ptr<RunnerProcess> r) {
+    if (!r) return;
+    std::unique_lock<std::mutex> lock(mu_);
+    retiring_.push_back(std::move(r));
+    if (reaping_) return;
+    reaping_ = true;
+    lock.unlock();
+    if (reaper_.joinable()) reaper_.join();  // a thread that has found nothing more to end
+    reaper_ = std::thread([this] { reap(); });
+}
+
+void RunnerPool::reap() {
+    for (;;) {
+        std::unique_ptr<RunnerProcess> r;
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            if (retiring_.empty()) {
+                reaping_ = false;
+                return;
+            }
+            r = std::move(retiring_.back());
+            retiring_.pop_back();
+        }
+        r.reset();  // kills it and waits until it is gone
+    }
+}
+
+void RunnerPool::hush() {
+    // take(), retire() and hush() are called from one thread: nothing is retired meanwhile.
+    if (reaper_.joinable()) reaper_.join();
+    if (spare_) spare_->hold();
+}
+
+void RunnerPool::unhush() {
+    if (spare_) spare_->release();
+}
+
+}  // namespace kf::worker

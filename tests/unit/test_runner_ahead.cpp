@@ -1,0 +1,116 @@
+// Runners started ahead of need (docs/sandbox.md, Cost): after the first evaluation of a
+// worker, the next candidate's runner is already set up when the evaluation asks for it, and
+// it still serves that one candidate only.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+#include "kf/evaluator.h"
+#include "testsupport.h"
+
+using namespace kf;
+
+class TestRunnerAhead : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<Evaluator> ev_;
+    Task task_;
+
+    Diagnosis run(const std::string& name) {
+        Candidate c;
+        c.source = kftest::read_file(kftest::data("candidates/host/" + name + ".cpp"));
+        c.name = name;
+        EvalOptions o;
+        o.min_time_ms = 5;
+        o.min_reps = 3;
+        o.warmup = 1;
+        o.timeout_s = 60;
+        Diagnosis d = ev_->evaluate(task_, c, o);
+        qInfo("%s: %s: %s; runner %s", name.c_str(), std::string(to_string(d.status)).c_str(), d.message.c_str(),
+              d.runner.dump().c_str());
+        return d;
+    }
+
+private slots:
+    void initTestCase() {
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Host;
+        cfg.worker.worker = kftest::worker_path();
+        cfg.cache_dir = kftest::temp_dir("cache") / "compile";
+        qputenv("KF_CACHE_DIR", QByteArray::fromStdString(cfg.cache_dir.string()));
+        qunsetenv("KF_RUNNER_AHEAD");
+        ev_ = std::make_unique<Evaluator>(cfg);
+        task_ = load_task(kftest::data("tasks/scale_add"));
+    }
+
+    /** Every evaluation after the worker's first finds its runner started ahead. */
+    void later_evaluations_find_their_runner_waiting() {
+        for (int i = 0; i < 3; ++i) {
+            Diagnosis d = run("correct");
+            QCOMPARE(d.status, Status::Ok);
+            QVERIFY2(d.runner.is_object(), "the diagnosis says nothing of the runner");
+            QVERIFY(d.runner.value("waited_ms", -1.0) >= 0);
+            QVERIFY(d.runner.value("setup_ms", -1.0) >= 0);
+            // The reference is timed in the first evaluation, in a runner of its own: from the
+            // second evaluation on, every candidate's runner was started during the one before.
+            if (i > 0) QVERIFY2(d.runner.value("ahead", false), d.runner.dump().c_str());
+        }
+    }
+
+    /** A runner serves one library: a candidate that marks its process never finds the mark
+     *  of an earlier candidate, however many came before it in the same worker. */
+    void a_runner_serves_one_candidate() {
+        for (int i = 0; i < 3; ++i) {
+            Diagnosis d = run("stateful");
+            QCOMPARE(d.status, Status::Ok);
+        }
+    }
+
+    /** With KF_RUNNER_AHEAD=0 every runner is started when its candidate is known. */
+    void ahead_can_be_turned_off() {
+        qputenv("KF_RUNNER_AHEAD", "0");
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Host;
+        cfg.worker.worker = kftest::worker_path();
+        cfg.cache_dir = kftest::temp_dir("cache-off") / "compile";
+        Evaluator ev(cfg);
+        for (int i = 0; i < 2; ++i) {
+            Candidate c;
+            c.source = kftest::read_file(kftest::data("candidates/host/correct.cpp"));
+            c.name = "correct";
+            EvalOptions o;
+            o.min_time_ms = 5;
+            o.min_reps = 3;
+            o.warmup = 1;
+            Diagnosis d = ev.evaluate(task_, c, o);
+            QCOMPARE(d.status, Status::Ok);
+            QVERIFY(d.runner.is_object());
+            QVERIFY(!d.runner.value("ahead", true));
+        }
+        qunsetenv("KF_RUNNER_AHEAD");
+    }
+
+    /** The runners' library folders go with the worker. */
+    void folders_are_removed_with_the_worker() {
+        namespace fs = std::filesystem;
+        // This test's workers are its children; their folders are kf-worker-<pid>-*.
+        std::vector<fs::path> ours;
+        std::error_code ec;
+        for (const auto& t : fs::directory_iterator("/proc/self/task", ec)) {
+            std::ifstream in(t.path() / "children");
+            long pid = 0;
+            while (in >> pid)
+                for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec))
+                    if (e.path().filename().string().rfind("kf-worker-" + std::to_string(pid) + "-", 0) == 0)
+                        ours.push_back(e.path());
+        }
+        QVERIFY2(!ours.empty(), "no folder of this test's worker found");
+        ev_.reset();  // the worker is told to shut down
+        for (const auto& p : ours) QTRY_VERIFY_WITH_TIMEOUT(!fs::exists(p), 10000);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunnerAhead)
+#include "test_runner_ahead.moc"
