@@ -55,7 +55,7 @@ log "device"
 cat "$out/device.json"
 
 # KF_GPU_PARTS selects what runs (default: all of "tests generic bench runner evolve profile kernelbench";
-# "kbllm" and "kbbuild" run only when named).
+# "kbllm", "kbbuild" and "throughput" run only when named).
 parts=" ${KF_GPU_PARTS:-tests generic bench runner evolve profile kernelbench} "
 if [[ $parts == *" tests "* ]]; then
 log "GPU-labelled tests"
@@ -118,6 +118,38 @@ for round in $(seq 1 "${KF_GPU_RUNNER_ROUNDS:-2}"); do
   done
 done
 python3 "$root/scripts/bench/runner_timing.py" "$ro" | tee "$ro/summary.md"
+fi
+if [[ $parts == *" throughput "* ]]; then
+# Evaluations per minute of a search: runners started ahead (the default), started per
+# evaluation (KF_RUNNER_AHEAD=0) and candidates in the worker's process (KF_CUDA_IN_PROCESS=1),
+# the modes in a rotating order per task so that none always runs first.
+tput_tasks=${KF_GPU_THROUGHPUT_TASKS:-level1/row_sum level1/softmax level1/gelu}
+log "throughput: kfoundry evolve --budget ${KF_GPU_THROUGHPUT_BUDGET:-40} on $tput_tasks, three runner modes side by side"
+tp=$out/throughput
+mkdir -p "$tp"
+export XDG_DATA_HOME=$cache/data-throughput-$$
+modes=(ahead fresh inprocess)
+i=0
+for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
+  for task in $tput_tasks; do
+    name=$(basename "$task")
+    for k in 0 1 2; do
+      mode=${modes[$(( (i + k) % 3 ))]}
+      envs=()
+      [ "$mode" = fresh ] && envs=(KF_RUNNER_AHEAD=0)
+      [ "$mode" = inprocess ] && envs=(KF_CUDA_IN_PROCESS=1)
+      proj=$cache/throughput/$name.$mode.$round
+      rm -rf "$proj"
+      start=$SECONDS
+      env "${envs[@]}" timeout "${KF_GPU_THROUGHPUT_TIMEOUT:-180}" "$bin/kfoundry" evolve "$root/tasks/$task" --project "$proj" \
+        --backend cuda --islands 4 --budget "${KF_GPU_THROUGHPUT_BUDGET:-40}" >"$tp/$name.$mode.$round.log" 2>&1
+      echo "$name $mode round $round exit $? wall $((SECONDS - start)) s" | tee -a "$tp/summary.txt"
+      cp "$proj/project.db" "$tp/$name.$mode.$round.db" 2>/dev/null
+    done
+    i=$((i + 1))
+  done
+done
+python3 "$root/scripts/bench/throughput.py" "$tp" | tee "$tp/summary.md"
 fi
 if [[ $parts == *" evolve "* ]]; then
 all_tasks=$(cd "$root/tasks" && ls -d level*/*/ | sed 's#/$##' | paste -sd' ')

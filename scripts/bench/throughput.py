@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Summarises scripts/gpu-check.sh part `throughput`: evaluations per minute of `kfoundry evolve`
+with runners started ahead (the default), runners started per evaluation (KF_RUNNER_AHEAD=0)
+and candidates in the worker's process (KF_CUDA_IN_PROCESS=1), side by side in one run.
+
+usage: throughput.py DIR   (DIR holds <task>.<mode>.<round>.db and summary.txt)"""
+import json
+import os
+import sqlite3
+import statistics
+import sys
+
+MODES = ["ahead", "fresh", "inprocess"]
+
+
+def one(db):
+    con = sqlite3.connect(db)
+    rows = con.execute("select e.status, e.diagnosis from evaluations e order by e.id").fetchall()
+    stopped = con.execute("select payload from events where kind = 'stopped' order by id desc limit 1").fetchone()
+    pipe = {}
+    if stopped:
+        try:
+            pipe = json.loads(stopped[0]).get("data", {}).get("pipeline", {}) or {}
+        except ValueError:
+            pipe = {}
+    wall = pipe.get("wall_s") or 0
+    waited, setup, ahead, statuses = [], [], 0, {}
+    for status, diag in rows:
+        statuses[status] = statuses.get(status, 0) + 1
+        try:
+            r = (json.loads(diag) if diag else {}).get("runner") or {}
+        except ValueError:
+            r = {}
+        if "waited_ms" in r:
+            waited.append(r["waited_ms"])
+        if "setup_ms" in r:
+            setup.append(r["setup_ms"])
+        ahead += 1 if r.get("ahead") else 0
+    return {
+        "evaluations": len(rows),
+        "wall_s": wall,
+        "per_min": 60 * len(rows) / wall if wall else None,
+        "busy": pipe.get("device_busy_s", 0) / wall if wall else None,
+        "waited_ms": statistics.median(waited) if waited else None,
+        "setup_ms": statistics.median(setup) if setup else None,
+        "ahead": ahead,
+        "statuses": statuses,
+    }
+
+
+def main():
+    d = sys.argv[1]
+    runs = {}
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".db"):
+            continue
+        task, mode, rnd = name[:-3].rsplit(".", 2)
+        try:
+            runs.setdefault(task, {}).setdefault(mode, []).append(one(os.path.join(d, name)))
+        except sqlite3.Error as e:
+            print(f"{name}: unreadable ({e})")
+    print("| task | mode | evaluations | evals/min | device busy | runner: waited (median) | runner: set-up (median) | started ahead | statuses |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    ratios = []
+    for task, modes in sorted(runs.items()):
+        rate = {}
+        for mode in MODES:
+            for r in modes.get(mode, []):
+                f = lambda v, fmt: "-" if v is None else fmt.format(v)
+                print(f"| {task} | {mode} | {r['evaluations']} | {f(r['per_min'], '{:.0f}')} | {f(r['busy'] and 100 * r['busy'], '{:.0f}%')} | "
+                      f"{f(r['waited_ms'], '{:.1f} ms')} | {f(r['setup_ms'], '{:.0f} ms')} | {r['ahead']} | "
+                      f"{', '.join(f'{k} {v}' for k, v in sorted(r['statuses'].items()))} |")
+            vals = [r["per_min"] for r in modes.get(mode, []) if r["per_min"]]
+            if vals:
+                rate[mode] = statistics.median(vals)
+        if "ahead" in rate and "inprocess" in rate:
+            ratios.append((task, rate["ahead"] / rate["inprocess"], rate))
+    print()
+    for task, ratio, rate in ratios:
+        extra = f", started per evaluation {rate['fresh']:.0f}/min" if "fresh" in rate else ""
+        print(f"- {task}: runner started ahead {rate['ahead']:.0f}/min, in-process {rate['inprocess']:.0f}/min "
+              f"(ahead / in-process = {ratio:.2f}){extra}")
+
+
+if __name__ == "__main__":
+    main()
