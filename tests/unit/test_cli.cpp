@@ -110,6 +110,9 @@ private slots:
         QVERIFY2(r.output.find("no improvement over the reference") != std::string::npos, r.output.c_str());
         QVERIFY2(r.output.find("no op-class template: cannot derive the computation from reference.cpp") != std::string::npos,
                  r.output.c_str());
+        // How busy the device was, and how long it waited for compiles.
+        QVERIFY2(r.output.find("device busy ") != std::string::npos && r.output.find("idle waiting for compiles") != std::string::npos,
+                 r.output.c_str());
     }
 
     void usage_errors_exit_2() {

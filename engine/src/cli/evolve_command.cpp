@@ -54,8 +54,19 @@ public:
     }
 
 private:
-    /** Throughput per device, where the run used more than one. */
+    /** How busy the devices were (evaluating) and how long they stood idle waiting for
+     *  compiles; throughput per device, where the run used more than one. */
     void device_lines(const nlohmann::json& pipeline) {
+        const double wall = pipeline.value("wall_s", 0.0);
+        if (wall > 0) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf,
+                          "device busy %.1f s of %.1f s (%.0f%%), idle waiting for compiles %.1f s; %d evaluations, %.1f/min",
+                          pipeline.value("device_busy_s", 0.0), wall, 100 * pipeline.value("device_busy_s", 0.0) / wall,
+                          pipeline.value("device_starved_s", 0.0), pipeline.value("evaluations", 0),
+                          60.0 * pipeline.value("evaluations", 0) / wall);
+            line(buf);
+        }
         const nlohmann::json devices = pipeline.value("devices", nlohmann::json::array());
         if (devices.size() < 2) return;
         for (const auto& d : devices) {
