@@ -211,7 +211,8 @@ private slots:
 
     void oobWrite() {
         kf::Diagnosis d = evaluate("oob_write");
-        QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "out_of_bounds_write"), QString("fail"));
         QVERIFY(d.correctness.has_value());
         bool found = false;
         for (const auto& c : d.correctness->cases) found = found || c.out_of_bounds_write;
@@ -347,7 +348,7 @@ private slots:
      *  the arena's unused end is sealed with canary bytes and checked after every call. */
     void oobPastTheGuard() {
         kf::Diagnosis d = evaluate("oob_past_guard");
-        QCOMPARE(status_of(d.status), status_of(kf::Status::RuntimeError));
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
         QCOMPARE(outcome_of(d, "out_of_bounds_write"), QString("fail"));
     }
 

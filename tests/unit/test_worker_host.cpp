@@ -185,7 +185,8 @@ private slots:
 
     void out_of_bounds_write() {
         Diagnosis d = run("oob_write");
-        QCOMPARE(d.status, Status::RuntimeError);
+        QCOMPARE(d.status, Status::IntegrityViolation);
+        QCOMPARE(outcome(d, "out_of_bounds_write"), std::string("fail"));
         QVERIFY(d.correctness && d.correctness->cases[0].out_of_bounds_write);
         QCOMPARE(d.correctness->cases[0].out_of_bounds_tensor, std::string("z"));
     }

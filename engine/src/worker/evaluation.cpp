@@ -330,7 +330,7 @@ private:
             add_check(checks_, "shape_generality", "skipped", "the primary case is not correct");
 
         if (!oob_tensor_.empty()) {
-            fail("runtime_error", "out-of-bounds write " + where_written(oob_tensor_));
+            fail("integrity_violation", "out-of-bounds write " + where_written(oob_tensor_));
         } else if (!modified_input_.empty()) {
             fail("integrity_violation", "the candidate modified input '" + modified_input_ + "'");
         } else if (accounted && launches_.kernels == 0) {
