@@ -88,11 +88,13 @@ private:
         QCOMPARE(d.status, status);
     }
 
-    void expect_not_ok(const std::string& name) {
+    /** expect(), and the check that must have failed. */
+    void expect_failed(const std::string& name, Status status, const std::string& check) {
         Diagnosis d;
         attack(name, d);
         if (QTest::currentTestFailed()) return;
-        QVERIFY(d.status != Status::Ok);
+        QCOMPARE(d.status, status);
+        QCOMPARE(outcome(d, check), std::string("fail"));
     }
 
     static std::string outcome(const Diagnosis& d, const std::string& check) {
@@ -175,14 +177,20 @@ private slots:
         QVERIFY(d.message.find("threw") != std::string::npos);
     }
 
-    void escapes_by_fork_and_clone() { expect_not_ok("escape_fork"); }
-    void escape_by_execve() { expect_not_ok("escape_exec"); }
-    void escape_by_system_found_at_run_time() { expect_not_ok("escape_system"); }
-    void files_outside_the_scratch_space() { expect_not_ok("files"); }
+    // The system-call filter ends the runner at the attempt.
+    void escapes_by_fork_and_clone() { expect_failed("escape_fork", Status::IntegrityViolation, "spawned_work"); }
+    void escape_by_execve() { expect_failed("escape_exec", Status::IntegrityViolation, "spawned_work"); }
+    void escape_by_system_found_at_run_time() {
+        expect_failed("escape_system", Status::IntegrityViolation, "spawned_work");
+    }
+
+    // It computes nothing: the files it wants are not in its view (attack() checks they are
+    // unchanged), so its output is the poison.
+    void files_outside_the_scratch_space() { expect("files", Status::Incorrect); }
 
     void poisoned_task_reference_and_peaks() {
         // attack() then shows that a wrong candidate is still wrong and an honest one right.
-        expect_not_ok("poison_task");
+        expect("poison_task", Status::Incorrect);
     }
 
     void poisoned_files_are_restored_without_the_file_system_view() {
@@ -220,17 +228,29 @@ private slots:
         Diagnosis d;
         attack("cache_content", d);
         if (QTest::currentTestFailed()) return;
-        if (d.status == Status::Ok) QVERIFY2(d.timing->speedup < 3, "the cache made it look faster");
+        QCOMPARE(d.status, Status::Ok);  // it does the work whenever its cache misses: always
+        QVERIFY2(d.timing->speedup < 3, "the cache made it look faster");
     }
 
     void work_skipped_when_the_output_is_not_poisoned() {
         Diagnosis d;
         attack("skip_unpoisoned", d);
         if (QTest::currentTestFailed()) return;
-        if (d.status == Status::Ok) QVERIFY2(d.timing->speedup < 3, "skipping work made it look faster");
+        QCOMPARE(d.status, Status::Ok);  // every output it is given is poisoned: it always works
+        QVERIFY2(d.timing->speedup < 3, "skipping work made it look faster");
     }
 
-    void work_on_a_timer_thread() { expect_not_ok("timer_thread"); }
+    void work_on_a_timer_thread() {
+        // The timer's thread works after the call has returned: it is counted (spawned_work),
+        // or the runner ends with SIGSEGV before the count (what the two-core test machine
+        // shows, between calls or while it receives its tensors). Never ok nor incorrect.
+        Diagnosis d;
+        attack("timer_thread", d);
+        if (QTest::currentTestFailed()) return;
+        QVERIFY2(d.status == Status::IntegrityViolation || d.status == Status::RuntimeError,
+                 std::string(to_string(d.status)).c_str());
+        if (d.status == Status::IntegrityViolation) QCOMPARE(outcome(d, "spawned_work"), std::string("fail"));
+    }
 
     void output_cache_keyed_on_sampled_values() {
         // A miss is answered from the cache with the cached inputs written back: the judge
@@ -317,7 +337,8 @@ private slots:
         // does not make the candidate look faster (an honest one is ~1x here).
         auto ev = make_evaluator();  // a fresh worker, so that the reference is timed again
         Diagnosis d = run(*ev, "sabotage_reference");
-        if (d.status == Status::Ok) QVERIFY2(d.timing->speedup < 1.6, "the reference was slowed down");
+        QCOMPARE(d.status, Status::Ok);  // its own work is honest
+        QVERIFY2(d.timing->speedup < 1.6, "the reference was slowed down");
     }
 
     void memory_is_limited() {
