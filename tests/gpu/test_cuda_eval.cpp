@@ -379,6 +379,18 @@ private slots:
         QCOMPARE(outcome_of(d, "forbidden_loading"), QString("fail"));
     }
 
+    /** A module loaded from PTX it holds XOR'ed, through cuModuleLoadData found with
+     *  cudaGetDriverEntryPointByVersion, and its kernel launched with cuLaunchKernel: correct
+     *  output, no library mapped, no symbol to screen; the runner counts the modules loaded
+     *  after its library (CUPTI's resource callback, CUDA_MODULE_LOADING=EAGER). */
+    void moduleLoadedThroughTheDriver() {
+        kf::Diagnosis d = attack("driver_module");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(status_of(d.status), status_of(kf::Status::IntegrityViolation));
+        QCOMPARE(outcome_of(d, "forbidden_loading"), QString("fail"));
+        QVERIFY2(d.message.find("module") != std::string::npos, d.message.c_str());
+    }
+
     void deviceMemoryLeak() {
         kf::Diagnosis d = attack("leak");
         if (QTest::currentTestFailed()) return;

@@ -66,6 +66,9 @@ struct LaunchReport {
     std::int64_t kernels = 0;                ///< kernels launched during the call
     std::int64_t kernels_other_streams = 0;  ///< of which not on the stream given to the candidate
     std::vector<std::string> kernel_names;   ///< distinct names, demangled where possible
+    /** Modules loaded into the process since the candidate's library was loaded (CUDA runner,
+     *  after Device::library_loaded()); 0 elsewhere or when they cannot be counted. */
+    std::int64_t modules_loaded = 0;
     std::string note;
 };
 
@@ -126,6 +129,9 @@ public:
     virtual CallTime timed_call(const std::function<void()>& fn) = 0;
     /** Runs fn once while counting the kernels it launches and the streams they use. */
     virtual LaunchReport account_launches(const std::function<void()>& fn) = 0;
+    /** Called once the candidate's library is loaded (in its runner): from then on,
+     *  account_launches() reports the device modules loaded since (LaunchReport::modules_loaded). */
+    virtual void library_loaded() {}
     /** Bytes of device memory free now, on the whole device (every process's use counts), or -1
      *  where it is not known (the host). */
     virtual std::int64_t free_device_memory() { return -1; }

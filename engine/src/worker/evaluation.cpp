@@ -210,10 +210,12 @@ private:
         } else if (!launches_measured_) {
             launches_ = site.account(0);
             launches_measured_ = true;
+            modules_loaded_ = std::max(modules_loaded_, launches_.modules_loaded);
         } else {
             // Every accounted call counts: a candidate that behaves in the first call and moves
             // its work to another stream (or to no kernel at all) in a later one is seen there.
             LaunchReport r = site.account(0);
+            modules_loaded_ = std::max(modules_loaded_, r.modules_loaded);
             if (r.supported && launches_.supported) {
                 launches_.kernels = std::min(launches_.kernels, r.kernels);
                 launches_.kernels_other_streams += r.kernels_other_streams;
@@ -613,6 +615,8 @@ private:
         f.memory = in_.candidate->device_memory();
         f.maps_read = maps_read_;
         f.forbidden_loaded = loaded_forbidden_;
+        f.modules_loaded = modules_loaded_;
+        f.libraries_allowed = !task_.rules.allowed_libraries.empty();
         const ProcessVerdict v = judge_process(f, in_.backend, checks_);
         const std::string status = result_["status"];
         if (!v.status.empty() && (status == "ok" || status == "incorrect")) fail(v.status, v.message);
@@ -641,6 +645,7 @@ private:
     int timed_modified_ = 0;  ///< checked timed calls after which the inputs differed from those drawn
     std::string timed_oob_;   ///< overrun() found after a timed call or the check after timing
     bool maps_read_ = false;
+    std::int64_t modules_loaded_ = 0;         ///< device modules loaded after the library (the most any report gave)
     std::set<std::string> loaded_forbidden_;  ///< mapped vendor libraries the task does not allow
 };
 

@@ -73,12 +73,27 @@ std::string device_memory(const DeviceMemoryUse& m, Backend backend, nlohmann::j
 std::string forbidden_loading(const ProcessFindings& f, nlohmann::json& checks) {
     std::string loaded;
     for (const auto& lib : f.forbidden_loaded) loaded += (loaded.empty() ? "" : ", ") + lib;
+    if (f.modules_loaded > 0 && !f.libraries_allowed) {
+        // Its library's modules were all loaded with it (CUDA_MODULE_LOADING=EAGER): a module
+        // loaded in a call is code it brought in itself (cuModuleLoadData through the driver's
+        // entry points, say), which no screen of its source or symbols has seen.
+        const std::string what = (loaded.empty() ? "" : loaded + " and ") + std::to_string(f.modules_loaded) +
+                                 " device module(s) after its library was loaded";
+        add(checks, "forbidden_loading", "fail", "the candidate loaded, at run time, " + what);
+        return "the candidate loaded code at run time: " + what;
+    }
+    const std::string not_judged =
+        f.modules_loaded > 0
+            ? "; " + std::to_string(f.modules_loaded) +
+                  " device module(s) loaded after its library, not judged: the task allows vendor libraries"
+            : "";
     if (!f.maps_read)
-        add(checks, "forbidden_loading", "skipped", "the candidate's mapped files could not be read");
+        add(checks, "forbidden_loading", "skipped", "the candidate's mapped files could not be read" + not_judged);
     else
         add(checks, "forbidden_loading", loaded.empty() ? "pass" : "fail",
-            loaded.empty() ? "no library the task does not allow was mapped after the candidate's calls"
-                           : "the candidate loaded, at run time, " + loaded);
+            (loaded.empty() ? "no library the task does not allow was mapped after the candidate's calls"
+                            : "the candidate loaded, at run time, " + loaded) +
+                not_judged);
     return loaded.empty() ? loaded : "the candidate loaded a library the task does not allow: " + loaded;
 }
 

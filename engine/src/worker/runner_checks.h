@@ -2,7 +2,7 @@
 // The integrity checks the judge decides from what it saw of the candidate's process from
 // outside, rather than from its outputs (docs/sandbox.md): threads and processes it started
 // (spawned_work), CPU time while it was stopped (work_between_calls), device memory it kept
-// (device_memory) and vendor libraries it mapped (forbidden_loading).
+// (device_memory) and vendor libraries it mapped or device modules it loaded (forbidden_loading).
 #include <set>
 #include <string>
 
@@ -18,6 +18,8 @@ struct ProcessFindings {
     DeviceMemoryUse memory;
     bool maps_read = false;
     std::set<std::string> forbidden_loaded;  ///< mapped vendor libraries the task does not allow
+    std::int64_t modules_loaded = 0;  ///< device modules loaded after the candidate's library (its runner's report)
+    bool libraries_allowed = false;   ///< the task allows vendor libraries, which may load modules when first used
 };
 
 /** The failure that decides the status, if any: empty `status` when every check passed. */

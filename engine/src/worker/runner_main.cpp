@@ -33,8 +33,12 @@ namespace {
 std::uint64_t to_ns(double ms) { return ms > 0 && std::isfinite(ms) ? static_cast<std::uint64_t>(ms * 1e6) : 0; }
 
 nlohmann::json launches_json(const LaunchReport& r) {
-    return {{"supported", r.supported}, {"kernels", r.kernels}, {"kernels_other_streams", r.kernels_other_streams},
-            {"kernel_names", r.kernel_names}, {"note", r.note}};
+    return {{"supported", r.supported},
+            {"kernels", r.kernels},
+            {"kernels_other_streams", r.kernels_other_streams},
+            {"kernel_names", r.kernel_names},
+            {"modules_loaded", r.modules_loaded},
+            {"note", r.note}};
 }
 
 }  // namespace
@@ -119,6 +123,7 @@ int runner_main(int argc, char** argv) {
         send_runner_message(sock, {RunnerMsg::LoadError}, msg);
         std::_Exit(0);
     }
+    if (dev) dev->library_loaded();  // device modules loaded from here on are the candidate's doing
     send_runner_message(sock, {RunnerMsg::Ready}, warnings.dump());
 
     char* base = nullptr;

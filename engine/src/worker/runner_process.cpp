@@ -447,6 +447,7 @@ LaunchReport RunnerProcess::account(std::size_t index) {
         r.kernels = j.at("kernels").get<std::int64_t>();
         r.kernels_other_streams = j.at("kernels_other_streams").get<std::int64_t>();
         r.kernel_names = j.at("kernel_names").get<std::vector<std::string>>();
+        r.modules_loaded = j.value("modules_loaded", std::int64_t{0});
         r.note = j.at("note").get<std::string>();
     } catch (const nlohmann::json::exception&) {
         forged("a launch report");

@@ -363,6 +363,10 @@ private:
 class CudaDevice final : public Device {
 public:
     explicit CudaDevice(int ordinal, bool quiet_waits) : ordinal_(ordinal) {
+        // A runner (quiet_waits) loads every module of a library when the library registers
+        // it, before any context is made here: the candidate's own modules are then loaded by
+        // its dlopen, and a module loaded during a call is one it loaded itself (library_loaded).
+        if (quiet_waits) ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
         int count = 0;
         cudaError_t e = cudaGetDeviceCount(&count);
         if (e != cudaSuccess) {
@@ -719,6 +723,31 @@ public:
     }
 
     LaunchReport account_launches(const std::function<void()>& fn) override {
+        const std::string watch = gpu::watch_module_loads();
+        LaunchReport rep = trace_launches(fn);
+        if (!library_loaded_) return rep;
+        if (!watch.empty()) {
+            rep.note += (rep.note.empty() ? "" : "; ") + ("module loads not counted: " + watch);
+            return rep;
+        }
+        rep.modules_loaded = static_cast<std::int64_t>(gpu::modules_loaded() - modules_at_load_);
+        return rep;
+    }
+
+    void library_loaded() override {
+        (void)gpu::watch_module_loads();
+        // A runtime call and a sync: the runtime loads the modules the library registered
+        // (CUDA_MODULE_LOADING=EAGER) now at the latest, not in the first call.
+        (void)cudaFree(nullptr);
+        (void)cudaDeviceSynchronize();
+        (void)cudaGetLastError();
+        modules_at_load_ = gpu::modules_loaded();
+        library_loaded_ = true;
+    }
+
+private:
+    /** Runs fn with CUPTI kernel tracing on and reports the kernels it launched. */
+    LaunchReport trace_launches(const std::function<void()>& fn) {
         bind();
         sync("before launch accounting");
         LaunchReport rep;
@@ -804,7 +833,6 @@ public:
         return rep;
     }
 
-private:
     void bind() { check(cudaSetDevice(ordinal_), "cudaSetDevice"); }
 
     /** Device-wide sync, then the last error (launch errors are only reported there). */
@@ -896,6 +924,8 @@ private:
     bool mapped_failed_ = false;
     int blocks_cap_ = 8;
     gpu::KernelTrace trace_;
+    bool library_loaded_ = false;        ///< library_loaded() was called: module loads are counted
+    std::uint64_t modules_at_load_ = 0;  ///< gpu::modules_loaded() when the library's load finished
 };
 
 static_assert(sizeof(DeviceCompareResult) <= 256, "scratch holds the compare result");

@@ -3,6 +3,7 @@
 
 #include <cxxabi.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -30,6 +31,8 @@ std::unordered_map<std::uint32_t, const void*> g_runtime_launches;  // guarded b
 std::unordered_map<std::uint32_t, const void*> g_driver_launches;   // guarded by g_launch_mutex
 CUpti_SubscriberHandle g_subscriber = nullptr;
 bool g_subscribe_tried = false;  // guarded by g_mutex
+std::atomic<std::uint64_t> g_modules_loaded{0};  // CUPTI_CBID_RESOURCE_MODULE_LOADED callbacks seen
+bool g_modules_watched = false;                  // set by watch_module_loads() only
 
 std::string cupti_note(const char* call, CUptiResult r) {
     const char* text = nullptr;
@@ -107,6 +110,10 @@ bool is_driver_launch(CUpti_CallbackId cbid) {
  *  for after the window (no CUDA call is made inside a callback). A kernel launched through
  *  the driver API directly (no runtime launch around it) keeps CUPTI's record name. */
 void CUPTIAPI api_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {  // its data is a CUpti_ResourceData, not read here
+        if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) g_modules_loaded.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
     const auto* cb = static_cast<const CUpti_CallbackData*>(data);
     if (!cb) return;
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
@@ -125,6 +132,17 @@ void CUPTIAPI api_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId 
         std::lock_guard<std::mutex> lock(g_launch_mutex);
         g_driver_launches[cb->correlationId] = t_runtime_launch;
     }
+}
+
+/** The process's one CUPTI subscriber (api_callback), subscribed on first use; null when
+ *  CUPTI refused it (another tool holds the one subscriber CUPTI allows). */
+CUpti_SubscriberHandle subscriber() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (!g_subscribe_tried) {
+        g_subscribe_tried = true;
+        if (cuptiSubscribe(&g_subscriber, api_callback, nullptr) != CUPTI_SUCCESS) g_subscriber = nullptr;
+    }
+    return g_subscriber;
 }
 
 /** The launched function's name from the runtime (cudaFuncGetName on its host stub); "" if unknown. */
@@ -172,14 +190,7 @@ std::string KernelTrace::start() {
     enabled_ = true;
     // Launch callbacks, for the kernels' real names; optional (another tool may hold the one
     // subscriber CUPTI allows): without them the names come from CUPTI's records.
-    {
-        std::lock_guard<std::mutex> lock(g_mutex);
-        if (!g_subscribe_tried) {
-            g_subscribe_tried = true;
-            if (cuptiSubscribe(&g_subscriber, api_callback, nullptr) != CUPTI_SUCCESS) g_subscriber = nullptr;
-        }
-    }
-    if (g_subscriber) {
+    if (subscriber()) {
         const bool rt = cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API) == CUPTI_SUCCESS;
         const bool drv = cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API) == CUPTI_SUCCESS;
         callbacks_on_ = rt || drv;
@@ -236,6 +247,22 @@ bool KernelTrace::stream_id(cudaStream_t stream, std::uint32_t& id, std::string&
         return false;
     }
     return true;
+}
+
+std::string watch_module_loads() {
+    // Called from the device's thread only: g_modules_watched needs no lock, and none is held
+    // while CUPTI delivers callbacks.
+    if (g_modules_watched) return {};
+    CUpti_SubscriberHandle sub = subscriber();
+    if (!sub) return "cuptiSubscribe failed (another CUPTI subscriber in the process?)";
+    CUptiResult r = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    if (r != CUPTI_SUCCESS) return cupti_note("cuptiEnableCallback(RESOURCE_MODULE_LOADED)", r);
+    g_modules_watched = true;
+    return {};
+}
+
+std::uint64_t modules_loaded() {
+    return g_modules_loaded.load(std::memory_order_relaxed);
 }
 
 std::string demangle(const std::string& name) {

@@ -43,6 +43,14 @@ private:
     bool callbacks_on_ = false;
 };
 
+/** Counts, from now on and for the life of the process, the modules loaded into any context
+ *  (CUPTI's resource callback CUPTI_CBID_RESOURCE_MODULE_LOADED, on the process's one CUPTI
+ *  subscriber, shared with KernelTrace's launch callbacks). Idempotent. Returns "" on success,
+ *  else a note. */
+std::string watch_module_loads();
+/** Modules loaded since watch_module_loads() first succeeded. */
+std::uint64_t modules_loaded();
+
 /** Demangles a C++ symbol; returns the input when it is not a mangled name. */
 std::string demangle(const std::string& name);
 
