@@ -31,5 +31,12 @@ ldd "$root/.gpu/bin/kfoundry-worker" | awk '/libseccomp/{print $3}' >>"$build/qt
 { cat "$build/qt-libs.txt"; xargs -a "$build/qt-libs.txt" -n1 ldd | awk '/=> \//{print $3}'; } | sort -u |
   grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s|libz)\.so' |
   while read -r lib; do cp -L "$lib" "$root/.gpu/lib/"; done
-strip --strip-unneeded "$root"/.gpu/bin/* "$root"/.gpu/tests/* "$root"/.gpu/lib/* 2>/dev/null || true
+# An earlier build's kfoundry and kfoundry-worker, for the GPU check's part 'honest', where
+# .gpu-old/bin holds them (ignored by git; built from the commit to compare with).
+if [ -x "$root/.gpu-old/bin/kfoundry" ] && [ -x "$root/.gpu-old/bin/kfoundry-worker" ]; then
+  mkdir -p "$root/.gpu/old/bin"
+  cp "$root/.gpu-old/bin/kfoundry" "$root/.gpu-old/bin/kfoundry-worker" "$root/.gpu/old/bin/"
+  [ -f "$root/.gpu-old/bin/COMMIT" ] && cp "$root/.gpu-old/bin/COMMIT" "$root/.gpu/old/bin/"
+fi
+strip --strip-unneeded "$root"/.gpu/bin/* "$root"/.gpu/tests/* "$root"/.gpu/lib/* "$root"/.gpu/old/bin/kfoundry* 2>/dev/null || true
 du -sh "$root/.gpu"

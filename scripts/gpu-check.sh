@@ -55,7 +55,7 @@ log "device"
 cat "$out/device.json"
 
 # KF_GPU_PARTS selects what runs (default: all of "tests generic bench runner evolve profile kernelbench";
-# "kbllm", "kbbuild" and "throughput" run only when named).
+# "kbllm", "kbbuild", "throughput" and "honest" run only when named).
 parts=" ${KF_GPU_PARTS:-tests generic bench runner evolve profile kernelbench} "
 if [[ $parts == *" tests "* ]]; then
 log "GPU-labelled tests"
@@ -150,6 +150,21 @@ for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
   done
 done
 python3 "$root/scripts/bench/throughput.py" "$tp" | tee "$tp/summary.md"
+fi
+if [[ $parts == *" honest "* ]]; then
+# Honest candidates' speed under an earlier build of the worker and this one, side by side, and
+# the hostile CUDA candidates of gpu_test_cuda_eval against the earlier worker
+# (scripts/bench/honest_side_by_side.sh). The earlier kfoundry and kfoundry-worker are taken
+# from .gpu/old/bin (scripts/gpu-bundle.sh copies them there from .gpu-old/bin).
+old_bin=${KF_GPU_OLD_BIN:-$root/.gpu/old/bin}
+if [ -x "$old_bin/kfoundry" ] && [ -x "$old_bin/kfoundry-worker" ]; then
+  log "honest: every bundled task's candidates under the old worker ($old_bin) and this one, ${KF_GPU_HONEST_ROUNDS:-2} rounds"
+  LD_LIBRARY_PATH=$root/.gpu/lib:${LD_LIBRARY_PATH:-} KF_HONEST_ROUNDS=${KF_GPU_HONEST_ROUNDS:-2} \
+    KF_HONEST_CACHE=$cache/honest KF_HONEST_TEST=$tests/gpu_test_cuda_eval KF_HONEST_TEST_NEW=${KF_GPU_HONEST_TEST_NEW:-} \
+    "$root/scripts/bench/honest_side_by_side.sh" "$old_bin" "$bin" "$out/honest"
+else
+  log "honest: skipped: no old kfoundry and kfoundry-worker in $old_bin"
+fi
 fi
 if [[ $parts == *" evolve "* ]]; then
 all_tasks=$(cd "$root/tasks" && ls -d level*/*/ | sed 's#/$##' | paste -sd' ')
@@ -265,3 +280,5 @@ fi
 python3 "$root/scripts/gpu-results.py" "$out" | tee "$out/results.md"
 # (c) the profile table, appended to results.md.
 [ -d "$out/profile" ] && python3 "$root/scripts/gpu-profile-results.py" "$out" | tee -a "$out/results.md"
+# (d) the honest side-by-side summary, appended too.
+[ -f "$out/honest/summary.md" ] && { printf '\n## Honest candidates: old worker and this one\n\n'; cat "$out/honest/summary.md"; } >>"$out/results.md"
