@@ -135,7 +135,8 @@ def hostile(d):
         cells = []
         for m in shown:
             res, detail = results[fn].get(m, ("-", ""))
-            cells.append(res)
+            # A failure's first words say whether a verdict differed or a check is missing.
+            cells.append(res if res != "FAIL" or not detail else f"FAIL: {detail[:90]}")
             cells.append("; ".join(verdicts[fn].get(m, [])) or "-")
             if m == "old" and res == "FAIL":
                 failed_old.append(fn)

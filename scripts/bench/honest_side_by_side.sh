@@ -40,12 +40,12 @@ if [ -n "${KF_HONEST_TASKS:-}" ]; then
 else
   tasks=("$root"/tasks/level*/*/)
 fi
-{
-  echo "old: $old"
-  "$old/kfoundry" --version 2>&1 | head -1
-  echo "new: $new"
-  "$new/kfoundry" --version 2>&1 | head -1
-} >"$out/versions.txt"
+# COMMIT, where a bin folder has one, names the commit it was built from.
+for mode in old new; do
+  b=$old
+  [ "$mode" = new ] && b=$new
+  echo "$mode: $b: $("$b/kfoundry" --version 2>&1 | head -1), commit $(cat "$b/COMMIT" 2>/dev/null || echo unknown)"
+done >"$out/versions.txt"
 
 # One evaluation: TASK.MODE.ROUND.json with one JSON line per candidate.
 evaluate() {
