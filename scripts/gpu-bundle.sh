@@ -39,4 +39,6 @@ if [ -x "$root/.gpu-old/bin/kfoundry" ] && [ -x "$root/.gpu-old/bin/kfoundry-wor
   [ -f "$root/.gpu-old/bin/COMMIT" ] && cp "$root/.gpu-old/bin/COMMIT" "$root/.gpu/old/bin/"
 fi
 strip --strip-unneeded "$root"/.gpu/bin/* "$root"/.gpu/tests/* "$root"/.gpu/lib/* "$root"/.gpu/old/bin/kfoundry* 2>/dev/null || true
+# The libraries travel compressed (ICU's data alone is 31 MB): gpu-check.sh unpacks them.
+tar cJf "$root/.gpu/lib.tar.xz" -C "$root/.gpu" lib && rm -rf "$root/.gpu/lib"
 du -sh "$root/.gpu"

@@ -11,6 +11,8 @@ out=$(cd "$out" && pwd)
 log() { echo "[gpu-check $(date +%T)] $*"; }
 
 if [ -x "$root/.gpu/bin/kfoundry" ]; then
+  # gpu-bundle.sh packs the libraries compressed, to keep what travels small.
+  [ -f "$root/.gpu/lib.tar.xz" ] && [ ! -d "$root/.gpu/lib" ] && tar xJf "$root/.gpu/lib.tar.xz" -C "$root/.gpu"
   bin=$root/.gpu/bin
   tests=$root/.gpu/tests
   export LD_LIBRARY_PATH=$root/.gpu/lib:${LD_LIBRARY_PATH:-}
@@ -128,13 +130,15 @@ log "throughput: kfoundry evolve --budget ${KF_GPU_THROUGHPUT_BUDGET:-40} on $tp
 tp=$out/throughput
 mkdir -p "$tp"
 export XDG_DATA_HOME=$cache/data-throughput-$$
-modes=(ahead fresh inprocess)
+# KF_GPU_THROUGHPUT_MODES narrows the modes (default: all three).
+read -r -a modes <<<"${KF_GPU_THROUGHPUT_MODES:-ahead fresh inprocess}"
+nmodes=${#modes[@]}
 i=0
 for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
   for task in $tput_tasks; do
     name=$(basename "$task")
-    for k in 0 1 2; do
-      mode=${modes[$(( (i + k) % 3 ))]}
+    for k in $(seq 0 $((nmodes - 1))); do
+      mode=${modes[$(( (i + k) % nmodes ))]}
       envs=()
       [ "$mode" = fresh ] && envs=(KF_RUNNER_AHEAD=0)
       [ "$mode" = inprocess ] && envs=(KF_CUDA_IN_PROCESS=1)
@@ -160,7 +164,8 @@ old_bin=${KF_GPU_OLD_BIN:-$root/.gpu/old/bin}
 if [ -x "$old_bin/kfoundry" ] && [ -x "$old_bin/kfoundry-worker" ]; then
   log "honest: every bundled task's candidates under the old worker ($old_bin) and this one, ${KF_GPU_HONEST_ROUNDS:-2} rounds"
   LD_LIBRARY_PATH=$root/.gpu/lib:${LD_LIBRARY_PATH:-} KF_HONEST_ROUNDS=${KF_GPU_HONEST_ROUNDS:-2} \
-    KF_HONEST_CACHE=$cache/honest KF_HONEST_TEST=$tests/gpu_test_cuda_eval KF_HONEST_TEST_NEW=${KF_GPU_HONEST_TEST_NEW:-} \
+    KF_HONEST_CACHE=$cache/honest KF_HONEST_TEST=$([ "${KF_GPU_HONEST_HOSTILE:-1}" = 0 ] || echo "$tests/gpu_test_cuda_eval") \
+    KF_HONEST_TEST_NEW=${KF_GPU_HONEST_TEST_NEW:-} \
     "$root/scripts/bench/honest_side_by_side.sh" "$old_bin" "$bin" "$out/honest"
 else
   log "honest: skipped: no old kfoundry and kfoundry-worker in $old_bin"

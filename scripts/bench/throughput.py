@@ -25,12 +25,23 @@ def one(db):
             pipe = {}
     wall = pipe.get("wall_s") or 0
     waited, setup, ahead, statuses = [], [], 0, {}
+    phases = {"eval_s": [], "reps": [], "correctness_ms": [], "timing_ms": []}
     for status, diag in rows:
         statuses[status] = statuses.get(status, 0) + 1
         try:
-            r = (json.loads(diag) if diag else {}).get("runner") or {}
+            d = json.loads(diag) if diag else {}
         except ValueError:
-            r = {}
+            d = {}
+        r = d.get("runner") or {}
+        ph = d.get("phases") or {}
+        if d.get("eval_seconds"):
+            phases["eval_s"].append(d["eval_seconds"])
+        if (d.get("timing") or {}).get("reps"):
+            phases["reps"].append(d["timing"]["reps"])
+        if "correctness_ms" in ph:
+            phases["correctness_ms"].append(ph["correctness_ms"])
+        if "loop_ms" in (ph.get("timing") or {}):
+            phases["timing_ms"].append(ph["timing"]["loop_ms"])
         if "waited_ms" in r:
             waited.append(r["waited_ms"])
         if "setup_ms" in r:
@@ -45,6 +56,7 @@ def one(db):
         "setup_ms": statistics.median(setup) if setup else None,
         "ahead": ahead,
         "statuses": statuses,
+        "phases": {k: statistics.median(v) if v else None for k, v in phases.items()},
     }
 
 
@@ -59,8 +71,9 @@ def main():
             runs.setdefault(task, {}).setdefault(mode, []).append(one(os.path.join(d, name)))
         except sqlite3.Error as e:
             print(f"{name}: unreadable ({e})")
-    print("| task | mode | evaluations | evals/min | device busy | runner: waited (median) | runner: set-up (median) | started ahead | statuses |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| task | mode | evaluations | evals/min | device busy | runner: waited (median) | runner: set-up (median) | started ahead | "
+          "evaluation s (median) | timed reps | correctness ms | timing ms | statuses |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ratios = []
     for task, modes in sorted(runs.items()):
         rate = {}
@@ -69,6 +82,8 @@ def main():
                 f = lambda v, fmt: "-" if v is None else fmt.format(v)
                 print(f"| {task} | {mode} | {r['evaluations']} | {f(r['per_min'], '{:.0f}')} | {f(r['busy'] and 100 * r['busy'], '{:.0f}%')} | "
                       f"{f(r['waited_ms'], '{:.1f} ms')} | {f(r['setup_ms'], '{:.0f} ms')} | {r['ahead']} | "
+                      f"{f(r['phases']['eval_s'], '{:.3f}')} | {f(r['phases']['reps'], '{:.0f}')} | "
+                      f"{f(r['phases']['correctness_ms'], '{:.0f}')} | {f(r['phases']['timing_ms'], '{:.0f}')} | "
                       f"{', '.join(f'{k} {v}' for k, v in sorted(r['statuses'].items()))} |")
             vals = [r["per_min"] for r in modes.get(mode, []) if r["per_min"]]
             if vals:
