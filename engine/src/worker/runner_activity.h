@@ -53,6 +53,8 @@ struct RunnerActivity {
     bool cpu_measured = false;
     double call_cpu_ms = 0;     ///< CPU time used while it was let run, up to each time it was stopped
     double idle_cpu_ms = 0;     ///< CPU time used while it was stopped (should be none)
+    double idle_cpu_max_ms = 0; ///< the most of it in one stop
+    int stops = 0;              ///< times it was stopped and let run again
     int calls = 0;              ///< times its threads were counted
     bool quiet_waits = false;   ///< its waits for the device sleep: its CPU time per call is host work
 };

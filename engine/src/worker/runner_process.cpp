@@ -471,7 +471,12 @@ long long RunnerProcess::let_run() {
     if (!cpu_.valid()) return -1;
     // CPU time since freeze() saw it stand still was used while it should have been stopped.
     const long long now = cpu_.ns();
-    if (stopped_ns_ >= 0 && now > stopped_ns_) activity_.idle_cpu_ms += static_cast<double>(now - stopped_ns_) / 1e6;
+    if (stopped_ns_ >= 0) {
+        const double idle = now > stopped_ns_ ? static_cast<double>(now - stopped_ns_) / 1e6 : 0.0;
+        activity_.idle_cpu_ms += idle;
+        activity_.idle_cpu_max_ms = std::max(activity_.idle_cpu_max_ms, idle);
+        ++activity_.stops;
+    }
     stopped_ns_ = -1;
     if (call_start_ns_ < 0) call_start_ns_ = now;
     return now;
