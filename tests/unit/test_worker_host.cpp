@@ -83,6 +83,41 @@ private slots:
     }
 
     /**
+     * The timed calls stop once the median is known to within `precision`, after min_reps of
+     * them; with precision 0 they run until they total min_time_ms. The last call is checked
+     * against the reference whichever it is.
+     */
+    void timing_stops_once_the_median_is_known() {
+        // A small task, so that each timed call's fresh inputs cost little.
+        const Task copy = load_task(kftest::data("tasks/opaque_copy"));
+        Candidate c;
+        c.name = "copy";
+        c.source = kftest::read_file(kftest::data("tasks/opaque_copy/reference.cpp"));
+        EvalOptions o = fast();
+        o.min_time_ms = 1e5;  // never reached: the repetitions end at max_reps or at the precision
+        o.min_reps = 10;
+        o.max_reps = 60;
+        o.precision = 1.0;  // any 20 host timings agree this well
+        Diagnosis loose = ev_->evaluate(copy, c, o);
+        QCOMPARE(loose.status, Status::Ok);
+        QVERIFY(loose.timing);
+        QCOMPARE(loose.timing->reps, 20);
+        auto* checked = check(loose, "timed_outputs");
+        QVERIFY(checked && checked->outcome == "pass");
+        QVERIFY2(checked->detail.find("checked against the reference") != std::string::npos, checked->detail.c_str());
+        o.precision = 0;
+        Diagnosis full = ev_->evaluate(copy, c, o);
+        QCOMPARE(full.status, Status::Ok);
+        QVERIFY(full.timing);
+        QCOMPARE(full.timing->reps, 60);
+        // Where the evaluation's time went is reported.
+        QVERIFY(full.phases.is_object());
+        QVERIFY(full.phases.contains("correctness_ms"));
+        QCOMPARE(full.phases["timing"].value("reps", 0), full.timing->reps);
+        QVERIFY(full.phases["site"].value("calls", 0) >= full.timing->reps);
+    }
+
+    /**
      * The reference is timed twice and its faster median kept: a reference that is slow on its
      * first calls in a process (20 ms more on each of its first five) would otherwise be timed
      * cold, and a candidate doing the same work would come out several times faster than it.

@@ -136,6 +136,10 @@ struct Diagnosis {
      *  what the evaluation waited for it until its library was loaded, "setup_ms": its own
      *  set-up (device, confinement)}. */
     nlohmann::json runner;
+    /** Where the worker's part spent its wall time, in ms (docs/diagnosis.md): correctness,
+     *  reference timing (where this evaluation timed it), the candidate's timing loop (its
+     *  repetitions and per-call steps) and the check after timing; null when not reported. */
+    nlohmann::json phases;
     /** Where the worker's part ran: a host name, or "slurm:<job>@<node>" (docs/cluster.md); empty: not run. */
     std::string ran_on;
 

@@ -28,9 +28,12 @@ struct EvalOptions {
     int trials = 3;               ///< correctness trials per case, each on fresh inputs
     bool time = true;             ///< time the primary case (and the reference)
     int warmup = 3;
-    double min_time_ms = 100;     ///< repetitions adapt so the timed region totals at least this
+    double min_time_ms = 100;     ///< the timed calls stop when they total this, if not before
     int min_reps = 10;
     int max_reps = 1000;
+    /** The timed calls stop, after 20 of them (and min_reps), once the median's 95% interval is within this
+     *  fraction of it (0: they always run to min_time_ms). */
+    double precision = 0.005;
     int rotate_buffers = 3;       ///< input/output sets rotated between timed repetitions
     double timeout_s = 60;        ///< wall-time limit for the worker's part of one evaluation
     std::uint64_t seed = 0;       ///< base seed of the trials (0: a fresh one each evaluation)

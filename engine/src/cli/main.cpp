@@ -234,7 +234,10 @@ int main(int argc, char** argv) {
     eval->add_flag("--json", json_out, "Print the full diagnosis record as JSON");
     eval->add_option("--trials", opt.trials, "Correctness trials per case")->capture_default_str()->check(CLI::Range(1, 100));
     eval->add_option("--timeout", opt.timeout_s, "Seconds allowed for the worker's part")->capture_default_str()->check(CLI::PositiveNumber);
-    eval->add_option("--min-time", opt.min_time_ms, "Minimum total timed milliseconds")->capture_default_str();
+    eval->add_option("--min-time", opt.min_time_ms, "Timed milliseconds after which the timed calls stop, if not before")->capture_default_str();
+    eval->add_option("--precision", opt.precision,
+                     "The timed calls stop once the median is known to within this fraction (0: always --min-time)")
+        ->capture_default_str()->check(CLI::Range(0.0, 1.0));
     eval->add_option("--seed", opt.seed, "Base seed of the trials (0: random)");
     eval->add_option("--tunable", tunables, "NAME=VALUE for an annotated tunable (repeatable)");
     eval->add_flag("--no-time", no_time, "Check correctness and integrity only");
@@ -282,7 +285,10 @@ int main(int argc, char** argv) {
     evolve->add_flag("--no-profile", no_profile, "Do not profile new bests with Nsight Compute during the run");
     evolve->add_option("--trials", ev.options.eval.trials, "Correctness trials per case")->capture_default_str()->check(CLI::Range(1, 100));
     evolve->add_option("--timeout", ev.options.eval.timeout_s, "Seconds allowed per evaluation")->capture_default_str()->check(CLI::PositiveNumber);
-    evolve->add_option("--min-time", ev.options.eval.min_time_ms, "Minimum timed milliseconds per evaluation")->capture_default_str();
+    evolve->add_option("--min-time", ev.options.eval.min_time_ms, "Timed milliseconds per evaluation after which the timed calls stop, if not before")->capture_default_str();
+    evolve->add_option("--precision", ev.options.eval.precision,
+                       "The timed calls stop once the median is known to within this fraction (0: always --min-time)")
+        ->capture_default_str()->check(CLI::Range(0.0, 1.0));
     evolve->add_option("--llm-config", ev.llm_config, "LLM experts configuration (JSON, docs/llm.md); default: built-in experts only")
         ->check(CLI::ExistingFile);
     evolve->add_flag("--json", ev.as_json, "Progress on stderr; the summary of each run as JSON on stdout");

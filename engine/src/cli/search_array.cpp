@@ -40,6 +40,7 @@ std::vector<std::string> element_options(const EvolveArgs& a) {
                                     "--trials",     std::to_string(o.eval.trials),
                                     "--timeout",    number(o.eval.timeout_s),
                                     "--min-time",   number(o.eval.min_time_ms),
+                                    "--precision",  number(o.eval.precision),
                                     "--min-gain",   number(a.min_gain),
                                     "--confirm-rounds", std::to_string(o.confirm_rounds)};
     if (o.search.time_limit_s > 0) out.insert(out.end(), {"--time", number(o.search.time_limit_s)});

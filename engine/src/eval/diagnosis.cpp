@@ -275,6 +275,7 @@ void to_json(json& j, const Diagnosis& v) {
     KF_W(kernel_launches);
     KF_W(eval_seconds);
     if (!v.runner.is_null()) KF_W(runner);
+    if (!v.phases.is_null()) KF_W(phases);
     if (!v.ran_on.empty()) KF_W(ran_on);
     KF_W(advice);
 }
@@ -300,6 +301,7 @@ void from_json(const json& j, Diagnosis& v) {
     KF_R(kernel_launches);
     KF_R(eval_seconds);
     if (auto it = j.find("runner"); it != j.end() && it->is_object()) v.runner = *it;
+    if (auto it = j.find("phases"); it != j.end() && it->is_object()) v.phases = *it;
     KF_R(ran_on);
     KF_R(advice);
 }

@@ -17,7 +17,7 @@ using nlohmann::json;
 
 json EvalOptions::to_json() const {
     return {{"trials", trials},     {"time", time},         {"warmup", warmup},
-            {"min_time_ms", min_time_ms}, {"min_reps", min_reps}, {"max_reps", max_reps},
+            {"min_time_ms", min_time_ms}, {"min_reps", min_reps}, {"max_reps", max_reps}, {"precision", precision},
             {"rotate_buffers", rotate_buffers}, {"seed", seed}, {"memory_mb", memory_mb}};
 }
 
@@ -375,6 +375,7 @@ void Evaluator::run_worker(const json& req, const EvalOptions& opt, Diagnosis& d
         d.kernel_launches = res.value("kernel_launches", std::int64_t{-1});
         if (res.contains("integrity"))
             for (const auto& c : res["integrity"]) d.integrity.push_back(c.get<IntegrityCheck>());
+        if (auto ph = res.find("phases"); ph != res.end() && ph->is_object()) d.phases = *ph;
         if (res.contains("sandbox") && res["sandbox"].is_object()) {
             for (const auto& n : res["sandbox"].value("notes", json::array()))
                 if (n.is_string()) d.integrity.push_back({"sandbox", "warning", n.get<std::string>()});

@@ -1,6 +1,8 @@
 #include "candidate_site.h"
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 
 namespace kf::worker {
 
@@ -54,6 +56,7 @@ public:
     }
 
     std::vector<TensorSet*> new_sets(CaseContext& cc, std::size_t count) override {
+        Clock clock(times_.bind_ms);
         arena_.reset();
         arena_ = dev_.new_arena(Arena::kLeadingGuard + count * cc.arena_set_bytes());
         std::vector<TensorSet*> sets;
@@ -71,16 +74,28 @@ public:
     }
 
     CallTime call(std::size_t i) override {
-        Hushed quiet(pool_);
-        // What the judge wrote (inputs, poison, the cache flush) is complete before the
-        // runner's context starts reading it.
-        dev_.synchronize();
-        const std::int64_t free_before = gpu_ ? dev_.free_device_memory() : -1;
+        std::optional<Hushed> quiet;
+        {
+            Clock clock(times_.hush_ms);
+            quiet.emplace(pool_);
+            // What the judge wrote (inputs, poison, the cache flush) is complete before the
+            // runner's context starts reading it.
+            dev_.synchronize();
+        }
+        const std::int64_t free_before = gpu_ ? free_memory() : -1;
         // The GPU switches from the judge's context to the runner's before the clock starts.
-        if (gpu_) runner_->arm();
-        CallTime t = runner_->call(i);
+        if (gpu_) {
+            Clock clock(times_.arm_ms);
+            runner_->arm();
+        }
+        CallTime t;
+        {
+            Clock clock(times_.call_ms);
+            t = runner_->call(i);
+        }
         if (gpu_ && bound_ms_ > 0) t.event_ms = std::max(t.event_ms, t.wall_ms - bound_ms_);
         count_device_memory(free_before);
+        ++times_.calls;
         return t;
     }
 
@@ -93,7 +108,7 @@ public:
         }
         Hushed quiet(pool_);
         dev_.synchronize();
-        const std::int64_t free_before = dev_.free_device_memory();
+        const std::int64_t free_before = free_memory();
         LaunchReport r = runner_->account(i);
         r.note += std::string(r.note.empty() ? "" : "; ") + "counted by CUPTI in the candidate's process";
         count_device_memory(free_before);
@@ -102,7 +117,10 @@ public:
 
     void freeze() override { runner_->freeze(); }
     void thaw() override { runner_->thaw(); }
-    void count() override { runner_->count(); }
+    void count() override {
+        Clock clock(times_.count_ms);
+        runner_->count();
+    }
 
     RunnerActivity activity() const override { return runner_->activity(); }
 
@@ -117,7 +135,32 @@ public:
     void cap_device_memory(std::uint64_t bytes) override { memory_.cap_mib = static_cast<double>(bytes) / (1 << 20); }
     DeviceMemoryUse device_memory() const override { return memory_; }
 
+    nlohmann::json phase_times() const override {
+        return {{"calls", times_.calls},         {"bind_ms", times_.bind_ms}, {"hush_ms", times_.hush_ms},
+                {"memory_ms", times_.memory_ms}, {"arm_ms", times_.arm_ms},   {"call_ms", times_.call_ms},
+                {"count_ms", times_.count_ms}};
+    }
+
 private:
+    struct Times {
+        int calls = 0;
+        double bind_ms = 0, hush_ms = 0, memory_ms = 0, arm_ms = 0, call_ms = 0, count_ms = 0;
+    };
+    /** Adds the wall time of its scope to a total of Times. */
+    struct Clock {
+        explicit Clock(double& into) : total(into), t0(std::chrono::steady_clock::now()) {}
+        ~Clock() { total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); }
+        Clock(const Clock&) = delete;
+        Clock& operator=(const Clock&) = delete;
+        double& total;
+        std::chrono::steady_clock::time_point t0;
+    };
+
+    std::int64_t free_memory() {
+        Clock clock(times_.memory_ms);
+        return dev_.free_device_memory();
+    }
+
     /** A call the judge measures: the runner started ahead stays out of it (runner_pool.h). */
     struct Hushed {
         explicit Hushed(RunnerPool* p) : pool(p) {
@@ -136,7 +179,7 @@ private:
      *  shared device: a worker owns its GPU). */
     void count_device_memory(std::int64_t free_before) {
         if (free_before < 0) return;
-        const std::int64_t free_after = dev_.free_device_memory();
+        const std::int64_t free_after = free_memory();
         if (free_after < 0) return;
         held_ += free_before - free_after;
         const double held_mib = static_cast<double>(held_) / (1 << 20);
@@ -151,6 +194,7 @@ private:
                                  false, true, "device_memory"};
     }
 
+    Times times_;
     std::int64_t held_ = 0;
     double first_held_mib_ = 0;
     DeviceMemoryUse memory_;

@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "case_buffers.h"
 #include "runner_pool.h"
 #include "runner_process.h"
@@ -61,6 +63,11 @@ public:
      *  runner's own report of its time may undercut the judge's clock by no more than the
      *  overhead measured around the reference's calls. 0 leaves reports as they are. */
     virtual void bound_by_overhead(double ms) { (void)ms; }
+    /** Where the site's own work went (ms, summed over its life): making and binding tensor
+     *  sets, keeping the runner started ahead out of calls, reading the device's free memory,
+     *  arming, the runner's calls as the judge's clock saw them, thread counts; empty where the
+     *  library runs in the worker's process. */
+    virtual nlohmann::json phase_times() const { return nlohmann::json::object(); }
 };
 
 /** Calls `fn` in this process. With `blame_library`, device faults become CandidateFaults. */

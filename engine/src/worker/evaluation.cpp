@@ -3,6 +3,7 @@
 #include "evaluation.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -27,6 +28,7 @@ EvalSettings EvalSettings::from_json(const json& j) {
     s.min_time_ms = std::clamp(j.value("min_time_ms", s.min_time_ms), 0.0, 60000.0);
     s.min_reps = std::clamp(j.value("min_reps", s.min_reps), 1, 100000);
     s.max_reps = std::clamp(j.value("max_reps", s.max_reps), s.min_reps, 1000000);
+    s.precision = std::clamp(j.value("precision", s.precision), 0.0, 1.0);
     s.rotate_buffers = std::clamp(j.value("rotate_buffers", s.rotate_buffers), 1, 16);
     s.seed = j.value("seed", std::uint64_t{0});
     s.memory_mb = std::clamp<std::uint64_t>(j.value("memory_mb", s.memory_mb), 64, 1ull << 20);
@@ -42,6 +44,14 @@ constexpr std::uint8_t kTimedPoison = kPoison[0];
  *  and by this much before the work is taken for the host's (launches cost microseconds). */
 constexpr double kHostComputeRatio = 4.0;
 constexpr double kHostComputeSlackMs = 1.0;
+/**
+ * Each timed call of a candidate is checked with this probability (and the last always): a
+ * candidate that skips the work in half of n calls, enough to move the median, escapes with
+ * a chance of (3/4)^(n/2) / 2, under 1 in 35 for the fewest calls (20), and fewer for more.
+ * (Skipped work also spreads the times, so that the median is not soon known: the calls go
+ * on to min_time_ms.)
+ */
+constexpr double kTimedCheckFraction = 1.0 / 4;
 /** What overrun() names for the guards that belong to no tensor. */
 const std::string kArenaGuard = "<guard>";
 
@@ -55,6 +65,10 @@ void add_check(json& checks, const std::string& name, const std::string& outcome
  * (A tolerance of zero stays zero: exact tasks allow no rounding.)
  */
 constexpr double kRoundingScale = 16.0;
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 
 std::string fmt_double(double v, int precision = 3) {
     char buf[64];
@@ -160,10 +174,12 @@ public:
         try {
             in_.candidate->cap_device_memory(st_.memory_mb << 20);
             auto cases = task_.cases_for(in_.backend);
+            const auto t0 = std::chrono::steady_clock::now();
             for (std::size_t ci = 0; ci < cases.size(); ++ci) {
                 check_case(ci, *cases[ci]);
                 if (!oob_tensor_.empty() || !modified_input_.empty()) break;
             }
+            phases_["correctness_ms"] = ms_since(t0);
             result_["correctness"] = corr_;
             judge_correctness();
             if (result_["status"] == "ok" && st_.time) {
@@ -193,6 +209,8 @@ public:
             result_["fatal"] = f.sticky();
         }
         result_["integrity"] = checks_;
+        if (const json site = in_.candidate->phase_times(); !site.empty()) phases_["site"] = site;
+        result_["phases"] = phases_;
         return result_;
     }
 
@@ -380,9 +398,11 @@ private:
             // over this time, and a first block that ran cold (a device at idle clocks, code
             // still loading) would inflate them all. (On the H200 the references of scale_add,
             // gelu and softmax timed no differently this way: docs/benchmarks.md.)
+            const auto t0 = std::chrono::steady_clock::now();
             TimingStats first = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
             TimingStats second = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
             rt = ref_times_.emplace(key, second.median_ms < first.median_ms ? second : first).first;
+            phases_["reference_timing_ms"] = ms_since(t0);
         }
         report({{"stage", "timing"}, {"what", "candidate"}});
         // The reference runs trusted code: what the judge's clock adds to its reported times
@@ -391,6 +411,9 @@ private:
         if (in_.backend == Backend::Cuda) in_.candidate->bound_by_overhead(rt->second.overhead_p90_ms);
         std::vector<TensorSet*> sets = in_.candidate->new_sets(cc, nsets);
         TimingStats cs = time_calls(dev_, timed_calls(*in_.candidate, cc, sets, true), st_);
+        phases_["timing"] = {{"reps", cs.reps},          {"warmup", cs.warmup},       {"loop_ms", cs.loop_ms},
+                             {"prepare_ms", cs.prepare_ms}, {"flush_ms", cs.flush_ms}, {"call_ms", cs.call_ms},
+                             {"after_ms", cs.after_ms}};
         Timing tm = make_timing(pc.name, cs, rt->second);
         result_["timing"] = tm;
         add_check(checks_, "timed_outputs", timed_gross_ == 0 && timed_modified_ == 0 ? "pass" : "fail",
@@ -450,6 +473,7 @@ private:
         // After many timed calls, the candidate must still compute fresh inputs correctly:
         // catches outputs cached across calls and behaviour that changes under timing.
         report({{"stage", "timing"}, {"what", "post-timing check"}});
+        const auto post0 = std::chrono::steady_clock::now();
         // Poisoned like the timed calls (kTimedPoison), so that it cannot be told apart from them.
         TensorSet& ref = cc.new_set();
         TensorSet& probe = *sets[0];
@@ -475,6 +499,7 @@ private:
                                       " output elements were outside the tolerance by rounding only (fresh results)"
                                        : "after timing, " + std::to_string(post_mismatch) +
                                            " output elements were wrong for fresh inputs (stale or cached results)");
+        phases_["post_check_ms"] = ms_since(post0);
         if (!timed_oob_.empty())
             fail("integrity_violation", "out-of-bounds write " + where_written(timed_oob_) +
                                             " in a timed call (the correctness trials wrote within bounds)");
@@ -539,7 +564,7 @@ private:
             check_timed_call(cc, *sets[i], (*seeds)[i]);
             site.thaw();
         };
-        tc.verified_reps = candidate ? 4 : 0;
+        tc.check_fraction = candidate ? kTimedCheckFraction : 0;
         return tc;
     }
 
@@ -631,6 +656,7 @@ private:
     std::uint64_t base_seed_ = 0;
     json result_ = {{"status", "ok"}, {"stage", "correctness"}, {"message", ""}, {"fatal", false}};
     json checks_ = json::array();
+    json phases_ = json::object();  ///< where the evaluation's time went (docs/diagnosis.md, phases)
     Correctness corr_;
     LaunchReport launches_;
     bool launches_measured_ = false;

@@ -21,6 +21,7 @@ struct EvalSettings {
     double min_time_ms = 100;
     int min_reps = 10;
     int max_reps = 1000;
+    double precision = 0.005;  ///< repetitions stop once the median is known to within this fraction
     int rotate_buffers = 3;
     std::uint64_t seed = 0;
     std::uint64_t memory_mb = 4096;  ///< address-space limit of a host runner process
@@ -33,6 +34,10 @@ struct TimingStats {
     double overhead_p90_ms = 0;  ///< 90th percentile of wall minus reported time over the calls
     int reps = 0, warmup = 0;
     double cpu_median_ms = -1;  ///< CPU time of the runner's process per call, median (-1 unknown)
+    /** Where the timing loop's wall time went (ms, warm-ups included): fresh inputs and poison,
+     *  cache flushes, the calls as the site makes them (round trips and the site's own checks
+     *  around them included), and what follows each call (counts, canaries, checked outputs). */
+    double loop_ms = 0, prepare_ms = 0, flush_ms = 0, call_ms = 0, after_ms = 0;
 };
 
 /** Reference timings kept for the worker's lifetime, keyed by reference library and case. */

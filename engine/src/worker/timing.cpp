@@ -19,6 +19,22 @@ double percentile(std::vector<double> v, double q) {
     return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
+}  // namespace
+
+bool median_known(std::vector<double> v, double precision) {
+    if (precision <= 0 || v.size() < 3) return false;
+    std::sort(v.begin(), v.end());
+    // A distribution-free 95% interval of the median: the order statistics n/2 -/+ 0.98 sqrt(n).
+    const double n = static_cast<double>(v.size());
+    const double half = 0.98 * std::sqrt(n);
+    const auto lo = static_cast<std::size_t>(std::max(0.0, std::floor(n / 2 - half)));
+    const auto hi = static_cast<std::size_t>(std::min(n - 1, std::ceil(n / 2 + half)));
+    const double median = percentile(v, 0.5);
+    return median > 0 && (v[hi] - v[lo]) / 2 <= precision * median;
+}
+
+namespace {
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -27,14 +43,30 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 TimingStats time_calls(Device& dev, const TimedCalls& tc, const EvalSettings& st) {
     auto set_of = [&](int i) { return static_cast<std::size_t>(i) % tc.sets; };
-    auto one = [&](int i, bool verify) {
+    const auto loop0 = std::chrono::steady_clock::now();
+    double prepare_ms = 0, flush_ms = 0, call_ms = 0, after_ms = 0;
+    // Fresh inputs, a flushed cache and the call; what follows it is after().
+    auto call = [&](int i) {
+        auto t0 = std::chrono::steady_clock::now();
         tc.prepare(set_of(i));
+        prepare_ms += ms_since(t0);
+        t0 = std::chrono::steady_clock::now();
         dev.flush_cache();
+        flush_ms += ms_since(t0);
+        t0 = std::chrono::steady_clock::now();
         CallTime t = tc.call(set_of(i));
-        tc.after(set_of(i), verify);
+        call_ms += ms_since(t0);
         return t;
     };
-    for (int w = 0; w < st.warmup; ++w) one(w, false);
+    auto after = [&](int i, bool verify) {
+        const auto t0 = std::chrono::steady_clock::now();
+        tc.after(set_of(i), verify);
+        after_ms += ms_since(t0);
+    };
+    for (int w = 0; w < st.warmup; ++w) {
+        call(w);
+        after(w, false);
+    }
     auto f0 = std::chrono::steady_clock::now();
     tc.prepare(0);
     dev.flush_cache();
@@ -49,25 +81,27 @@ TimingStats time_calls(Device& dev, const TimedCalls& tc, const EvalSettings& st
     int wall_cap = static_cast<int>(std::floor(10.0 * std::max(st.min_time_ms, 1.0) / per_rep_wall));
     reps = std::clamp(std::min(reps, std::max(wall_cap, st.min_reps)), st.min_reps, st.max_reps);
 
-    // Which repetitions are checked is drawn here, after the library has been loaded and
-    // called: it cannot know in advance.
-    std::set<int> checked = {reps - 1};
+    // Which repetitions are checked is drawn call by call, after the library has been loaded
+    // and called: it cannot know in advance. The last is checked too; since the loop stops
+    // once the median is known well enough, which call is the last depends on the times.
     std::mt19937_64 rng(std::random_device{}());
-    for (int k = 0; k < tc.verified_reps && static_cast<int>(checked.size()) < reps; ++k)
-        checked.insert(static_cast<int>(rng() % static_cast<std::uint64_t>(reps)));
+    std::bernoulli_distribution checked(std::clamp(tc.check_fraction, 0.0, 1.0));
 
     std::vector<double> ev, wall, cpu;
     ev.reserve(static_cast<std::size_t>(reps));
     wall.reserve(static_cast<std::size_t>(reps));
     for (int r = 0; r < reps; ++r) {
-        bool verify = tc.verified_reps > 0 && checked.count(r) > 0;
-        CallTime t = one(r, verify);
+        CallTime t = call(r);
         ev.push_back(t.event_ms);
         wall.push_back(t.wall_ms);
         if (t.cpu_ms >= 0) cpu.push_back(t.cpu_ms);
+        const bool last = r + 1 == reps || (r + 1 >= std::max(st.min_reps, kMinCallsForPrecision) && median_known(ev, st.precision));
+        const bool verify = tc.check_fraction > 0 && (last || checked(rng));
+        after(r, verify);
+        if (last) break;
     }
     TimingStats s;
-    s.reps = reps;
+    s.reps = static_cast<int>(ev.size());
     s.warmup = st.warmup;
     s.median_ms = percentile(ev, 0.5);
     s.min_ms = *std::min_element(ev.begin(), ev.end());
@@ -81,6 +115,11 @@ TimingStats time_calls(Device& dev, const TimedCalls& tc, const EvalSettings& st
     std::vector<double> overhead;
     for (std::size_t i = 0; i < ev.size(); ++i) overhead.push_back(std::max(0.0, wall[i] - ev[i]));
     s.overhead_p90_ms = percentile(overhead, 0.9);
+    s.loop_ms = ms_since(loop0);
+    s.prepare_ms = prepare_ms;
+    s.flush_ms = flush_ms;
+    s.call_ms = call_ms;
+    s.after_ms = after_ms;
     return s;
 }
 
