@@ -68,6 +68,9 @@ EvaluationResult EvaluationWorker::run(const EvaluationRequest& request) {
         if (!request.kbWorker.isEmpty()) edit.worker.script = request.kbWorker.toStdString();
         if (!request.kbDevice.isEmpty()) edit.worker.device = request.kbDevice.toStdString();
         if (request.cancelled) edit.cancelled = [flag = request.cancelled] { return flag->load(); };
+        // The app engine's worker for the device: a search running there and this evaluation
+        // take turns on it.
+        edit.evaluator_for = [](const kf::kb::WorkerOptions& o) { return engine().kernelbench_evaluator(o); };
         const kf::kb::HandEvaluationResult done = kf::kb::evaluate_by_hand(edit);
         result.cancelled = done.cancelled;
         if (done.cancelled) return result;

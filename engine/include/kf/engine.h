@@ -19,6 +19,7 @@
 
 #include "kf/evaluator.h"
 #include "kf/evolution.h"
+#include "kf/kernelbench_search.h"
 #include "kf/store.h"
 #include "kf/task.h"
 
@@ -45,6 +46,27 @@ struct SearchCallbacks {
     std::function<void(const SearchEvent&, const ProjectView&)> on_event;
     /** Polled between results: true asks the search to stop. */
     std::function<bool()> should_stop;
+};
+
+/** A search over KernelBench problems, as a caller asks for it (`kfoundry kernelbench run
+    --llm-config`, the app's Start Search on a problem or a problem set). */
+struct KernelBenchRequest {
+    std::filesystem::path project;  ///< the project folder
+    bool create_project = true;     ///< create the project when the folder holds none
+    kb::WorkerOptions worker;       ///< the Python worker: its device and interpreter pick the shared one
+    kb::ProblemSetRequest problems; ///< the problems, their options and the set's budgets
+};
+
+/** What a caller of run_kernelbench hears, on the run's thread. */
+struct KernelBenchCallbacks {
+    /** A problem's run exists in the store (created, or taken up again). */
+    std::function<void(std::int64_t run, const kb::Problem&)> on_run;
+    /** Every event of every problem's search, with a read-only view of the run's connection. */
+    std::function<void(const SearchEvent&, const ProjectView&)> on_event;
+    /** Polled between results: true stops the search (it resumes on the next start). */
+    std::function<bool()> should_stop;
+    /** Before each problem, what was skipped and why, each problem's outcome. */
+    kb::ProblemSetCallbacks set;
 };
 
 /** A kernel the user wrote from a candidate, to evaluate and keep in the candidate's run. */
@@ -110,6 +132,22 @@ public:
     EvolveOutcome run_search(const SearchRequest& request, const SearchCallbacks& callbacks = {});
 
     /**
+     * The Python worker for KernelBench problems with these options: made on first use, then
+     * shared by every later call with the same interpreter, script, device and executor (one
+     * worker process per device). Thread-safe; the worker serves one request at a time.
+     */
+    std::shared_ptr<kb::Evaluator> kernelbench_evaluator(const kb::WorkerOptions& options);
+
+    /**
+     * Searches KernelBench problems (kb::search_problems) on the calling thread, to the end:
+     * starts or reuses the device's Python worker and asks it for its identity (throws
+     * kf::NoDevice saying what is missing, before anything is stored), opens the project's
+     * store connection for the run's whole life, and marks a problem's run "failed" with the
+     * error's text when its search throws, which is then rethrown.
+     */
+    kb::ProblemSetOutcome run_kernelbench(const KernelBenchRequest& request, const KernelBenchCallbacks& callbacks = {});
+
+    /**
      * Evaluates a hand-edited kernel on the device's shared evaluator (after the evaluation
      * a search there is running, if any), then stores it as a child of the parent (author
      * "user", the parent's family, island and tunables) with its evaluation, in one
@@ -128,6 +166,7 @@ private:
     using Key = std::tuple<Backend, int, std::string, std::string>;
     mutable std::mutex mutex_;
     std::map<Key, std::shared_ptr<Evaluator>> evaluators_;
+    std::map<std::string, std::shared_ptr<kb::Evaluator>> kb_evaluators_;
 };
 
 }  // namespace kf

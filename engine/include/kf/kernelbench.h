@@ -109,7 +109,8 @@ struct Result {
 };
 
 /**
- * One Python worker process (one GPU) plus parallel one-shot compiles. Not thread-safe: one owner.
+ * One Python worker process (one GPU) plus parallel one-shot compiles. Threads may share it:
+ * its worker serves one request (hello, evaluate) at a time, the others wait their turn.
  */
 class Evaluator {
 public:

@@ -182,6 +182,54 @@ LevelSpent spent_by_others(ProjectStore& store, const std::vector<Problem>& prob
 std::string share_level_budgets(const LevelBudgets& level, const LevelSpent& others, double elapsed_s, std::int64_t left,
                                 ProblemSearchOptions& o);
 
+/** The islands' experts of a KernelBench search with LLM experts: four islands, each with two
+    LLM roles and the tuner (memory and fusion, compute and warp, fusion and occupancy, warp and memory). */
+inline const std::vector<std::vector<std::string>> kLlmIslandExperts = {{"llm:memory", "llm:fusion", "tuner"},
+                                                                        {"llm:compute", "llm:warp", "tuner"},
+                                                                        {"llm:fusion", "llm:occupancy", "tuner"},
+                                                                        {"llm:warp", "llm:memory", "tuner"}};
+
+/** One command's search over KernelBench problems: a problem, or a set searched one after the other. */
+struct ProblemSetRequest {
+    std::vector<Problem> problems;
+    /** One problem asked for by itself: one the bridge cannot run throws kf::Error with the
+     *  reason, where a set skips it and says why. */
+    bool single = false;
+    /** Skip problems whose latest run in the project finished, judged with the same tolerance. */
+    bool skip_finished = false;
+    /** Every problem's options (search, evaluation, experts, library, should_stop, on_event);
+     *  a problem's share of `level` tightens its budgets. */
+    ProblemSearchOptions base;
+    LevelBudgets level;
+    /** Given ModelNew files, found per problem (find_candidates); empty: none. */
+    std::filesystem::path candidates_dir;
+    /** Kept with each new run beside what the driver adds (the problem's level, id, name and
+     *  file, budget, seed, trials, timed calls, tolerance, baselines). */
+    nlohmann::json run_config = nlohmann::json::object();
+};
+
+struct ProblemSetCallbacks {
+    /** Before a problem's search, with its options (its budgets' share included). */
+    std::function<void(std::size_t index, std::size_t total, const Problem&, const ProblemSearchOptions&)> on_problem;
+    std::function<void(const Problem&, const std::string& why)> on_skipped;
+    std::function<void(const Problem&, const ProblemSearchOutcome&)> on_searched;
+};
+
+struct ProblemSetOutcome {
+    std::vector<std::pair<Problem, ProblemSearchOutcome>> searched;
+    std::vector<std::pair<std::string, std::string>> skipped;  ///< problem key, why
+    bool stopped = false;  ///< base.should_stop said so before every problem was searched
+};
+
+/**
+ * Searches the problems one after the other (search_problem), skipping those the bridge
+ * cannot run, those finished before (skip_finished) and those for which the set's budgets
+ * are spent, and sharing `level` out among the others as they run (share_level_budgets).
+ * The run driver of `kfoundry kernelbench run` and of the app.
+ */
+ProblemSetOutcome search_problems(const ProblemSetRequest& request, Evaluator& ev, ProjectStore& store,
+                                  const ProblemSetCallbacks& callbacks = {});
+
 /** A ModelNew edited by hand from a candidate of a KernelBench run (the app's Evaluate). */
 struct HandEvaluation {
     std::filesystem::path project;
@@ -191,6 +239,9 @@ struct HandEvaluation {
     WorkerOptions worker;     ///< the Python worker (its device: the run's, else this one's)
     /** Checked before the evaluation and before storing: a cancelled edit stores nothing. */
     std::function<bool()> cancelled;
+    /** The worker for these options (its device the run's): a shared one, e.g. the engine's
+     *  (kf::Engine::kernelbench_evaluator); empty: a worker of its own for this evaluation. */
+    std::function<std::shared_ptr<Evaluator>(const WorkerOptions&)> evaluator_for;
 };
 
 struct HandEvaluationResult {

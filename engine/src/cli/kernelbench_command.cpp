@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "kf/compile.h"
+#include "kf/engine.h"
 #include "kf/evaluator.h"
 #include "kf/evolution.h"
 #include "kf/kernelbench.h"
@@ -345,7 +346,6 @@ void on_search_interrupt(int) { g_search_stop = true; }
  */
 int cmd_run_search(KernelBenchArgs& a) {
     const KernelBenchSearchArgs& s = a.search;
-    auto problems = selected_problems(a);
     auto cfg = std::make_shared<llm::LlmConfig>();
     try {
         *cfg = llm::load_llm_config(s.llm_config);
@@ -361,79 +361,56 @@ int cmd_run_search(KernelBenchArgs& a) {
         std::cerr << "kfoundry: " << e.what() << "\n";
         return kExitUsage;
     }
-    ProjectStore store = ProjectStore::open_or_create(a.project, fs::absolute(a.project).filename().string());
-    kb::Evaluator ev(worker_options(a));
-    if (!start_worker(ev)) return kExitNoDevice;
-    std::signal(SIGINT, on_search_interrupt);
-    std::signal(SIGTERM, on_search_interrupt);
-    const auto started = std::chrono::steady_clock::now();
+    KernelBenchRequest request;
+    request.project = a.project;
+    request.worker = worker_options(a);
+    kb::ProblemSetRequest& set = request.problems;
+    set.problems = selected_problems(a);
+    set.skip_finished = !a.force;
+    set.candidates_dir = a.candidates_dir;
     // The configuration's own budgets hold for the whole command, like the level's.
-    kb::LevelBudgets level;
-    level.evaluations = s.level_evaluations;
-    level.tokens = s.level_tokens;
-    level.cost = s.level_cost;
-    level.time_s = s.level_time_s;
-    level = kb::with_llm_budgets(level, *cfg);
-    const int per_problem_evaluations = a.budget > 0 ? a.budget : 30;
-
-    const std::set<std::string> finished = kb::finished_problems(store, a.tolerance);
-    std::vector<kb::Problem> to_run;
-    for (const auto& p : problems) {
-        if (!a.force && finished.count(p.key())) {
-            std::printf("%s: already finished in this project (--force runs it again)\n", p.key().c_str());
-            continue;
-        }
-        if (std::string why = kb::unsupported_reason(p); !why.empty()) {
-            std::printf("%s: %s\n", p.key().c_str(), why.c_str());
-            continue;
-        }
-        to_run.push_back(p);
-    }
-    for (std::size_t i = 0; i < to_run.size() && !g_search_stop; ++i) {
-        const kb::Problem& p = to_run[i];
-        const auto left = static_cast<std::int64_t>(to_run.size() - i);
-        const kb::LevelSpent others = kb::spent_by_others(store, to_run, p.key());
-        std::printf("[%zu/%zu] %s\n", i + 1, to_run.size(), p.key().c_str());
-        kb::ProblemSearchOptions o;
-        o.search.islands.islands = s.islands;
-        o.search.islands.population = s.population;
-        o.search.seed = a.seed;
-        o.search.budget = per_problem_evaluations;
-        o.search.island_experts = {{"llm:memory", "llm:fusion", "tuner"},
-                                   {"llm:compute", "llm:warp", "tuner"},
-                                   {"llm:fusion", "llm:occupancy", "tuner"},
-                                   {"llm:warp", "llm:memory", "tuner"}};
-        o.search.time_limit_s = s.problem_time_s;
-        o.budgets.max_tokens = s.problem_tokens;
-        o.budgets.max_cost = s.problem_cost;
-        const std::string exhausted = kb::share_level_budgets(
-            level, others, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), left, o);
-        if (!exhausted.empty()) {
-            std::printf("  not run: the level's %s budget is spent\n", exhausted.c_str());
-            continue;
-        }
-        o.eval = eval_options(a);
-        o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        o.llm = cfg;
-        if (!s.no_library) o.experience_library = ExperienceLibrary::user_library_path();
-        if (!a.candidates_dir.empty()) o.candidates = kb::find_candidates(a.candidates_dir, p);
-        o.run_config = {{"level", p.level},       {"id", p.id},         {"name", p.name},     {"file", p.file.string()},
-                        {"kb", fs::absolute(a.kb).string()}, {"budget", a.budget}, {"seed", a.seed}, {"trials", a.trials},
-                        {"reps", a.reps},         {"tolerance", a.tolerance}};
-        o.should_stop = [] { return g_search_stop.load(); };
-        o.on_event = [](const SearchEvent& e) {
-            if (e.kind == "evaluated" || e.kind == "seeded")
-                std::printf("  #%lld %-8s %s\n", static_cast<long long>(e.member), e.data.value("expert", std::string("seed")).c_str(),
-                            e.message.c_str());
-            else if (e.kind == "log")
-                std::printf("  %s\n", e.message.c_str());
-            std::fflush(stdout);
-        };
-        std::printf("  budgets: %d evaluations%s%s%s\n", o.search.budget,
-                    o.budgets.max_tokens > 0 ? (", " + std::to_string(o.budgets.max_tokens) + " tokens").c_str() : "",
-                    o.budgets.max_cost > 0 ? (", cost " + std::to_string(o.budgets.max_cost)).c_str() : "",
-                    o.search.time_limit_s > 0 ? (", " + std::to_string(static_cast<int>(o.search.time_limit_s)) + " s").c_str() : "");
-        kb::ProblemSearchOutcome r = kb::search_problem(p, ev, store, o);
+    set.level.evaluations = s.level_evaluations;
+    set.level.tokens = s.level_tokens;
+    set.level.cost = s.level_cost;
+    set.level.time_s = s.level_time_s;
+    set.level = kb::with_llm_budgets(set.level, *cfg);
+    kb::ProblemSearchOptions& o = set.base;
+    o.search.islands.islands = s.islands;
+    o.search.islands.population = s.population;
+    o.search.seed = a.seed;
+    o.search.budget = a.budget > 0 ? a.budget : 30;
+    o.search.island_experts = kb::kLlmIslandExperts;
+    o.search.time_limit_s = s.problem_time_s;
+    o.budgets.max_tokens = s.problem_tokens;
+    o.budgets.max_cost = s.problem_cost;
+    o.eval = eval_options(a);
+    o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    o.llm = cfg;
+    if (!s.no_library) o.experience_library = ExperienceLibrary::user_library_path();
+    set.run_config = {{"kb", fs::absolute(a.kb).string()}};
+    o.on_event = [](const SearchEvent& e) {
+        if (e.kind == "evaluated" || e.kind == "seeded")
+            std::printf("  #%lld %-8s %s\n", static_cast<long long>(e.member), e.data.value("expert", std::string("seed")).c_str(),
+                        e.message.c_str());
+        else if (e.kind == "log")
+            std::printf("  %s\n", e.message.c_str());
+        std::fflush(stdout);
+    };
+    KernelBenchCallbacks callbacks;
+    callbacks.should_stop = [] { return g_search_stop.load(); };
+    callbacks.set.on_skipped = [](const kb::Problem& p, const std::string& why) {
+        std::printf("%s: %s%s\n", p.key().c_str(), why.c_str(),
+                    why == "already finished" ? " in this project (--force runs it again)" : "");
+    };
+    callbacks.set.on_problem = [](std::size_t i, std::size_t n, const kb::Problem& p, const kb::ProblemSearchOptions& po) {
+        std::printf("[%zu/%zu] %s\n", i + 1, n, p.key().c_str());
+        std::printf("  budgets: %d evaluations%s%s%s\n", po.search.budget,
+                    po.budgets.max_tokens > 0 ? (", " + std::to_string(po.budgets.max_tokens) + " tokens").c_str() : "",
+                    po.budgets.max_cost > 0 ? (", cost " + std::to_string(po.budgets.max_cost)).c_str() : "",
+                    po.search.time_limit_s > 0 ? (", " + std::to_string(static_cast<int>(po.search.time_limit_s)) + " s").c_str() : "");
+        std::fflush(stdout);
+    };
+    callbacks.set.on_searched = [](const kb::Problem&, const kb::ProblemSearchOutcome& r) {
         const json t = r.llm_usage.is_object() ? r.llm_usage.value("totals", json::object()) : json::object();
         std::printf("  run %lld%s: %s; best %s; LLM %lld calls, %lld tokens, cost %.4f\n", static_cast<long long>(r.run_id),
                     r.resumed ? " (resumed)" : "", to_string(r.result.stop_reason).c_str(),
@@ -442,8 +419,20 @@ int cmd_run_search(KernelBenchArgs& a) {
                     static_cast<long long>(t.value("input_tokens", std::int64_t{0}) + t.value("output_tokens", std::int64_t{0})),
                     t.value("cost", 0.0));
         std::fflush(stdout);
+    };
+    std::signal(SIGINT, on_search_interrupt);
+    std::signal(SIGTERM, on_search_interrupt);
+    Engine engine;
+    try {
+        const std::shared_ptr<kb::Evaluator> ev = engine.kernelbench_evaluator(request.worker);
+        if (!start_worker(*ev)) return kExitNoDevice;
+        engine.run_kernelbench(request, callbacks);
+    } catch (const NoDevice& e) {
+        std::cerr << "kfoundry: " << e.what() << "\n";
+        return kExitNoDevice;
     }
     if (g_search_stop) std::printf("stopped; `kfoundry kernelbench run` with the same options resumes\n");
+    ProjectStore store = ProjectStore::open(a.project);
     auto rep = kb::make_report(kb::outcomes_from_store(store));
     std::printf("\ncorrect %d of %d problem(s) in the project; fast_1 against eager %.1f%%; `kfoundry kernelbench report "
                 "--project %s` for the full report\n",

@@ -79,6 +79,66 @@ EvolveOutcome Engine::run_search(const SearchRequest& request, const SearchCallb
     }
 }
 
+std::shared_ptr<kb::Evaluator> Engine::kernelbench_evaluator(const kb::WorkerOptions& o) {
+    // The command line names the interpreter, the script, the device and the executor.
+    const nlohmann::json key = {o.command(), o.log.string(), o.build_root.string()};
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& ev = kb_evaluators_[key.dump()];
+    if (!ev) ev = std::make_shared<kb::Evaluator>(o);
+    return ev;
+}
+
+kb::ProblemSetOutcome Engine::run_kernelbench(const KernelBenchRequest& request, const KernelBenchCallbacks& callbacks) {
+    const std::shared_ptr<kb::Evaluator> ev = kernelbench_evaluator(request.worker);
+    try {
+        ev->hello();
+    } catch (const Error& e) {
+        throw NoDevice(std::string("the KernelBench worker cannot run: ") + e.what());
+    }
+    ProjectStore store = request.create_project
+                             ? ProjectStore::open_or_create(request.project, request.project.filename().string())
+                             : ProjectStore::open(request.project);
+    const ProjectView view(store);
+    kb::ProblemSetRequest set = request.problems;
+    if (callbacks.should_stop) set.base.should_stop = callbacks.should_stop;
+    // The problem being searched and its run, known from its first event on (search_problem
+    // creates or resumes the run before it).
+    std::string key;
+    std::int64_t run = 0;
+    const std::function<void(const SearchEvent&)> caller_event = set.base.on_event;
+    set.base.on_event = [&](const SearchEvent& e) {
+        if (run == 0 && !key.empty())
+            if (auto r = view.latest_run(key)) {
+                run = r->id;
+                if (callbacks.on_run)
+                    for (const kb::Problem& p : set.problems)
+                        if (p.key() == key) callbacks.on_run(run, p);
+            }
+        if (caller_event) caller_event(e);
+        if (callbacks.on_event) callbacks.on_event(e, view);
+    };
+    kb::ProblemSetCallbacks cb = callbacks.set;
+    cb.on_problem = [&](std::size_t i, std::size_t n, const kb::Problem& p, const kb::ProblemSearchOptions& o) {
+        key = p.key();
+        run = 0;
+        if (callbacks.set.on_problem) callbacks.set.on_problem(i, n, p, o);
+    };
+    try {
+        return kb::search_problems(set, *ev, store, cb);
+    } catch (const std::exception& e) {
+        // A run the search opened and left running is marked failed (the next start on the
+        // problem resumes it all the same).
+        try {
+            if (!key.empty())
+                if (auto r = store.latest_run(key); r && r->state == RunState::Running)
+                    store.set_run_state(r->id, RunState::Failed, e.what());
+        } catch (const std::exception&) {
+            // The store itself may be what failed; the caller still hears of the first error.
+        }
+        throw;
+    }
+}
+
 Diagnosis Engine::profile(const CandidateProfile& request) {
     const std::shared_ptr<Evaluator> ev = evaluator(request.evaluator);
     try {

@@ -118,6 +118,8 @@ struct Evaluator::Impl {
     explicit Impl(WorkerConfig wc) : worker(std::move(wc)) {}
     WorkerClient worker;
     std::string device_name;
+    /** One request at a time on the worker: a search and a hand evaluation may share it. */
+    std::mutex requests;
 };
 
 Evaluator::Evaluator(WorkerOptions opt) : opt_(std::move(opt)) {
@@ -132,6 +134,7 @@ Evaluator::Evaluator(WorkerOptions opt) : opt_(std::move(opt)) {
 Evaluator::~Evaluator() = default;
 
 json Evaluator::hello() {
+    std::lock_guard<std::mutex> lock(impl_->requests);
     json h = impl_->worker.hello();
     if (h.value("protocol", 0) != 1)
         throw Error("the KernelBench worker speaks protocol " + h.value("protocol", json(0)).dump() + ", not 1");
@@ -195,6 +198,7 @@ std::vector<CompileInfo> Evaluator::compile_all(const std::vector<fs::path>& can
 
 Result Evaluator::evaluate(const Problem& p, const std::optional<fs::path>& candidate, const EvalOptions& opt,
                            const std::function<void(const json&)>& on_progress) {
+    std::lock_guard<std::mutex> lock(impl_->requests);
     Result r;
     Diagnosis& d = r.diagnosis;
     d.backend = "kernelbench";

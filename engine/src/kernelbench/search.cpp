@@ -371,10 +371,11 @@ HandEvaluationResult evaluate_by_hand(const HandEvaluation& request) {
     const fs::path edited = files / ("edited_from_" + std::to_string(parent->id) + "_" +
                                      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + ".py");
     if (!(std::ofstream(edited, std::ios::binary) << request.source)) throw Error("cannot write " + edited.string());
-    Evaluator ev(worker);
+    const std::shared_ptr<Evaluator> ev =
+        request.evaluator_for ? request.evaluator_for(worker) : std::make_shared<Evaluator>(worker);
     Result r;
     try {
-        r = ev.evaluate(problem, edited, eval);
+        r = ev->evaluate(problem, edited, eval);
     } catch (...) {
         std::error_code ec;
         fs::remove(edited, ec);
