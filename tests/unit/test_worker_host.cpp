@@ -97,11 +97,11 @@ private slots:
         o.min_time_ms = 1e5;  // never reached: the repetitions end at max_reps or at the precision
         o.min_reps = 10;
         o.max_reps = 60;
-        o.precision = 1.0;  // any 20 host timings agree this well
+        o.precision = 1.0;  // 20 host timings agree this well but on a very busy machine
         Diagnosis loose = ev_->evaluate(copy, c, o);
         QCOMPARE(loose.status, Status::Ok);
         QVERIFY(loose.timing);
-        QCOMPARE(loose.timing->reps, 20);
+        QVERIFY2(loose.timing->reps >= 20 && loose.timing->reps < 60, std::to_string(loose.timing->reps).c_str());
         auto* checked = check(loose, "timed_outputs");
         QVERIFY(checked && checked->outcome == "pass");
         QVERIFY2(checked->detail.find("checked against the reference") != std::string::npos, checked->detail.c_str());
