@@ -177,7 +177,9 @@ private slots:
         QVERIFY(view.isEvaluating());
         QVERIFY(view.cancelButton()->isEnabled());
         QVERIFY(!evaluate->isEnabled());
-        QTest::qWait(4000);  // compiled by now: the worker runs the endless candidate
+        // Compiled, and the worker runs the endless candidate: beside the runner it keeps
+        // started ahead, the candidate's own runner exists.
+        QTRY_VERIFY_WITH_TIMEOUT(kftest::descendants_with_arg("--runner", "kfoundry-work") >= 2, 60000);
         QVERIFY(finished.isEmpty());
         QElapsedTimer clock;
         clock.start();

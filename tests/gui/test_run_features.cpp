@@ -181,7 +181,16 @@ private slots:
             kf::ProjectStore store = kf::ProjectStore::open(project.toStdString());
             for (const auto& ev : store.evaluations(first)) QVERIFY(model->rowOf(ev.candidate_id) >= 0);
         }
-        QTest::qWait(1500);
+        // The live run goes on: once the view has been sent events of new evaluations, none
+        // of them has reached the earlier run's population.
+        QSignalSpy live_events(runs, &kfgui::RunController::eventsReady);
+        auto evaluations_sent = [&] {
+            int n = 0;
+            for (const auto& call : live_events)
+                for (const auto& e : call.at(0).value<kfgui::EngineEventList>()) n += e.isEvaluation() ? 1 : 0;
+            return n;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(evaluations_sent() >= 2, 120000);
         window->searchView()->applyPending();
         QCOMPARE(model->rowCount(), 5);
 

@@ -1,9 +1,12 @@
 #include "testsupport.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <vector>
+
+#include <unistd.h>
 
 namespace kftest {
 
@@ -94,6 +97,54 @@ std::vector<std::string> escapees() {
         }
         if (cmd.find("kf-escapee") != std::string::npos || comm.find("kf-escapee") != std::string::npos)
             found.push_back(name);
+    }
+    return found;
+}
+
+int descendants_with_arg(const std::string& arg, const std::string& name) {
+    namespace fs = std::filesystem;
+    // Every process's parent, then the tree under this process.
+    std::map<long, long> parent;
+    std::map<long, std::string> cmdline;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc", ec)) {
+        const std::string pid_name = e.path().filename().string();
+        if (pid_name.empty() || pid_name.find_first_not_of("0123456789") != std::string::npos) continue;
+        try {
+            const std::string stat = read_file(e.path() / "stat");
+            // pid (comm) state ppid ...: the command name may hold spaces and parentheses.
+            const auto close = stat.rfind(')');
+            if (close == std::string::npos) continue;
+            long ppid = 0;
+            char state = 0;
+            if (std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) continue;
+            parent[std::stol(pid_name)] = ppid;
+            if (read_file(e.path() / "comm").rfind(name, 0) == 0) cmdline[std::stol(pid_name)] = read_file(e.path() / "cmdline");
+        } catch (...) {
+            continue;  // gone meanwhile
+        }
+    }
+    const long self = static_cast<long>(getpid());
+    int found = 0;
+    for (const auto& [pid, cmd] : cmdline) {
+        bool below = false;
+        for (long p = parent.count(pid) ? parent[pid] : 0, hops = 0; p > 1 && hops < 64; p = parent.count(p) ? parent[p] : 0, ++hops)
+            if (p == self) {
+                below = true;
+                break;
+            }
+        if (!below) continue;
+        // The command line's words are separated by NUL bytes.
+        std::size_t start = 0;
+        while (start <= cmd.size()) {
+            const std::size_t end = cmd.find('\0', start);
+            if (cmd.compare(start, (end == std::string::npos ? cmd.size() : end) - start, arg) == 0) {
+                ++found;
+                break;
+            }
+            if (end == std::string::npos) break;
+            start = end + 1;
+        }
     }
     return found;
 }

@@ -26,5 +26,9 @@ bool gpu_available();
 std::map<std::string, std::string> snapshot(const std::vector<std::filesystem::path>& roots);
 /** Processes whose command line or name says "kf-escapee" (what escaping test candidates call their children). */
 std::vector<std::string> escapees();
+/** Processes descending from this one whose command line holds `arg` as a word and whose
+ *  name starts with `name` (e.g. "--runner" and "kfoundry-work": the worker's runner
+ *  processes, bubblewrap's left out). */
+int descendants_with_arg(const std::string& arg, const std::string& name);
 
 }  // namespace kftest

@@ -114,15 +114,15 @@ private slots:
         hold.time = false;
         hold.timeout_s = 3;
         std::thread busy([&] { (void)ev->evaluate(task, slow, hold); });
-        std::this_thread::sleep_for(std::chrono::milliseconds(800));  // the busy thread holds the device
-        std::atomic<bool> cancel{false};
+        // The busy thread holds the device once its candidate runs: this engine's worker is
+        // new, so a runner of it exists only from then on.
+        QTRY_VERIFY_WITH_TIMEOUT(kftest::descendants_with_arg("--runner", "kfoundry-work") >= 1, 60000);
         EvalOptions opt;
         opt.time = false;
-        opt.cancel = [&] { return cancel.load(); };
-        std::thread waiter([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));
-            cancel = true;
-        });
+        // Polled every 50 ms while the evaluation waits for the device: the third poll is a
+        // cancel while waiting.
+        std::atomic<int> polls{0};
+        opt.cancel = [&] { return ++polls >= 3; };
         bool cancelled = false;
         auto t0 = std::chrono::steady_clock::now();
         try {
@@ -131,7 +131,6 @@ private slots:
             cancelled = true;
         }
         const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        waiter.join();
         busy.join();
         QVERIFY2(cancelled, "the waiting evaluation was not cancelled");
         QVERIFY2(waited < 2.5, qPrintable(QString("it waited %1 s").arg(waited)));

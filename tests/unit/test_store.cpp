@@ -519,7 +519,16 @@ private slots:
                 _exit(3);
             }
         }
-        QTest::qWait(200);
+        // Killed while it writes: once some candidates are committed (read through a
+        // connection of our own), so the kill lands in the middle of the stream.
+        auto committed = [&] {
+            try {
+                return kf::ProjectView::open(dir).candidates(run).size() >= 20;
+            } catch (const std::exception&) {
+                return false;  // the child holds the write lock at this moment
+            }
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(committed(), 60000);
         QCOMPARE(kill(pid, SIGKILL), 0);
         int status = 0;
         QCOMPARE(waitpid(pid, &status, 0), pid);
