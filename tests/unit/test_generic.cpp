@@ -40,6 +40,24 @@ Task flat_task(const std::string& tag, const std::string& reference) {
     return load_task(dir);
 }
 
+/** A task of rows x cols elements, y from x, with the given host reference. */
+Task rows_task(const std::string& tag, const std::string& reference) {
+    auto dir = kftest::temp_dir("generic-" + tag);
+    kftest::write_file(dir / "task.json", R"({
+  "format": 1, "name": "t", "op_class": "x", "sizes": ["rows", "cols"],
+  "tensors": [{"name": "x", "role": "input", "dtype": "f32", "shape": ["rows", "cols"]},
+              {"name": "y", "role": "output", "dtype": "f32", "shape": ["rows", "cols"]}],
+  "tolerance": {"atol": 1e-5, "rtol": 1e-5},
+  "work": {"flops": "rows * cols", "bytes": "8 * rows * cols"},
+  "cases": [{"name": "p", "primary": true, "sizes": {"rows": 8, "cols": 40}}, {"name": "v", "sizes": {"rows": 3, "cols": 5}}],
+  "reference": {"host": "reference.cpp"}
+})");
+    kftest::write_file(dir / "reference.cpp", "#include \"kf_task.h\"\n" + reference);
+    return load_task(dir);
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 std::unique_ptr<Evaluator> nvcc_evaluator(const std::filesystem::path& cache) {
     auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
     if (probe.start_failed || probe.exit_code != 0) return nullptr;
@@ -218,6 +236,89 @@ private slots:
             Backend::Cuda);
         QVERIFY(reads.kernels.empty());
         QVERIFY2(reads.reason.find("its accesses of y cannot be checked") != std::string::npos, reads.reason.c_str());
+    }
+
+    /** Accesses through pointers declared around a loop (at kf_solve's top, in the row) are checked like any other. */
+    void pointers_declared_around_the_loop_are_checked() {
+        // A running sum through a pointer declared at kf_solve's top.
+        GenericKernels top = generic_kernels(
+            flat_task("top-alias", "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                   "    float* out = y;\n"
+                                   "    for (int i = 0; i < n; ++i) out[i] = (i > 0 ? out[i - 1] : 0.0f) + x[i];\n}\n"),
+            Backend::Host);
+        QVERIFY2(top.kernels.empty(), generic_summary(top).c_str());
+        QVERIFY2(has(top.reason, "two iterations of the loop over i may access one element of y (line 4)"), top.reason.c_str());
+        // A running sum along each row through the row's pointers: the rows run in parallel, the
+        // elements of a row do not.
+        GenericKernels scan = generic_kernels(
+            rows_task("row-alias", "extern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n"
+                                   "    for (int r = 0; r < rows; ++r) {\n"
+                                   "        const float* xr = x + (long long)r * cols;\n"
+                                   "        float* yr = y + (long long)r * cols;\n"
+                                   "        yr[0] = xr[0];\n"
+                                   "        for (int c = 1; c < cols; ++c) yr[c] = yr[c - 1] + xr[c];\n    }\n}\n"),
+            Backend::Cuda);
+        QCOMPARE(scan.kernels.size(), std::size_t(1));
+        QVERIFY2(has(scan.nests[0], "parallel; no rows (two iterations of the loop over c may access one element of y (line 7))"),
+                 scan.nests[0].c_str());
+        // A local array of the row: each thread of a group would hold its own copy.
+        GenericKernels local = generic_kernels(
+            rows_task("row-array", "extern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n"
+                                   "    for (int r = 0; r < rows; ++r) {\n"
+                                   "        float first[1] = {};\n"
+                                   "        first[0] = x[r * cols];\n"
+                                   "        for (int c = 0; c < cols; ++c) y[r * cols + c] = x[r * cols + c] - first[0];\n    }\n}\n"),
+            Backend::Cuda);
+        QCOMPARE(local.kernels.size(), std::size_t(1));
+        QVERIFY2(has(local.nests[0], "no rows (it declares the local array first at the row's level"), local.nests[0].c_str());
+        // A pointer it cannot follow is not taken for a local array.
+        GenericKernels chosen = generic_kernels(
+            flat_task("select-alias", "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                      "    const float* src = n > 8 ? x : y;\n"
+                                      "    for (int i = 0; i < n; ++i) y[i] = src[n - 1 - i];\n}\n"),
+            Backend::Host);
+        QVERIFY2(chosen.kernels.empty(), generic_summary(chosen).c_str());
+        QVERIFY2(has(chosen.reason, "it reads through src, a pointer it cannot follow (line 4)"), chosen.reason.c_str());
+    }
+
+    /**
+     * Sums into the row's pointer by a loop spread over a group are added atomically there, not
+     * in the kernel spreading the rows over threads.
+     */
+    void row_sums_through_a_pointer_are_atomic() {
+        GenericKernels bag = generic_kernels(load_task(kftest::data("tasks/embedding_bag")), Backend::Cuda);
+        QCOMPARE(bag.kernels.size(), std::size_t(3));
+        QVERIFY2(has(bag.nests[0], "rows spread over groups of threads, adding atomically to out"), bag.nests[0].c_str());
+        QVERIFY2(!has(bag.kernels[0].source, "kf_atomic_add("), bag.kernels[0].source.c_str());
+        for (std::size_t i = 1; i < 3; ++i)
+            QVERIFY2(has(bag.kernels[i].source, "kf_atomic_add(&o[k], (row[k]));"), bag.kernels[i].source.c_str());
+        // On the host, the bags run in parallel and each adds into its own row.
+        Task t = load_task(kftest::data("tasks/embedding_bag"));
+        GenericKernels host = generic_kernels(t, Backend::Host);
+        QVERIFY2(!host.kernels.empty() && !has(host.kernels[0].source, "omp atomic"), host.reason.c_str());
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        Diagnosis d = ev.evaluate(t, {host.kernels[0].source, "generic"}, opt);
+        QVERIFY2(d.status == Status::Ok, (d.message + "\n" + d.compile.log).c_str());
+    }
+
+    /** A declaration kept as written (a call the model does not know) declares names of the iteration. */
+    void kept_declarations_are_the_iterations() {
+        Task t = flat_task("opaque-decl", "#include <cmath>\nextern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                          "    for (int i = 0; i < n; ++i) {\n"
+                                          "        float s = std::fma(x[i], 2.0f, 1.0f);\n"
+                                          "        s += 1.0f;\n        y[i] = s;\n    }\n}\n");
+        GenericKernels g = generic_kernels(t, Backend::Host);
+        QVERIFY2(!g.kernels.empty(), g.reason.c_str());
+        QVERIFY2(has(g.nests[0], "the loop over i (line 4): parallel"), g.nests[0].c_str());
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        Diagnosis d = ev.evaluate(t, {g.kernels[0].source, "generic"}, opt);
+        QVERIFY2(d.status == Status::Ok, (d.message + "\n" + d.compile.log).c_str());
     }
 
     /** The shapes users write: std::max, std::clamp, a ternary, fmaxf, memcpy of a row. */

@@ -45,8 +45,13 @@ struct NestPlan {
     bool rows = false;
     std::string rows_why;
     std::map<const Stmt*, SpreadLoop> spread;  ///< the row's loops (at any depth of its ifs)
-    /** Tensors only added to (+=, -=) at elements other iterations may add to too: updated atomically. */
+    /**
+     * Tensors only added to (+=, -=) at elements other iterations may add to too, and the
+     * pointers into them the additions are written through: updated atomically.
+     */
     std::set<std::string> atomics;
+    /** The same where the rows are spread over groups: also those the group's threads may add to at one element. */
+    std::set<std::string> row_atomics;
 };
 
 /** kf_solve as statements around the nests. */

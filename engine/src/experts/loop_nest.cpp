@@ -751,6 +751,10 @@ public:
         assigned.erase("");
         s.names.assign(names.begin(), names.end());
         s.assigned.assign(assigned.begin(), assigned.end());
+        // The names it declares at its own level (a declaration statement's), in scope after it.
+        if (c_.getCursorKind(cur) == CXCursor_DeclStmt)
+            for (CXCursor var : children(cur))
+                if (c_.getCursorKind(var) == CXCursor_VarDecl) s.declared.push_back(str(c_.getCursorSpelling(var)));
         if (first_opaque_.empty()) first_opaque_ = why;
         return s;
     }

@@ -59,9 +59,12 @@ struct Stmt {
     ExprPtr value;               ///< Assign
     ExprPtr cond;                ///< If
     Block body, else_body;       ///< For: the body; If: then and else
-    /** Opaque: its source text, why the model lacks it, the names it uses and those it assigns (or passes to a call). */
+    /**
+     * Opaque: its source text, why the model lacks it, the names it uses, those it assigns (or
+     * passes to a call) and those it declares.
+     */
     std::string text, why;
-    std::vector<std::string> names, assigned;
+    std::vector<std::string> names, assigned, declared;
 };
 
 /**
