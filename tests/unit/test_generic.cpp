@@ -282,8 +282,8 @@ private slots:
     }
 
     /**
-     * Sums into the row's pointer by a loop spread over a group are added atomically there, not
-     * in the kernel spreading the rows over threads.
+     * Sums into the row's pointer by a loop spread over a group are added atomically there (not
+     * in the kernel spreading the rows over threads); an index widened by the reference stays 64-bit.
      */
     void row_sums_through_a_pointer_are_atomic() {
         GenericKernels bag = generic_kernels(load_task(kftest::data("tasks/embedding_bag")), Backend::Cuda);
@@ -292,6 +292,9 @@ private slots:
         QVERIFY2(!has(bag.kernels[0].source, "kf_atomic_add("), bag.kernels[0].source.c_str());
         for (std::size_t i = 1; i < 3; ++i)
             QVERIFY2(has(bag.kernels[i].source, "kf_atomic_add(&o[k], (row[k]));"), bag.kernels[i].source.c_str());
+        for (const auto& k : bag.kernels)
+            QVERIFY2(has(k.source, "(table + (static_cast<unsigned long>(idx[") && has(k.source, "* static_cast<unsigned long>(d)))"),
+                     k.source.c_str());
         // On the host, the bags run in parallel and each adds into its own row.
         Task t = load_task(kftest::data("tasks/embedding_bag"));
         GenericKernels host = generic_kernels(t, Backend::Host);
@@ -301,6 +304,22 @@ private slots:
         opt.trials = 2;
         opt.time = false;
         Diagnosis d = ev.evaluate(t, {host.kernels[0].source, "generic"}, opt);
+        QVERIFY2(d.status == Status::Ok, (d.message + "\n" + d.compile.log).c_str());
+    }
+
+    /** A floating-point value converted to an integer is truncated in the generic kernels, as in the reference. */
+    void conversions_to_integers_are_kept() {
+        Task t = flat_task("quantize", "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                       "    for (int i = 0; i < n; i++) y[i] = (float)(int)(x[i] * 4.0f) / 4.0f;\n}\n");
+        GenericKernels g = generic_kernels(t, Backend::Host);
+        QVERIFY2(!g.kernels.empty(), g.reason.c_str());
+        QVERIFY2(has(g.kernels[0].source, "y[i] = (static_cast<float>(static_cast<int>((x[i] * 4.0f))) / 4.0f);"),
+                 g.kernels[0].source.c_str());
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        Diagnosis d = ev.evaluate(t, {g.kernels[0].source, "generic"}, opt);
         QVERIFY2(d.status == Status::Ok, (d.message + "\n" + d.compile.log).c_str());
     }
 

@@ -387,7 +387,7 @@ private slots:
         QTest::newRow("counts without a bin check")
             << "blur3x3"
             << "  for (int b = 0; b < w; ++b) out[b] = 0;\n  for (int i = 0; i < h; ++i) out[(int)img[i]] += 1;"
-            << "counts out[img[i]] without checking that the bin is in [0, bins) (line 4)";
+            << "counts out[(int)img[i]] without checking that the bin is in [0, bins) (line 4)";
     }
 
     void refuses_with_the_reason() {
@@ -405,6 +405,61 @@ private slots:
         QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");
         QVERIFY2(r.reason.rfind("cannot derive the computation from ref.cpp: ", 0) == 0, r.reason.c_str());
         QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
+    }
+
+    /**
+     * Constructs users write, each read as what it means or refused naming it: a conversion of
+     * a floating-point value to an integer, which is not dropped.
+     */
+    void users_constructs_data() {
+        QTest::addColumn<QString>("task");
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("derived");  // the summary, or empty
+        QTest::addColumn<QString>("why");
+        QTest::newRow("a value truncated to an integer")
+            << "sigmoid"
+            << "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+               "  for (int i = 0; i < n; ++i) y[i] = (float)(int)(x[i] * 4.0f) / 4.0f;\n}\n"
+            << ""
+            << "converts x * 4 to int (truncating it), which the computation language does not model (line 3)";
+        QTest::newRow("a value truncated where it is declared")
+            << "sigmoid"
+            << "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+               "  for (int i = 0; i < n; ++i) { const int q = x[i] * 4.0f; y[i] = q * 0.25f; }\n}\n"
+            << ""
+            << "the value of q (line 3) (int)(x[i] * 4) is not an integer expression";
+    }
+
+    void users_constructs() {
+        need_libclang();
+        QFETCH(QString, task);
+        QFETCH(QString, source);
+        QFETCH(QString, derived);
+        QFETCH(QString, why);
+        expect_reading(task.toStdString(), source.toStdString(), derived, why);
+    }
+
+    /** A histogram's bin converted from a floating-point value: the map, truncated as the histogram truncates it. */
+    void truncated_bins_are_the_map() {
+        need_libclang();
+        auto dir = kftest::temp_dir("recognise-float-bins");
+        kftest::write_file(dir / "task.json", R"({
+  "format": 1, "name": "t", "op_class": "histogram", "sizes": ["n"],
+  "tensors": [{"name": "x", "role": "input", "dtype": "f32", "shape": ["n"], "init": {"dist": "uniform", "low": 0, "high": 1}},
+              {"name": "counts", "role": "output", "dtype": "i32", "shape": ["16"]}],
+  "tolerance": {"atol": 0, "rtol": 0},
+  "work": {"flops": "n", "bytes": "4 * n"},
+  "cases": [{"name": "p", "primary": true, "sizes": {"n": 64}}, {"name": "v", "sizes": {"n": 7}}],
+  "reference": {"host": "reference.cpp"}
+})");
+        const std::string src =
+            "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* x, int32_t* counts, int n) {\n"
+            "  for (int b = 0; b < 16; ++b) counts[b] = 0;\n"
+            "  for (int i = 0; i < n; ++i) { const int b = x[i] * 16.0f; if (b >= 0 && b < 16) counts[b] += 1; }\n}\n";
+        kftest::write_file(dir / "reference.cpp", src);
+        Recognition r = recognise_source(load_task(dir), src, "ref.cpp", Recogniser::Libclang);
+        QVERIFY2(r.computation, r.reason.c_str());
+        QCOMPARE(r.computation->summary(), std::string("histogram of 16 bins: counts[x * 16] += 1"));
     }
 
     /** The i-k-j product into a row of sums (a std::vector): what it reads, and why it refuses the rest. */

@@ -75,6 +75,11 @@ std::optional<double> evaluate(const ExprPtr& e, const Env& env) {
             if (!c) return std::nullopt;
             return *c != 0 ? arg(1) : arg(2);
         }
+        case Expr::Kind::Cast: {
+            auto a = arg(0);
+            if (!a) return std::nullopt;
+            return std::trunc(*a);
+        }
         case Expr::Kind::Index:
             return std::nullopt;
     }

@@ -61,6 +61,9 @@ std::string Printer::expr(const ExprPtr& e) const {
         case Expr::Kind::Select:
             out = "(" + expr(e->args[0]) + " ? " + expr(e->args[1]) + " : " + expr(e->args[2]) + ")";
             break;
+        case Expr::Kind::Cast:  // a floating-point value truncated to an integer, as the reference wrote it
+            out = "static_cast<" + e->text + ">(" + expr(e->args[0]) + ")";
+            break;
         case Expr::Kind::Call: {
             std::string f = e->text;
             if (f == "max" || f == "min") {
@@ -75,6 +78,8 @@ std::string Printer::expr(const ExprPtr& e) const {
             break;
         }
     }
+    // 64-bit index arithmetic where the reference widened an operand (`(size_t)idx[j] * d`).
+    if (!e->widened.empty() && e->kind != Expr::Kind::Number) out = "static_cast<" + e->widened + ">(" + out + ")";
     if (e->converted && !e->cast.empty()) out = "static_cast<" + e->cast + ">(" + out + ")";
     return out;
 }

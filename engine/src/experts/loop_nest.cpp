@@ -48,7 +48,7 @@ int precedence(const ExprPtr& e) {
         if (op == "+" || op == "-") return 5;
         return 6;  // * / %
     }
-    if (e->kind == Expr::Kind::Unary) return 7;
+    if (e->kind == Expr::Kind::Unary || e->kind == Expr::Kind::Cast) return 7;
     if (e->kind == Expr::Kind::Number && e->value < 0) return 7;
     return 8;
 }
@@ -81,6 +81,8 @@ std::string to_text(const ExprPtr& e) {
             return e->text + "[" + to_text(e->args[0]) + "]";
         case Expr::Kind::Unary:
             return e->text + wrap(e->args[0], 7);
+        case Expr::Kind::Cast:
+            return "(" + e->text + ")" + wrap(e->args[0], 8);
         case Expr::Kind::Binary: {
             int p = precedence(e);
             return wrap(e->args[0], p) + " " + e->text + " " + wrap(e->args[1], p + 1);
@@ -160,22 +162,62 @@ public:
 
     [[noreturn]] void refuse(CXCursor cur, const std::string& what) const { throw Unmodelled(what + where(cur)); }
 
-    /** Skips implicit conversions, parentheses and casts. */
+    static bool is_cast_kind(CXCursorKind k) {
+        return k == CXCursor_UnexposedExpr || k == CXCursor_CStyleCastExpr || k == CXCursor_CXXStaticCastExpr ||
+               k == CXCursor_CXXFunctionalCastExpr;
+    }
+
+    /** True when a conversion from `from` to `to` truncates a floating-point value to an integer (not bool). */
+    bool truncates(CXCursor to, CXCursor from) const {
+        const CXTypeKind t = c_.getCanonicalType(c_.getCursorType(to)).kind;
+        return t != CXType_Bool && is_integer_type(t) &&
+               is_floating_type(c_.getCanonicalType(c_.getCursorType(from)).kind);
+    }
+
+    /**
+     * Skips implicit conversions, parentheses and casts; stops at a conversion of a
+     * floating-point value to an integer, which is not the value it converts.
+     */
     CXCursor strip(CXCursor cur) {
         while (true) {
             CXCursorKind k = c_.getCursorKind(cur);
-            if (k == CXCursor_ParenExpr || k == CXCursor_UnexposedExpr || k == CXCursor_CStyleCastExpr ||
-                k == CXCursor_CXXStaticCastExpr || k == CXCursor_CXXFunctionalCastExpr) {
+            if (k == CXCursor_ParenExpr || is_cast_kind(k)) {
                 std::vector<CXCursor> ch = children(cur);
                 CXCursor* last = nullptr;
                 for (auto& x : ch)
                     if (c_.isExpression(c_.getCursorKind(x))) last = &x;
                 if (!last || (k == CXCursor_UnexposedExpr && ch.size() != 1)) return cur;
+                if (k != CXCursor_ParenExpr && truncates(cur, *last)) return cur;
                 cur = *last;
                 continue;
             }
             return cur;
         }
+    }
+
+    /** A type's spelling without const or volatile (`const int` is int). */
+    std::string unqualified(CXType t) const {
+        std::string n = str(c_.getTypeSpelling(t));
+        for (bool again = true; again;) {
+            again = false;
+            for (const std::string q : {"const ", "volatile "})
+                if (n.rfind(q, 0) == 0) {
+                    n = n.substr(q.size());
+                    again = true;
+                }
+        }
+        return n;
+    }
+
+    /** The operand of a conversion that truncates a floating-point value to an integer, if `cur` is one. */
+    std::optional<CXCursor> truncated_operand(CXCursor cur) {
+        if (!is_cast_kind(c_.getCursorKind(cur))) return std::nullopt;
+        std::vector<CXCursor> ch = children(cur);
+        std::optional<CXCursor> last;
+        for (auto& x : ch)
+            if (c_.isExpression(c_.getCursorKind(x))) last = x;
+        if (!last || !truncates(cur, *last)) return std::nullopt;
+        return last;
     }
 
     /** The operator of a binary expression: the first token after its left operand. */
@@ -229,12 +271,22 @@ public:
         return k == CXType_Float || k == CXType_Double || k == CXType_LongDouble;
     }
 
-    /** The expression, marked `converted` where an integer value becomes floating point. */
+    /**
+     * The expression, marked `converted` where an integer value becomes floating point, and
+     * `widened` where an integer value narrower than 64 bits becomes a 64-bit integer.
+     */
     ExprPtr expr(CXCursor raw) {
         CXCursor cur = strip(raw);
         ExprPtr e = expr_stripped(cur);
-        CXTypeKind outer = c_.getCanonicalType(c_.getCursorType(raw)).kind;
-        CXTypeKind inner = c_.getCanonicalType(c_.getCursorType(cur)).kind;
+        CXType outer_type = c_.getCanonicalType(c_.getCursorType(raw));
+        CXType inner_type = c_.getCanonicalType(c_.getCursorType(cur));
+        CXTypeKind outer = outer_type.kind, inner = inner_type.kind;
+        if (is_integer_type(outer) && is_integer_type(inner) && e->kind != Expr::Kind::Number && e->widened.empty() &&
+            c_.typeGetSizeOf(outer_type) == 8 && c_.typeGetSizeOf(inner_type) < 8) {
+            auto marked = std::make_shared<Expr>(*e);
+            marked->widened = unqualified(outer_type);
+            return marked;
+        }
         if (e->converted || !is_floating_type(outer) || !is_integer_type(inner)) return e;
         auto marked = std::make_shared<Expr>(*e);
         marked->converted = true;
@@ -246,6 +298,13 @@ public:
     ExprPtr expr_stripped(CXCursor cur) {
         CXCursorKind k = c_.getCursorKind(cur);
         auto e = std::make_shared<Expr>();
+        if (auto operand = truncated_operand(cur)) {  // (int)v: v truncated toward zero
+            e->kind = Expr::Kind::Cast;
+            e->text = unqualified(c_.getCanonicalType(c_.getCursorType(cur)));
+            e->integer = true;
+            e->args = {expr(*operand)};
+            return e;
+        }
         switch (k) {
             case CXCursor_IntegerLiteral:
             case CXCursor_FloatingLiteral:

@@ -257,6 +257,9 @@ ExprPtr rewrite(const ExprPtr& e, const Scope& s) {
             return e;
         case Expr::Kind::Index:
             return Expr::name(read_text(e, s));
+        case Expr::Kind::Cast:
+            refuse("converts " + nest::to_text(rewrite(e->args[0], s)) + " to " + e->text +
+                   " (truncating it), which the computation language does not model");
         case Expr::Kind::Select:
             if (auto zero = constant_value(e->args[2]); zero && *zero == 0 && s.cells && s.guarded)
                 if (ExprPtr g = guarded_term(e->args[0], e->args[1], s, 0)) return g;
