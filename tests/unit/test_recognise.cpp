@@ -408,14 +408,62 @@ private slots:
     }
 
     /**
-     * Constructs users write, each read as what it means or refused naming it: a conversion of
-     * a floating-point value to an integer, which is not dropped.
+     * Constructs users write, each read as what it means or refused naming it: lambdas without
+     * captures and static or inline functions whose body is declarations of scalars then one
+     * return, read in place; scalars initialised in braces; a conversion of a floating-point
+     * value to an integer, which is not dropped.
      */
     void users_constructs_data() {
         QTest::addColumn<QString>("task");
         QTest::addColumn<QString>("source");
         QTest::addColumn<QString>("derived");  // the summary, or empty
         QTest::addColumn<QString>("why");
+        const QString cols_head =
+            "#include \"kf_task.h\"\n#include <algorithm>\nextern \"C\" void kf_solve(const float* x, const float* scale, "
+            "const float* bias, float* y, int rows, int cols) {\n";
+        const QString bias_relu = "elementwise over rows x cols: y = max(x * scale + bias, 0)";
+        QTest::newRow("a lambda declared in kf_solve")
+            << "bias_relu_cols"
+            << cols_head + "  auto affine_relu = [](float v, float s, float b) { return std::max(v * s + b, 0.0f); };\n"
+                           "  for (int r = 0; r < rows; ++r)\n    for (int c = 0; c < cols; ++c)\n"
+                           "      y[(long long)r * cols + c] = affine_relu(x[(long long)r * cols + c], scale[c], bias[c]);\n}\n"
+            << bias_relu << "";
+        QTest::newRow("a lambda declared in the loop, with a declaration")
+            << "bias_relu_cols"
+            << cols_head + "  for (int r = 0; r < rows; ++r)\n    for (int c = 0; c < cols; ++c) {\n"
+                           "      const auto f = [](float v, float s, float b) { const float t = v * s + b; return std::max(t, 0.0f); };\n"
+                           "      y[r * cols + c] = f(x[r * cols + c], scale[c], bias[c]);\n    }\n}\n"
+            << bias_relu << "";
+        QTest::newRow("a lambda that captures")
+            << "bias_relu_cols"
+            << cols_head + "  for (int r = 0; r < rows; ++r)\n    for (int c = 0; c < cols; ++c) {\n"
+                           "      auto f = [&](float v) { return std::max(v * scale[c] + bias[c], 0.0f); };\n"
+                           "      y[r * cols + c] = f(x[r * cols + c]);\n    }\n}\n"
+            << ""
+            << "kf_solve has the lambda f, which captures names (only a lambda without captures, [], is inlined) (line 6)";
+        QTest::newRow("a helper with declarations before its return")
+            << "sigmoid"
+            << "#include \"kf_task.h\"\n#include <cmath>\n"
+               "static inline float sigmoid_of(float v) {\n  const float e = std::exp(-v);\n  const float d = 1.0f + e;\n"
+               "  return 1.0f / d;\n}\n"
+               "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+               "  for (int i = 0; i < n; ++i) y[i] = sigmoid_of(x[i]);\n}\n"
+            << "elementwise over the output's elements: y = 1 / (1 + exp(-x))" << "";
+        QTest::newRow("a helper with a branch")
+            << "sigmoid"
+            << "#include \"kf_task.h\"\n#include <cmath>\n"
+               "static inline float clip(float v) {\n  if (v > 1.0f) return 1.0f;\n  return v;\n}\n"
+               "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+               "  for (int i = 0; i < n; ++i) y[i] = clip(x[i]);\n}\n"
+            << ""
+            << "a call of clip, whose body is not declarations then one return: its body has more than declarations "
+               "and one return (line 8)";
+        QTest::newRow("an accumulator initialised in braces")
+            << "row_max"
+            << QString(kRowsHead) +
+                   "  for (int r = 0; r < rows; ++r) {\n    float m{-INFINITY};\n"
+                   "    for (int c = 0; c < cols; ++c) m = std::max(m, x[r * cols + c]);\n    y[r] = m;\n  }\n}\n"
+            << "row_reduce over rows x cols: m = max(x); y = m" << "";
         QTest::newRow("a value truncated to an integer")
             << "sigmoid"
             << "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* x, float* y, int n) {\n"

@@ -322,7 +322,8 @@ public:
                 std::string n = str(c_.getCursorSpelling(cur));
                 if (params_.empty()) return Expr::name(n);
                 auto p = params_.back().find(n);
-                if (p == params_.back().end()) refuse(cur, "a helper function reading " + n + ", not a parameter");
+                if (p == params_.back().end())
+                    refuse(cur, "a helper function reading " + n + ", neither a parameter nor one of its declarations");
                 return p->second;
             }
             case CXCursor_ArraySubscriptExpr: {
@@ -379,6 +380,19 @@ public:
                 return e;
             }
             case CXCursor_CallExpr: {
+                if (str(c_.getCursorSpelling(cur)) == "operator()") {  // a lambda of kf_solve, called
+                    std::vector<CXCursor> ch = children(cur);
+                    CXCursor callee = ch.empty() ? cur : strip(ch.front());
+                    const std::string f = str(c_.getCursorSpelling(callee));
+                    const int n = c_.cursorGetNumArguments(cur);
+                    auto l = lambdas_.find(f);
+                    if (c_.getCursorKind(callee) != CXCursor_DeclRefExpr || l == lambdas_.end() || n < 1)
+                        refuse(cur, "a call of operator() of " + (f.empty() ? std::string("something unnamed") : f) +
+                                        ", not a lambda declared in kf_solve");
+                    std::vector<CXCursor> args;
+                    for (int i = 1; i < n; ++i) args.push_back(c_.cursorGetArgument(cur, static_cast<unsigned>(i)));
+                    return inline_body(cur, f, l->second, args);
+                }
                 if (str(c_.getCursorSpelling(cur)) == "operator[]") {  // a std::vector's element
                     std::vector<CXCursor> ch = children(cur);
                     CXCursor base = ch.empty() ? cur : strip(ch.front());
@@ -422,35 +436,111 @@ public:
     }
 
     /**
-     * A call of a static or inline function of the reference whose body is one `return e;` of
-     * its parameters: e with the arguments in their place.
+     * A call of a static or inline function of the reference whose body is declarations of
+     * scalars with their values, then one `return e;`: e with the arguments in place of the
+     * parameters and each declaration's value in place of its name.
      */
     ExprPtr inline_call(CXCursor call, const std::string& f, int n) {
         CXCursor fn = helpers_.at(f);
-        std::vector<std::string> names;
-        std::optional<CXCursor> body;
-        for (CXCursor ch : children(fn)) {
-            CXCursorKind k = c_.getCursorKind(ch);
-            if (k == CXCursor_ParmDecl) names.push_back(str(c_.getCursorSpelling(ch)));
-            if (k == CXCursor_CompoundStmt) body = ch;
-        }
         bool is_static = false;
         for (const auto& [spelling, off] : tokens(fn)) {
             if (spelling == f) break;
             is_static = is_static || spelling == "static" || spelling == "inline";
         }
+        if (!is_static) refuse(call, "a call of " + f + ", which is not a static or inline function");
+        std::vector<CXCursor> args;
+        for (int i = 0; i < n; ++i) args.push_back(c_.cursorGetArgument(call, static_cast<unsigned>(i)));
+        return inline_body(call, f, fn, args);
+    }
+
+    /**
+     * The body of a function or lambda `fn` when it is declarations of scalars with their
+     * values then one return (why not, when it is not); `parameters` receives its parameters.
+     */
+    std::string inline_shape(CXCursor fn, std::vector<std::string>& parameters, std::vector<CXCursor>& decls,
+                             std::optional<CXCursor>& ret) {
+        std::optional<CXCursor> body;
+        for (CXCursor ch : children(fn)) {
+            CXCursorKind k = c_.getCursorKind(ch);
+            if (k == CXCursor_ParmDecl) parameters.push_back(str(c_.getCursorSpelling(ch)));
+            if (k == CXCursor_CompoundStmt) body = ch;
+        }
         std::vector<CXCursor> stmts = body ? children(*body) : std::vector<CXCursor>{};
-        std::vector<CXCursor> ret = stmts.size() == 1 && c_.getCursorKind(stmts[0]) == CXCursor_ReturnStmt
-                                        ? children(stmts[0])
-                                        : std::vector<CXCursor>{};
-        if (!is_static || ret.size() != 1 || static_cast<int>(names.size()) != n || params_.size() >= 4)
-            refuse(call, "a call of " + f + ", which is not a static or inline function of one return");
-        std::map<std::string, ExprPtr> args;
-        for (int i = 0; i < n; ++i) args[names[i]] = expr(c_.cursorGetArgument(call, static_cast<unsigned>(i)));
-        params_.push_back(args);
-        ExprPtr e = expr(ret[0]);
+        if (stmts.empty() || c_.getCursorKind(stmts.back()) != CXCursor_ReturnStmt || children(stmts.back()).size() != 1)
+            return "its body does not end with one return of a value";
+        for (std::size_t i = 0; i + 1 < stmts.size(); ++i) {
+            if (c_.getCursorKind(stmts[i]) != CXCursor_DeclStmt) return "its body has more than declarations and one return";
+            for (CXCursor var : children(stmts[i])) {
+                bool init = false;
+                for (CXCursor x : children(var)) init = init || c_.isExpression(c_.getCursorKind(x));
+                if (c_.getCursorKind(var) != CXCursor_VarDecl ||
+                    !scalar_type(c_.getCanonicalType(c_.getCursorType(var)).kind) || !init)
+                    return "it declares " + str(c_.getCursorSpelling(var)) + ", not a scalar with a value";
+                decls.push_back(var);
+            }
+        }
+        ret = children(stmts.back())[0];
+        return {};
+    }
+
+    /** A call of a helper `fn` (a function or a lambda) with the arguments `args`, inlined. */
+    ExprPtr inline_body(CXCursor call, const std::string& f, CXCursor fn, const std::vector<CXCursor>& args) {
+        std::vector<std::string> names;
+        std::vector<CXCursor> decls;
+        std::optional<CXCursor> ret;
+        const std::string shape = inline_shape(fn, names, decls, ret);
+        if (!shape.empty()) refuse(call, "a call of " + f + ", whose body is not declarations then one return: " + shape);
+        if (names.size() != args.size() || params_.size() >= 4)
+            refuse(call, "a call of " + f + " with " + std::to_string(args.size()) + " arguments for its " +
+                             std::to_string(names.size()) + " parameters");
+        std::map<std::string, ExprPtr> bound;
+        for (std::size_t i = 0; i < args.size(); ++i) bound[names[i]] = expr(args[i]);
+        params_.push_back(bound);
+        for (CXCursor var : decls) {
+            std::optional<CXCursor> init;
+            for (CXCursor x : children(var))
+                if (c_.isExpression(c_.getCursorKind(x))) init = x;
+            ExprPtr v = c_.getCursorKind(*init) == CXCursor_InitListExpr ? brace_value(var, *init) : expr(*init);
+            params_.back()[str(c_.getCursorSpelling(var))] = v;
+        }
+        ExprPtr e = expr(*ret);
         params_.pop_back();
         return e;
+    }
+
+    /** A scalar's brace initialiser: `{v}` is v, `{}` is zero. */
+    ExprPtr brace_value(CXCursor var, CXCursor list) {
+        std::vector<CXCursor> items;
+        for (CXCursor x : children(list))
+            if (c_.isExpression(c_.getCursorKind(x))) items.push_back(x);
+        if (items.size() > 1) refuse(var, "the declaration of " + str(c_.getCursorSpelling(var)) + " with several values in braces");
+        if (items.empty()) return Expr::number(0, type_of(var) == Stmt::Type::Integer);
+        return expr(items[0]);
+    }
+
+    /**
+     * A lambda declared in kf_solve, `auto f = [](float v) { ... };`: kept to be inlined where
+     * it is called. Refused when it captures anything or its body is not declarations then one
+     * return. False when `var` is no lambda.
+     */
+    bool lambda(CXCursor var) {
+        std::optional<CXCursor> init;
+        for (CXCursor x : children(var))
+            if (c_.isExpression(c_.getCursorKind(x))) init = x;
+        if (!init) return false;
+        CXCursor l = strip(*init);
+        if (c_.getCursorKind(l) != CXCursor_LambdaExpr) return false;
+        const std::string n = str(c_.getCursorSpelling(var));
+        auto toks = tokens(l);
+        if (toks.size() < 2 || toks[0].first != "[" || toks[1].first != "]")
+            refuse(var, "the lambda " + n + ", which captures names (only a lambda without captures, [], is inlined)");
+        std::vector<std::string> names;
+        std::vector<CXCursor> decls;
+        std::optional<CXCursor> ret;
+        const std::string shape = inline_shape(l, names, decls, ret);
+        if (!shape.empty()) refuse(var, "the lambda " + n + ", whose body is not declarations then one return: " + shape);
+        lambdas_[n] = l;
+        return true;
     }
 
     /** The functions defined in the reference besides kf_solve, which a call may inline (one of each name). */
@@ -532,7 +622,10 @@ public:
             s.init = t.kind == CXType_ConstantArray ? c_array_length(var, t, init) : array_length(var, init);
             return s;
         }
-        if (init) s.init = expr(*init);
+        if (init && c_.getCursorKind(*init) == CXCursor_InitListExpr && s.type != Stmt::Type::Array)
+            s.init = brace_value(var, *init);  // float s{0.0f};  float s{};
+        else if (init)
+            s.init = expr(*init);
         return s;
     }
 
@@ -841,7 +934,8 @@ public:
                 for (CXCursor ch : children(cur)) append(ch, out);
                 return;
             case CXCursor_DeclStmt:
-                for (CXCursor var : children(cur)) out.push_back(decl(var));
+                for (CXCursor var : children(cur))
+                    if (c_.getCursorKind(var) != CXCursor_VarDecl || !lambda(var)) out.push_back(decl(var));
                 return;
             case CXCursor_ForStmt:
                 out.push_back(loop(cur));
@@ -923,7 +1017,8 @@ private:
     int nodes_ = 0;
     int depth_ = 0;  ///< loops around the statement being read
     std::map<std::string, CXCursor> helpers_;
-    std::vector<std::map<std::string, ExprPtr>> params_;  ///< the inlined calls' arguments, innermost last
+    std::map<std::string, CXCursor> lambdas_;  ///< lambdas declared in kf_solve, inlined where called
+    std::vector<std::map<std::string, ExprPtr>> params_;  ///< the inlined calls' arguments and declarations, innermost last
 };
 
 }  // namespace
