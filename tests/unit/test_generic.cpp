@@ -340,6 +340,43 @@ private slots:
         QVERIFY2(d.status == Status::Ok, (d.message + "\n" + d.compile.log).c_str());
     }
 
+    /** A statement kept as written that calls a function of the reference gets a copy of it, and of those it calls. */
+    void kept_statements_keep_what_they_need() {
+        const std::string clip =
+            "#include <cmath>\n"
+            "static float knee(float v) { return 0.5f + 0.1f * std::tanh(v - 0.5f); }\n"
+            "static float soft_clip(float v) {\n    if (v > 0.5f) return knee(v);\n    return v;\n}\n"
+            "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+            "    for (int i = 0; i < n; ++i) {\n        const float g = soft_clip(x[i]);\n        y[i] = g;\n    }\n}\n";
+        Task t = flat_task("helper", clip);
+        GenericKernels host = generic_kernels(t, Backend::Host), cuda = generic_kernels(t, Backend::Cuda);
+        QVERIFY2(!host.kernels.empty() && !cuda.kernels.empty(), host.reason.c_str());
+        const std::string& hs = host.kernels[0].source;
+        QVERIFY2(has(hs, "static float knee(float v) {") && hs.find("static float knee") < hs.find("static float soft_clip(float v) {"),
+                 hs.c_str());
+        QVERIFY2(has(cuda.kernels[0].source, "__device__ static float soft_clip(float v) {"), cuda.kernels[0].source.c_str());
+        QVERIFY2(has(cuda.kernels[0].source, "__device__ static float knee(float v) {"), cuda.kernels[0].source.c_str());
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        Diagnosis d = ev.evaluate(t, {host.kernels[0].source, "generic"}, opt);
+        QVERIFY2(d.status == Status::Ok, (d.message + "\n" + d.compile.log).c_str());
+        if (auto nvcc = nvcc_evaluator(cache_ / "nvcc-helpers")) {
+            CompileResult cr = nvcc->compile(t, {cuda.kernels[0].source, "generic"}, parse_tunables(cuda.kernels[0].source).defaults());
+            QVERIFY2(cr.ok, (cr.info.log + "\n" + cuda.kernels[0].source).c_str());
+        }
+        // A function that reads a variable of the file is not copied: the reference is refused, saying why.
+        GenericKernels global = generic_kernels(
+            flat_task("helper-global", "static const float kKnee = 0.5f;\n"
+                                       "static float soft_clip(float v) {\n    if (v > kKnee) return kKnee;\n    return v;\n}\n"
+                                       "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                       "    for (int i = 0; i < n; ++i) { const float g = soft_clip(x[i]); y[i] = g; }\n}\n"),
+            Backend::Host);
+        QVERIFY(global.kernels.empty());
+        QVERIFY2(has(global.reason, "a call of soft_clip, which reads kKnee, a variable of the file"), global.reason.c_str());
+    }
+
     /** The shapes users write: std::max, std::clamp, a ternary, fmaxf, memcpy of a row. */
     void user_shapes_are_read() {
         GenericKernels g = generic_kernels(

@@ -450,7 +450,7 @@ TemplateKernel write(const Task& task, const Program& prog, Mode mode) {
         any_vec = any_vec || vecs.back().has_value();
     }
     std::ostringstream os;
-    os << "#include \"kf_task.h\"\n\n#include <math.h>\n#include <limits>\n\n"
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n#include <cmath>\n#include <limits>\n\n"
        << "// Generic kernel (CUDA, " << mode_name(mode) << "), written from the reference's loop nest by the generic\n"
        << "// expert: ";
     if (mode == Mode::Threads)
@@ -473,6 +473,7 @@ TemplateKernel write(const Task& task, const Program& prog, Mode mode) {
     if (any_rows) os << reduce_helpers();
     if (any_vec) os << vector_helpers();
     if (any_atomic) os << atomic_helpers();
+    os << reference_functions(prog, Dialect::Cuda);
     std::vector<std::string> launches;
     for (std::size_t i = 0; i < prog.nests.size(); ++i) {
         const NestPlan& n = prog.nests[i];

@@ -59,7 +59,7 @@ std::vector<TemplateKernel> host_generic(const Task& task, const Program& prog) 
            << (collapse ? ", its perfectly nested loops collapsed" : "") << ".\n";
         if (!prog.opaque.empty()) os << "// " << prog.opaque << ".\n";
         os << "\n#define CHUNK 64  // @kf tunable values(1, 16, 64, 256, 4096)\n\n" << helpers(Dialect::Host)
-           << templates::entry_definition(task, Backend::Host) << " {\n";
+           << reference_functions(prog, Dialect::Host) << templates::entry_definition(task, Backend::Host) << " {\n";
         std::size_t nest = 0;
         for (const Stmt& st : prog.body) {
             HostPrinter hp;

@@ -59,6 +59,8 @@ struct Program {
     Block body;                      ///< kf_solve's body (owns the statements the plans point to)
     std::vector<NestPlan> nests;     ///< in order, one per top-level loop
     std::string opaque;              ///< the first construct kept as written, if any
+    /** The reference's functions the statements kept as written call, in the file's order: copied beside the kernels. */
+    std::vector<nest::Helper> helpers;
 };
 
 /** Why the generic expert writes nothing: the construct and its line. */
@@ -96,6 +98,9 @@ std::string trip_count(const Printer& p, const Stmt& loop);
 
 /** The helper functions every generic instance uses (kf_max, kf_min), for the dialect. */
 std::string helpers(Dialect d);
+
+/** The reference's own functions the kept statements call, as written (`__device__` on CUDA); empty when none. */
+std::string reference_functions(const Program& prog, Dialect d);
 
 /** The combine's identity for a C type, and `a = a <combine> b` as C. */
 std::string identity_of(const std::string& combine, const std::string& type);

@@ -834,10 +834,24 @@ std::set<std::string> output_names(const Task& task) {
     return out;
 }
 
+/** The reference's functions that the statements kept as written call, each once, in the file's order. */
+void called_functions(const Block& b, std::vector<nest::Helper>& out) {
+    for (const Stmt& st : b) {
+        for (const auto& h : st.helpers)
+            if (std::none_of(out.begin(), out.end(), [&](const nest::Helper& o) { return o.name == h.name; }))
+                out.push_back(h);
+        called_functions(st.body, out);
+        called_functions(st.else_body, out);
+    }
+}
+
 Program plan_program(const Task& task, Block body, const std::string& opaque) {
     Program prog;
     prog.body = std::move(body);
     prog.opaque = opaque;
+    called_functions(prog.body, prog.helpers);
+    std::sort(prog.helpers.begin(), prog.helpers.end(),
+              [](const nest::Helper& a, const nest::Helper& b) { return a.offset < b.offset; });
     Context cx{task, {}, output_names(task), case_envs(task, prog.body), {}, &prog.body};
     for (const auto& t : task.tensors) cx.tensors.insert(t.name);
     for (const auto& s : task.size_names) cx.top.insert(s);

@@ -160,6 +160,13 @@ std::string helpers(Dialect d) {
            q + "long long kf_trips(long long s, long long b, long long step) { return b > s ? (b - s + step - 1) / step : 0; }\n\n";
 }
 
+std::string reference_functions(const Program& prog, Dialect d) {
+    if (prog.helpers.empty()) return {};
+    std::string out = "// The reference's own functions, called by the statements kept as written.\n";
+    for (const auto& h : prog.helpers) out += (d == Dialect::Cuda ? "__device__ " : "") + h.text + "\n\n";
+    return out;
+}
+
 std::string identity_of(const std::string& combine, const std::string& type) {
     const bool integer = type.find("float") == std::string::npos && type.find("double") == std::string::npos;
     if (combine == "sum") return "static_cast<" + type + ">(0)";

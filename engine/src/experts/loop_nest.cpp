@@ -2,6 +2,7 @@
 // accepted: anything else is refused with the construct and its line, never guessed at.
 #include "loop_nest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -903,12 +904,61 @@ public:
         assigned.erase("");
         s.names.assign(names.begin(), names.end());
         s.assigned.assign(assigned.begin(), assigned.end());
+        s.helpers = called_helpers(cur);
         // The names it declares at its own level (a declaration statement's), in scope after it.
         if (c_.getCursorKind(cur) == CXCursor_DeclStmt)
             for (CXCursor var : children(cur))
                 if (c_.getCursorKind(var) == CXCursor_VarDecl) s.declared.push_back(str(c_.getCursorSpelling(var)));
         if (first_opaque_.empty()) first_opaque_ = why;
         return s;
+    }
+
+    /**
+     * The definitions of the reference's functions that `cur` calls, directly or through each
+     * other, in the file's order, to be copied beside a statement kept as written. Refused where
+     * one reads a variable of the file, or where `cur` calls a lambda of kf_solve (inlined where
+     * the model reads its calls, not kept) or a function of the reference that is not one of them.
+     */
+    std::vector<Helper> called_helpers(CXCursor cur) {
+        std::map<std::string, Helper> found;
+        std::vector<std::pair<CXCursor, std::string>> todo = {{cur, std::string()}};  // a cursor, the helper it is in
+        while (!todo.empty()) {
+            auto [x, in] = todo.back();
+            todo.pop_back();
+            if (c_.getCursorKind(x) == CXCursor_DeclRefExpr) {
+                CXCursor ref = c_.getCursorReferenced(x);
+                const std::string n = str(c_.getCursorSpelling(ref));
+                const CXCursorKind rk = c_.getCursorKind(ref);
+                const bool here = c_.locationIsFromMainFile(c_.getCursorLocation(ref));
+                if (here && rk == CXCursor_FunctionDecl && n != "kf_solve") {
+                    auto h = helpers_.find(n);
+                    if (h == helpers_.end())
+                        refuse(x, "a call of " + n + ", a function of the reference defined more than once or inside a namespace");
+                    if (!found.count(n)) {
+                        CXSourceRange r = c_.getCursorExtent(h->second);
+                        const unsigned b = offset_of(c_.getRangeStart(r)), e = offset_of(c_.getRangeEnd(r));
+                        found[n] = {n, b < e && e <= source_.size() ? source_.substr(b, e - b) : std::string(), b};
+                        for (CXCursor ch : children(h->second)) todo.emplace_back(ch, n);
+                    }
+                } else if (here && rk == CXCursor_VarDecl && !in.empty() && !inside(ref, helpers_.at(in))) {
+                    refuse(x, "a call of " + in + ", which reads " + n + ", a variable of the file");
+                } else if (here && rk == CXCursor_VarDecl && in.empty() && lambdas_.count(n)) {
+                    refuse(x, "a call of the lambda " + n + " in a statement the model lacks");
+                }
+            }
+            for (CXCursor ch : children(x)) todo.emplace_back(ch, in);
+        }
+        std::vector<Helper> out;
+        for (auto& [n, h] : found) out.push_back(std::move(h));
+        std::sort(out.begin(), out.end(), [](const Helper& a, const Helper& b) { return a.offset < b.offset; });
+        return out;
+    }
+
+    /** True when the declaration `decl` lies within the extent of `outer`. */
+    bool inside(CXCursor decl, CXCursor outer) const {
+        CXSourceRange r = c_.getCursorExtent(outer);
+        const unsigned at = offset_of(c_.getCursorLocation(decl));
+        return at >= offset_of(c_.getRangeStart(r)) && at <= offset_of(c_.getRangeEnd(r));
     }
 
     void append(CXCursor cur, Block& out) {

@@ -46,6 +46,12 @@ struct Expr {
     static ExprPtr binary(const std::string& op, ExprPtr a, ExprPtr b);
 };
 
+/** A function defined in the reference that a statement kept as written calls: its definition as written. */
+struct Helper {
+    std::string name, text;
+    unsigned offset = 0;  ///< where the definition starts in the file
+};
+
 struct Stmt;
 using Block = std::vector<Stmt>;
 
@@ -74,6 +80,8 @@ struct Stmt {
      */
     std::string text, why;
     std::vector<std::string> names, assigned, declared;
+    /** Opaque: the reference's functions it calls, directly or through each other, in the file's order. */
+    std::vector<Helper> helpers;
 };
 
 /**
