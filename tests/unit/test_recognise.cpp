@@ -410,8 +410,8 @@ private slots:
     /**
      * Constructs users write, each read as what it means or refused naming it: lambdas without
      * captures and static or inline functions whose body is declarations of scalars then one
-     * return, read in place; scalars initialised in braces; a conversion of a floating-point
-     * value to an integer, which is not dropped.
+     * return, read in place; scalars initialised in braces; a flat loop taking each element's
+     * column; a conversion of a floating-point value to an integer, which is not dropped.
      */
     void users_constructs_data() {
         QTest::addColumn<QString>("task");
@@ -434,6 +434,17 @@ private slots:
                            "      const auto f = [](float v, float s, float b) { const float t = v * s + b; return std::max(t, 0.0f); };\n"
                            "      y[r * cols + c] = f(x[r * cols + c], scale[c], bias[c]);\n    }\n}\n"
             << bias_relu << "";
+        QTest::newRow("a flat loop taking each element's column, c = i % cols")
+            << "bias_relu_cols"
+            << cols_head + "  const long n = (long)rows * cols;\n  for (long i = 0; i < n; ++i) {\n    const int c = i % cols;\n"
+                           "    y[i] = std::max(x[i] * scale[c] + bias[c], 0.0f);\n  }\n}\n"
+            << bias_relu << "";
+        QTest::newRow("a flat loop whose column count does not divide it")
+            << "bias_relu_cols"
+            << cols_head + "  const long n = (long)rows * cols;\n  for (long i = 0; i < n; ++i) {\n    const int c = i % 3;\n"
+                           "    y[i] = std::max(x[i] * scale[c] + bias[c], 0.0f);\n  }\n}\n"
+            << ""
+            << "the loop over i runs to n, not a multiple of 3, the columns its element's position is taken in (line 5)";
         QTest::newRow("a lambda that captures")
             << "bias_relu_cols"
             << cols_head + "  for (int r = 0; r < rows; ++r)\n    for (int c = 0; c < cols; ++c) {\n"

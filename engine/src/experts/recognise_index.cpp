@@ -226,6 +226,9 @@ std::string read_text(const ExprPtr& e, const Scope& s) {
     std::string shown = tensor + "[" + poly_text(p, s.loop_vars) + "]";
     if (s.flat) {
         if (p == held(s.col)) return tensor;
+        // The element's column or row, `c = i % cols` (`r = i / cols`): a per-column (per-row) operand.
+        if ((!s.flat_col.empty() && p == variable(s.flat_col)) || (!s.flat_row.empty() && p == variable(s.flat_row)))
+            return tensor;
         refuse("reads " + shown + ", not " + tensor + "[" + s.col + "]");
     }
     if (!s.row.empty() && !s.col.empty() && p == cell_index(s)) return tensor;
