@@ -377,6 +377,17 @@ private slots:
         QVERIFY2(has(global.reason, "a call of soft_clip, which reads kKnee, a variable of the file"), global.reason.c_str());
     }
 
+    /** The host kernels give each thread one contiguous share of a nest's iterations unless CHUNK is set. */
+    void host_kernels_schedule_statically() {
+        GenericKernels g = generic_kernels(load_task(kftest::data("tasks/bias_relu_cols")), Backend::Host);
+        QCOMPARE(g.kernels.size(), std::size_t(2));  // omp, omp-collapse
+        for (const auto& k : g.kernels) {
+            QVERIFY2(has(k.source, "#define CHUNK 0  // @kf tunable values(0, 1, 16, 64, 256, 4096)"), k.source.c_str());
+            QVERIFY2(has(k.source, "#if CHUNK > 0\n#pragma omp parallel for schedule(static, CHUNK)"), k.source.c_str());
+            QVERIFY2(has(k.source, "#else\n#pragma omp parallel for schedule(static)"), k.source.c_str());
+        }
+    }
+
     /** The shapes users write: std::max, std::clamp, a ternary, fmaxf, memcpy of a row. */
     void user_shapes_are_read() {
         GenericKernels g = generic_kernels(
