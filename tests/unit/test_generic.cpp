@@ -40,6 +40,24 @@ Task flat_task(const std::string& tag, const std::string& reference) {
     return load_task(dir);
 }
 
+/** A task of rows x cols elements, y from x, with the given host reference. */
+Task rows_task(const std::string& tag, const std::string& reference) {
+    auto dir = kftest::temp_dir("generic-" + tag);
+    kftest::write_file(dir / "task.json", R"({
+  "format": 1, "name": "t", "op_class": "x", "sizes": ["rows", "cols"],
+  "tensors": [{"name": "x", "role": "input", "dtype": "f32", "shape": ["rows", "cols"]},
+              {"name": "y", "role": "output", "dtype": "f32", "shape": ["rows", "cols"]}],
+  "tolerance": {"atol": 1e-5, "rtol": 1e-5},
+  "work": {"flops": "rows * cols", "bytes": "8 * rows * cols"},
+  "cases": [{"name": "p", "primary": true, "sizes": {"rows": 8, "cols": 40}}, {"name": "v", "sizes": {"rows": 3, "cols": 5}}],
+  "reference": {"host": "reference.cpp"}
+})");
+    kftest::write_file(dir / "reference.cpp", "#include \"kf_task.h\"\n" + reference);
+    return load_task(dir);
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 std::unique_ptr<Evaluator> nvcc_evaluator(const std::filesystem::path& cache) {
     auto probe = run_process({compiler_program(Backend::Cuda), "--version"}, std::chrono::seconds(30));
     if (probe.start_failed || probe.exit_code != 0) return nullptr;
@@ -218,6 +236,156 @@ private slots:
             Backend::Cuda);
         QVERIFY(reads.kernels.empty());
         QVERIFY2(reads.reason.find("its accesses of y cannot be checked") != std::string::npos, reads.reason.c_str());
+    }
+
+    /** Accesses through pointers declared around a loop (at kf_solve's top, in the row) are checked like any other. */
+    void pointers_declared_around_the_loop_are_checked() {
+        // A running sum through a pointer declared at kf_solve's top.
+        GenericKernels top = generic_kernels(
+            flat_task("top-alias", "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                   "    float* out = y;\n"
+                                   "    for (int i = 0; i < n; ++i) out[i] = (i > 0 ? out[i - 1] : 0.0f) + x[i];\n}\n"),
+            Backend::Host);
+        QVERIFY2(top.kernels.empty(), generic_summary(top).c_str());
+        QVERIFY2(has(top.reason, "two iterations of the loop over i may access one element of y (line 4)"), top.reason.c_str());
+        // A running sum along each row through the row's pointers: the rows run in parallel, the
+        // elements of a row do not.
+        GenericKernels scan = generic_kernels(
+            rows_task("row-alias", "extern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n"
+                                   "    for (int r = 0; r < rows; ++r) {\n"
+                                   "        const float* xr = x + (long long)r * cols;\n"
+                                   "        float* yr = y + (long long)r * cols;\n"
+                                   "        yr[0] = xr[0];\n"
+                                   "        for (int c = 1; c < cols; ++c) yr[c] = yr[c - 1] + xr[c];\n    }\n}\n"),
+            Backend::Cuda);
+        QCOMPARE(scan.kernels.size(), std::size_t(1));
+        QVERIFY2(has(scan.nests[0], "parallel; no rows (two iterations of the loop over c may access one element of y (line 7))"),
+                 scan.nests[0].c_str());
+        // A local array of the row: each thread of a group would hold its own copy.
+        GenericKernels local = generic_kernels(
+            rows_task("row-array", "extern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n"
+                                   "    for (int r = 0; r < rows; ++r) {\n"
+                                   "        float first[1] = {};\n"
+                                   "        first[0] = x[r * cols];\n"
+                                   "        for (int c = 0; c < cols; ++c) y[r * cols + c] = x[r * cols + c] - first[0];\n    }\n}\n"),
+            Backend::Cuda);
+        QCOMPARE(local.kernels.size(), std::size_t(1));
+        QVERIFY2(has(local.nests[0], "no rows (it declares the local array first at the row's level"), local.nests[0].c_str());
+        // A pointer it cannot follow is not taken for a local array.
+        GenericKernels chosen = generic_kernels(
+            flat_task("select-alias", "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                      "    const float* src = n > 8 ? x : y;\n"
+                                      "    for (int i = 0; i < n; ++i) y[i] = src[n - 1 - i];\n}\n"),
+            Backend::Host);
+        QVERIFY2(chosen.kernels.empty(), generic_summary(chosen).c_str());
+        QVERIFY2(has(chosen.reason, "it reads through src, a pointer it cannot follow (line 4)"), chosen.reason.c_str());
+    }
+
+    /**
+     * Sums into the row's pointer by a loop spread over a group are added atomically there (not
+     * in the kernel spreading the rows over threads); an index widened by the reference stays 64-bit.
+     */
+    void row_sums_through_a_pointer_are_atomic() {
+        GenericKernels bag = generic_kernels(load_task(kftest::data("tasks/embedding_bag")), Backend::Cuda);
+        QCOMPARE(bag.kernels.size(), std::size_t(3));
+        QVERIFY2(has(bag.nests[0], "rows spread over groups of threads, adding atomically to out"), bag.nests[0].c_str());
+        QVERIFY2(!has(bag.kernels[0].source, "kf_atomic_add("), bag.kernels[0].source.c_str());
+        for (std::size_t i = 1; i < 3; ++i)
+            QVERIFY2(has(bag.kernels[i].source, "kf_atomic_add(&o[k], (row[k]));"), bag.kernels[i].source.c_str());
+        for (const auto& k : bag.kernels)
+            QVERIFY2(has(k.source, "(table + (static_cast<unsigned long>(idx[") && has(k.source, "* static_cast<unsigned long>(d)))"),
+                     k.source.c_str());
+        // On the host, the bags run in parallel and each adds into its own row.
+        Task t = load_task(kftest::data("tasks/embedding_bag"));
+        GenericKernels host = generic_kernels(t, Backend::Host);
+        QVERIFY2(!host.kernels.empty() && !has(host.kernels[0].source, "omp atomic"), host.reason.c_str());
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        Diagnosis d = ev.evaluate(t, {host.kernels[0].source, "generic"}, opt);
+        QVERIFY2(d.status == Status::Ok, (d.message + "\n" + d.compile.log).c_str());
+    }
+
+    /** A floating-point value converted to an integer is truncated in the generic kernels, as in the reference. */
+    void conversions_to_integers_are_kept() {
+        Task t = flat_task("quantize", "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                       "    for (int i = 0; i < n; i++) y[i] = (float)(int)(x[i] * 4.0f) / 4.0f;\n}\n");
+        GenericKernels g = generic_kernels(t, Backend::Host);
+        QVERIFY2(!g.kernels.empty(), g.reason.c_str());
+        QVERIFY2(has(g.kernels[0].source, "y[i] = (static_cast<float>(static_cast<int>((x[i] * 4.0f))) / 4.0f);"),
+                 g.kernels[0].source.c_str());
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        Diagnosis d = ev.evaluate(t, {g.kernels[0].source, "generic"}, opt);
+        QVERIFY2(d.status == Status::Ok, (d.message + "\n" + d.compile.log).c_str());
+    }
+
+    /** A declaration kept as written (a call the model does not know) declares names of the iteration. */
+    void kept_declarations_are_the_iterations() {
+        Task t = flat_task("opaque-decl", "#include <cmath>\nextern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                          "    for (int i = 0; i < n; ++i) {\n"
+                                          "        float s = std::fma(x[i], 2.0f, 1.0f);\n"
+                                          "        s += 1.0f;\n        y[i] = s;\n    }\n}\n");
+        GenericKernels g = generic_kernels(t, Backend::Host);
+        QVERIFY2(!g.kernels.empty(), g.reason.c_str());
+        QVERIFY2(has(g.nests[0], "the loop over i (line 4): parallel"), g.nests[0].c_str());
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        Diagnosis d = ev.evaluate(t, {g.kernels[0].source, "generic"}, opt);
+        QVERIFY2(d.status == Status::Ok, (d.message + "\n" + d.compile.log).c_str());
+    }
+
+    /** A statement kept as written that calls a function of the reference gets a copy of it, and of those it calls. */
+    void kept_statements_keep_what_they_need() {
+        const std::string clip =
+            "#include <cmath>\n"
+            "static float knee(float v) { return 0.5f + 0.1f * std::tanh(v - 0.5f); }\n"
+            "static float soft_clip(float v) {\n    if (v > 0.5f) return knee(v);\n    return v;\n}\n"
+            "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+            "    for (int i = 0; i < n; ++i) {\n        const float g = soft_clip(x[i]);\n        y[i] = g;\n    }\n}\n";
+        Task t = flat_task("helper", clip);
+        GenericKernels host = generic_kernels(t, Backend::Host), cuda = generic_kernels(t, Backend::Cuda);
+        QVERIFY2(!host.kernels.empty() && !cuda.kernels.empty(), host.reason.c_str());
+        const std::string& hs = host.kernels[0].source;
+        QVERIFY2(has(hs, "static float knee(float v) {") && hs.find("static float knee") < hs.find("static float soft_clip(float v) {"),
+                 hs.c_str());
+        QVERIFY2(has(cuda.kernels[0].source, "__device__ static float soft_clip(float v) {"), cuda.kernels[0].source.c_str());
+        QVERIFY2(has(cuda.kernels[0].source, "__device__ static float knee(float v) {"), cuda.kernels[0].source.c_str());
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        Diagnosis d = ev.evaluate(t, {host.kernels[0].source, "generic"}, opt);
+        QVERIFY2(d.status == Status::Ok, (d.message + "\n" + d.compile.log).c_str());
+        if (auto nvcc = nvcc_evaluator(cache_ / "nvcc-helpers")) {
+            CompileResult cr = nvcc->compile(t, {cuda.kernels[0].source, "generic"}, parse_tunables(cuda.kernels[0].source).defaults());
+            QVERIFY2(cr.ok, (cr.info.log + "\n" + cuda.kernels[0].source).c_str());
+        }
+        // A function that reads a variable of the file is not copied: the reference is refused, saying why.
+        GenericKernels global = generic_kernels(
+            flat_task("helper-global", "static const float kKnee = 0.5f;\n"
+                                       "static float soft_clip(float v) {\n    if (v > kKnee) return kKnee;\n    return v;\n}\n"
+                                       "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                       "    for (int i = 0; i < n; ++i) { const float g = soft_clip(x[i]); y[i] = g; }\n}\n"),
+            Backend::Host);
+        QVERIFY(global.kernels.empty());
+        QVERIFY2(has(global.reason, "a call of soft_clip, which reads kKnee, a variable of the file"), global.reason.c_str());
+    }
+
+    /** The host kernels give each thread one contiguous share of a nest's iterations unless CHUNK is set. */
+    void host_kernels_schedule_statically() {
+        GenericKernels g = generic_kernels(load_task(kftest::data("tasks/bias_relu_cols")), Backend::Host);
+        QCOMPARE(g.kernels.size(), std::size_t(2));  // omp, omp-collapse
+        for (const auto& k : g.kernels) {
+            QVERIFY2(has(k.source, "#define CHUNK 0  // @kf tunable values(0, 1, 16, 64, 256, 4096)"), k.source.c_str());
+            QVERIFY2(has(k.source, "#if CHUNK > 0\n#pragma omp parallel for schedule(static, CHUNK)"), k.source.c_str());
+            QVERIFY2(has(k.source, "#else\n#pragma omp parallel for schedule(static)"), k.source.c_str());
+        }
     }
 
     /** The shapes users write: std::max, std::clamp, a ternary, fmaxf, memcpy of a row. */

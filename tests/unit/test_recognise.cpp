@@ -387,7 +387,7 @@ private slots:
         QTest::newRow("counts without a bin check")
             << "blur3x3"
             << "  for (int b = 0; b < w; ++b) out[b] = 0;\n  for (int i = 0; i < h; ++i) out[(int)img[i]] += 1;"
-            << "counts out[img[i]] without checking that the bin is in [0, bins) (line 4)";
+            << "counts out[(int)img[i]] without checking that the bin is in [0, bins) (line 4)";
     }
 
     void refuses_with_the_reason() {
@@ -405,6 +405,120 @@ private slots:
         QVERIFY2(!r.computation, r.computation ? r.computation->summary().c_str() : "");
         QVERIFY2(r.reason.rfind("cannot derive the computation from ref.cpp: ", 0) == 0, r.reason.c_str());
         QVERIFY2(r.reason.find(why.toStdString()) != std::string::npos, r.reason.c_str());
+    }
+
+    /**
+     * Constructs users write, each read as what it means or refused naming it: lambdas without
+     * captures and static or inline functions whose body is declarations of scalars then one
+     * return, read in place; scalars initialised in braces; a flat loop taking each element's
+     * column; a conversion of a floating-point value to an integer, which is not dropped.
+     */
+    void users_constructs_data() {
+        QTest::addColumn<QString>("task");
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("derived");  // the summary, or empty
+        QTest::addColumn<QString>("why");
+        const QString cols_head =
+            "#include \"kf_task.h\"\n#include <algorithm>\nextern \"C\" void kf_solve(const float* x, const float* scale, "
+            "const float* bias, float* y, int rows, int cols) {\n";
+        const QString bias_relu = "elementwise over rows x cols: y = max(x * scale + bias, 0)";
+        QTest::newRow("a lambda declared in kf_solve")
+            << "bias_relu_cols"
+            << cols_head + "  auto affine_relu = [](float v, float s, float b) { return std::max(v * s + b, 0.0f); };\n"
+                           "  for (int r = 0; r < rows; ++r)\n    for (int c = 0; c < cols; ++c)\n"
+                           "      y[(long long)r * cols + c] = affine_relu(x[(long long)r * cols + c], scale[c], bias[c]);\n}\n"
+            << bias_relu << "";
+        QTest::newRow("a lambda declared in the loop, with a declaration")
+            << "bias_relu_cols"
+            << cols_head + "  for (int r = 0; r < rows; ++r)\n    for (int c = 0; c < cols; ++c) {\n"
+                           "      const auto f = [](float v, float s, float b) { const float t = v * s + b; return std::max(t, 0.0f); };\n"
+                           "      y[r * cols + c] = f(x[r * cols + c], scale[c], bias[c]);\n    }\n}\n"
+            << bias_relu << "";
+        QTest::newRow("a flat loop taking each element's column, c = i % cols")
+            << "bias_relu_cols"
+            << cols_head + "  const long n = (long)rows * cols;\n  for (long i = 0; i < n; ++i) {\n    const int c = i % cols;\n"
+                           "    y[i] = std::max(x[i] * scale[c] + bias[c], 0.0f);\n  }\n}\n"
+            << bias_relu << "";
+        QTest::newRow("a flat loop whose column count does not divide it")
+            << "bias_relu_cols"
+            << cols_head + "  const long n = (long)rows * cols;\n  for (long i = 0; i < n; ++i) {\n    const int c = i % 3;\n"
+                           "    y[i] = std::max(x[i] * scale[c] + bias[c], 0.0f);\n  }\n}\n"
+            << ""
+            << "the loop over i runs to n, not a multiple of 3, the columns its element's position is taken in (line 5)";
+        QTest::newRow("a lambda that captures")
+            << "bias_relu_cols"
+            << cols_head + "  for (int r = 0; r < rows; ++r)\n    for (int c = 0; c < cols; ++c) {\n"
+                           "      auto f = [&](float v) { return std::max(v * scale[c] + bias[c], 0.0f); };\n"
+                           "      y[r * cols + c] = f(x[r * cols + c]);\n    }\n}\n"
+            << ""
+            << "kf_solve has the lambda f, which captures names (only a lambda without captures, [], is inlined) (line 6)";
+        QTest::newRow("a helper with declarations before its return")
+            << "sigmoid"
+            << "#include \"kf_task.h\"\n#include <cmath>\n"
+               "static inline float sigmoid_of(float v) {\n  const float e = std::exp(-v);\n  const float d = 1.0f + e;\n"
+               "  return 1.0f / d;\n}\n"
+               "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+               "  for (int i = 0; i < n; ++i) y[i] = sigmoid_of(x[i]);\n}\n"
+            << "elementwise over the output's elements: y = 1 / (1 + exp(-x))" << "";
+        QTest::newRow("a helper with a branch")
+            << "sigmoid"
+            << "#include \"kf_task.h\"\n#include <cmath>\n"
+               "static inline float clip(float v) {\n  if (v > 1.0f) return 1.0f;\n  return v;\n}\n"
+               "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+               "  for (int i = 0; i < n; ++i) y[i] = clip(x[i]);\n}\n"
+            << ""
+            << "a call of clip, whose body is not declarations then one return: its body has more than declarations "
+               "and one return (line 8)";
+        QTest::newRow("an accumulator initialised in braces")
+            << "row_max"
+            << QString(kRowsHead) +
+                   "  for (int r = 0; r < rows; ++r) {\n    float m{-INFINITY};\n"
+                   "    for (int c = 0; c < cols; ++c) m = std::max(m, x[r * cols + c]);\n    y[r] = m;\n  }\n}\n"
+            << "row_reduce over rows x cols: m = max(x); y = m" << "";
+        QTest::newRow("a value truncated to an integer")
+            << "sigmoid"
+            << "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+               "  for (int i = 0; i < n; ++i) y[i] = (float)(int)(x[i] * 4.0f) / 4.0f;\n}\n"
+            << ""
+            << "converts x * 4 to int (truncating it), which the computation language does not model (line 3)";
+        QTest::newRow("a value truncated where it is declared")
+            << "sigmoid"
+            << "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+               "  for (int i = 0; i < n; ++i) { const int q = x[i] * 4.0f; y[i] = q * 0.25f; }\n}\n"
+            << ""
+            << "the value of q (line 3) (int)(x[i] * 4) is not an integer expression";
+    }
+
+    void users_constructs() {
+        need_libclang();
+        QFETCH(QString, task);
+        QFETCH(QString, source);
+        QFETCH(QString, derived);
+        QFETCH(QString, why);
+        expect_reading(task.toStdString(), source.toStdString(), derived, why);
+    }
+
+    /** A histogram's bin converted from a floating-point value: the map, truncated as the histogram truncates it. */
+    void truncated_bins_are_the_map() {
+        need_libclang();
+        auto dir = kftest::temp_dir("recognise-float-bins");
+        kftest::write_file(dir / "task.json", R"({
+  "format": 1, "name": "t", "op_class": "histogram", "sizes": ["n"],
+  "tensors": [{"name": "x", "role": "input", "dtype": "f32", "shape": ["n"], "init": {"dist": "uniform", "low": 0, "high": 1}},
+              {"name": "counts", "role": "output", "dtype": "i32", "shape": ["16"]}],
+  "tolerance": {"atol": 0, "rtol": 0},
+  "work": {"flops": "n", "bytes": "4 * n"},
+  "cases": [{"name": "p", "primary": true, "sizes": {"n": 64}}, {"name": "v", "sizes": {"n": 7}}],
+  "reference": {"host": "reference.cpp"}
+})");
+        const std::string src =
+            "#include \"kf_task.h\"\nextern \"C\" void kf_solve(const float* x, int32_t* counts, int n) {\n"
+            "  for (int b = 0; b < 16; ++b) counts[b] = 0;\n"
+            "  for (int i = 0; i < n; ++i) { const int b = x[i] * 16.0f; if (b >= 0 && b < 16) counts[b] += 1; }\n}\n";
+        kftest::write_file(dir / "reference.cpp", src);
+        Recognition r = recognise_source(load_task(dir), src, "ref.cpp", Recogniser::Libclang);
+        QVERIFY2(r.computation, r.reason.c_str());
+        QCOMPARE(r.computation->summary(), std::string("histogram of 16 bins: counts[x * 16] += 1"));
     }
 
     /** The i-k-j product into a row of sums (a std::vector): what it reads, and why it refuses the rest. */

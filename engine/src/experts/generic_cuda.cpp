@@ -444,13 +444,13 @@ TemplateKernel write(const Task& task, const Program& prog, Mode mode) {
     std::vector<std::optional<Vectorised>> vecs;
     for (const auto& n : prog.nests) {
         any_rows = any_rows || (n.rows && mode != Mode::Threads);
-        any_atomic = any_atomic || !n.atomics.empty();
+        any_atomic = any_atomic || !(n.rows && mode != Mode::Threads ? n.row_atomics : n.atomics).empty();
         const bool threads = !n.chain.empty() && !(mode != Mode::Threads && n.rows);
         vecs.push_back(threads ? vectorise(task, n) : std::nullopt);
         any_vec = any_vec || vecs.back().has_value();
     }
     std::ostringstream os;
-    os << "#include \"kf_task.h\"\n\n#include <math.h>\n#include <limits>\n\n"
+    os << "#include \"kf_task.h\"\n\n#include <math.h>\n#include <cmath>\n#include <limits>\n\n"
        << "// Generic kernel (CUDA, " << mode_name(mode) << "), written from the reference's loop nest by the generic\n"
        << "// expert: ";
     if (mode == Mode::Threads)
@@ -473,11 +473,12 @@ TemplateKernel write(const Task& task, const Program& prog, Mode mode) {
     if (any_rows) os << reduce_helpers();
     if (any_vec) os << vector_helpers();
     if (any_atomic) os << atomic_helpers();
+    os << reference_functions(prog, Dialect::Cuda);
     std::vector<std::string> launches;
     for (std::size_t i = 0; i < prog.nests.size(); ++i) {
         const NestPlan& n = prog.nests[i];
         CudaPrinter np = p;
-        np.atomics = n.atomics;
+        np.atomics = n.rows && mode != Mode::Threads ? n.row_atomics : n.atomics;
         std::string kparams = params, kargs = args;
         for (const auto& [type, var] : scalars_before(prog, n.loop, p)) {
             kparams += ", " + type + " " + var;

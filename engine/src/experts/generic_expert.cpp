@@ -1,6 +1,7 @@
 // The generic expert (kf/generic.h): reads the host reference's loop nest, plans its loops
 // (generic_plan.cpp) and writes the instances for the backend (generic_cuda.cpp,
 // generic_host.cpp); proposes them one at a time, another family than the parent's first.
+#include <algorithm>
 #include <filesystem>
 
 #include "generic_parts.h"
@@ -18,7 +19,10 @@ std::vector<TemplateKernel> host_generic(const Task& task, const Program& prog);
 
 namespace {
 
-std::string nest_line(const generic::NestPlan& n) {
+std::string nest_line(const Task& task, const generic::NestPlan& n) {
+    auto tensor = [&](const std::string& name) {
+        return std::any_of(task.tensors.begin(), task.tensors.end(), [&](const TensorSpec& t) { return t.name == name; });
+    };
     std::string l = "the loop over " + n.loop->var + " (line " + std::to_string(n.loop->line) + "): ";
     if (n.chain.empty()) return l + "one thread, since " + n.serial_why;
     l += "parallel";
@@ -28,9 +32,15 @@ std::string nest_line(const generic::NestPlan& n) {
     }
     if (!n.atomics.empty()) {
         l += ", adding atomically to";
-        for (const auto& t : n.atomics) l += " " + t;
+        for (const auto& t : n.atomics)
+            if (tensor(t)) l += " " + t;
     }
     l += n.rows ? "; rows spread over groups of threads" : "; no rows (" + n.rows_why + ")";
+    if (n.rows && n.row_atomics != n.atomics) {
+        l += ", adding atomically to";
+        for (const auto& t : n.row_atomics)
+            if (!n.atomics.count(t) && tensor(t)) l += " " + t;
+    }
     return l;
 }
 
@@ -68,7 +78,7 @@ GenericKernels generic_kernels(const Task& task, Backend backend) {
     }
     try {
         generic::Program prog = generic::plan_program(task, std::move(*body), note);
-        for (const auto& n : prog.nests) g.nests.push_back(nest_line(n));
+        for (const auto& n : prog.nests) g.nests.push_back(nest_line(task, n));
         g.kernels = backend == Backend::Cuda ? generic::cuda_generic(task, prog) : generic::host_generic(task, prog);
         g.reason = note;
     } catch (const generic::Unsupported& e) {

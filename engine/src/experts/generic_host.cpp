@@ -58,8 +58,9 @@ std::vector<TemplateKernel> host_generic(const Task& task, const Program& prog) 
            << "// iterations are independent runs under omp parallel for"
            << (collapse ? ", its perfectly nested loops collapsed" : "") << ".\n";
         if (!prog.opaque.empty()) os << "// " << prog.opaque << ".\n";
-        os << "\n#define CHUNK 64  // @kf tunable values(1, 16, 64, 256, 4096)\n\n" << helpers(Dialect::Host)
-           << templates::entry_definition(task, Backend::Host) << " {\n";
+        os << "\n// 0: one contiguous share of the iterations per thread (schedule(static)); else chunks of CHUNK dealt in turn.\n"
+           << "#define CHUNK 0  // @kf tunable values(0, 1, 16, 64, 256, 4096)\n\n" << helpers(Dialect::Host)
+           << reference_functions(prog, Dialect::Host) << templates::entry_definition(task, Backend::Host) << " {\n";
         std::size_t nest = 0;
         for (const Stmt& st : prog.body) {
             HostPrinter hp;
@@ -72,8 +73,9 @@ std::vector<TemplateKernel> host_generic(const Task& task, const Program& prog) 
             hp.atomics = n.atomics;
             if (!n.chain.empty()) {
                 const std::size_t k = collapse ? perfectly_nested(n) : 1;
-                os << "#pragma omp parallel for schedule(static, CHUNK)" << (k > 1 ? " collapse(" + std::to_string(k) + ")" : "")
-                   << "\n";
+                const std::string c = k > 1 ? " collapse(" + std::to_string(k) + ")" : "";
+                os << "#if CHUNK > 0\n#pragma omp parallel for schedule(static, CHUNK)" << c
+                   << "\n#else\n#pragma omp parallel for schedule(static)" << c << "\n#endif\n";
             } else {
                 os << "    // The loops may not run in parallel: " << n.serial_why << ".\n";
             }

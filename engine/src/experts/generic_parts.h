@@ -45,8 +45,13 @@ struct NestPlan {
     bool rows = false;
     std::string rows_why;
     std::map<const Stmt*, SpreadLoop> spread;  ///< the row's loops (at any depth of its ifs)
-    /** Tensors only added to (+=, -=) at elements other iterations may add to too: updated atomically. */
+    /**
+     * Tensors only added to (+=, -=) at elements other iterations may add to too, and the
+     * pointers into them the additions are written through: updated atomically.
+     */
     std::set<std::string> atomics;
+    /** The same where the rows are spread over groups: also those the group's threads may add to at one element. */
+    std::set<std::string> row_atomics;
 };
 
 /** kf_solve as statements around the nests. */
@@ -54,6 +59,8 @@ struct Program {
     Block body;                      ///< kf_solve's body (owns the statements the plans point to)
     std::vector<NestPlan> nests;     ///< in order, one per top-level loop
     std::string opaque;              ///< the first construct kept as written, if any
+    /** The reference's functions the statements kept as written call, in the file's order: copied beside the kernels. */
+    std::vector<nest::Helper> helpers;
 };
 
 /** Why the generic expert writes nothing: the construct and its line. */
@@ -91,6 +98,9 @@ std::string trip_count(const Printer& p, const Stmt& loop);
 
 /** The helper functions every generic instance uses (kf_max, kf_min), for the dialect. */
 std::string helpers(Dialect d);
+
+/** The reference's own functions the kept statements call, as written (`__device__` on CUDA); empty when none. */
+std::string reference_functions(const Program& prog, Dialect d);
 
 /** The combine's identity for a C type, and `a = a <combine> b` as C. */
 std::string identity_of(const std::string& combine, const std::string& type);

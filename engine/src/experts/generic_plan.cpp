@@ -75,6 +75,11 @@ std::optional<double> evaluate(const ExprPtr& e, const Env& env) {
             if (!c) return std::nullopt;
             return *c != 0 ? arg(1) : arg(2);
         }
+        case Expr::Kind::Cast: {
+            auto a = arg(0);
+            if (!a) return std::nullopt;
+            return std::trunc(*a);
+        }
         case Expr::Kind::Index:
             return std::nullopt;
     }
@@ -103,8 +108,11 @@ struct Access {
     std::optional<Poly> index;
     bool write = false;
     std::string op;                  ///< the assignment's operator, for a write
+    std::string name;                ///< the array as written (the tensor, or a pointer into it)
     std::vector<std::string> loops;  ///< the loop variables around it, outermost first
     int line = 0;
+    /** A local array's element (the tensor is the array's name): private to the iteration that declares it. */
+    bool local = false;
 };
 
 /** Facts of a block of the nest, gathered in one walk. */
@@ -117,6 +125,16 @@ struct Facts {
     std::vector<std::pair<const Stmt*, int>> exits;  ///< break/return and their loop depth (0: the block's own level)
 };
 
+/**
+ * The declarations in scope around a walked block: kf_solve's top level and the levels of the
+ * loops around it, before it, with the names assigned anywhere in those scopes (whose
+ * initialisers are then not their values).
+ */
+struct Around {
+    std::vector<const Stmt*> decls;
+    std::set<std::string> reassigned;
+};
+
 class Walker {
 public:
     Walker(const std::set<std::string>& tensors, Facts& f) : tensors_(tensors), f_(f) {}
@@ -125,12 +143,38 @@ public:
         for (const Stmt& st : b) stmt(st, depth);
     }
 
+    /**
+     * The names an enclosing scope declares before the block: its pointers into the tensors,
+     * its integer definitions and its arrays, so that accesses through them are checked.
+     */
+    void enclose(const Around& around) {
+        const std::set<std::string>* inner = reassigned_;
+        reassigned_ = &around.reassigned;
+        for (const Stmt* st : around.decls) {
+            if (st->kind == Stmt::Kind::Opaque) {
+                outer_locals_.insert(st->declared.begin(), st->declared.end());
+                continue;
+            }
+            forget(st->var);
+            if (st->type == Stmt::Type::Array) {
+                outer_locals_.insert(st->var);
+            } else if (st->type == Stmt::Type::Pointer && st->init) {
+                alias(*st);
+            } else if (st->type == Stmt::Type::Integer && st->init && !assigned_later(st->var)) {
+                if (auto p = ast::to_poly(st->init, scope_)) scope_.ilets[st->var] = *p;
+            }
+        }
+        reassigned_ = inner;
+    }
+
 private:
     void stmt(const Stmt& st, int depth) {
+        line_ = st.line;
         switch (st.kind) {
             case Stmt::Kind::For:
                 f_.loops[st.var] = {&st, depth};
                 f_.declared.insert(st.var);
+                forget(st.var);
                 expr(st.start);
                 expr(st.bound);
                 loops_.push_back(st.var);
@@ -140,7 +184,12 @@ private:
             case Stmt::Kind::Decl:
                 f_.declared.insert(st.var);
                 if (st.init && st.type != Stmt::Type::Array) expr(st.init);
-                if (st.type == Stmt::Type::Pointer && st.init) alias(st);
+                forget(st.var);
+                if (st.type == Stmt::Type::Array) locals_.insert(st.var);
+                if (st.type == Stmt::Type::Pointer && st.init) {
+                    if (assigned_later(st.var)) unknown_alias(st);
+                    else alias(st);
+                }
                 if (st.type == Stmt::Type::Integer && st.init && !assigned_later(st.var)) {
                     if (auto p = ast::to_poly(st.init, scope_)) scope_.ilets[st.var] = *p;
                 }
@@ -168,6 +217,12 @@ private:
                 return;
             case Stmt::Kind::Opaque:
                 f_.opaque.push_back(&st);
+                // What it declares is the iteration's own, whatever the model cannot say of it.
+                for (const auto& n : st.declared) {
+                    f_.declared.insert(n);
+                    forget(n);
+                    locals_.insert(n);
+                }
                 return;
         }
     }
@@ -178,7 +233,10 @@ private:
         for (const auto& a : e->args) expr(a);
     }
 
-    /** A row pointer into a tensor, `p = x + off`: accesses through p are accesses of x. */
+    /**
+     * A row pointer into a tensor, `p = x + off`: accesses through p are accesses of x. A
+     * pointer into a local array is that array; any other pointer cannot be followed.
+     */
     void alias(const Stmt& st) {
         const ExprPtr& e = st.init;
         std::string base;
@@ -187,12 +245,16 @@ private:
             base = e->text;
             off = Poly{};
         } else if (e->kind == Expr::Kind::Binary && (e->text == "+" || e->text == "-")) {
-            int side = e->args[0]->kind == Expr::Kind::Name && resolves(e->args[0]->text) ? 0 : 1;
+            int side = e->args[0]->kind == Expr::Kind::Name && (resolves(e->args[0]->text) || local(e->args[0]->text)) ? 0 : 1;
             if (e->text == "-") side = 0;
             if (e->args[side]->kind != Expr::Kind::Name) return unknown_alias(st);
             base = e->args[side]->text;
             off = ast::to_poly(e->args[1 - side], scope_);
             if (off && e->text == "-") off = ast::add(Poly{}, *off, -1);
+        }
+        if (local(base)) {
+            local_aliases_[st.var] = local_aliases_.count(base) ? local_aliases_.at(base) : base;
+            return;
         }
         if (!resolves(base)) return unknown_alias(st);
         auto [tensor, at] = resolve(base);
@@ -201,24 +263,51 @@ private:
 
     void unknown_alias(const Stmt& st) { aliases_[st.var] = {"?" + st.var, std::nullopt}; }
 
-    bool resolves(const std::string& n) const { return tensors_.count(n) || aliases_.count(n); }
+    /** A name declared again: what an outer declaration of it said no longer holds. */
+    void forget(const std::string& n) {
+        aliases_.erase(n);
+        local_aliases_.erase(n);
+        locals_.erase(n);
+        outer_locals_.erase(n);
+        scope_.ilets.erase(n);
+    }
+
+    bool resolves(const std::string& n) const {
+        return !local(n) && (tensors_.count(n) || aliases_.count(n));
+    }
+
+    /** A local array (or a pointer into one), declared in the walked block or around it. */
+    bool local(const std::string& n) const {
+        return locals_.count(n) || outer_locals_.count(n) || local_aliases_.count(n);
+    }
 
     std::pair<std::string, std::optional<Poly>> resolve(const std::string& n) const {
         if (auto a = aliases_.find(n); a != aliases_.end()) return a->second;
         return {n, Poly{}};
     }
 
+    /**
+     * An access of a tensor (through its pointers) or of a local array. A name that is neither,
+     * nor declared as an array, is a pointer the check cannot follow (`?name`).
+     */
     void record(const ExprPtr& e, bool write, const std::string& op, int line) {
-        if (!resolves(e->text)) return;  // a local array: private to the iteration
-        auto [tensor, base] = resolve(e->text);
         Access a;
-        a.tensor = tensor;
-        if (base)
-            if (auto p = ast::to_poly(e->args[0], scope_)) a.index = ast::add(*base, *p);
+        if (local(e->text)) {
+            a.tensor = local_aliases_.count(e->text) ? local_aliases_.at(e->text) : e->text;
+            a.local = true;
+        } else if (resolves(e->text)) {
+            auto [tensor, base] = resolve(e->text);
+            a.tensor = tensor;
+            if (base)
+                if (auto p = ast::to_poly(e->args[0], scope_)) a.index = ast::add(*base, *p);
+        } else {
+            a.tensor = "?" + e->text;
+        }
         a.write = write;
         a.op = op;
+        a.name = e->text;
         a.loops = loops_;
-        a.line = line;
+        a.line = line ? line : line_;
         f_.accesses.push_back(std::move(a));
     }
 
@@ -233,7 +322,11 @@ private:
     Facts& f_;
     ast::Scope scope_;
     std::map<std::string, std::pair<std::string, std::optional<Poly>>> aliases_;
+    std::set<std::string> locals_;        ///< arrays declared in the walked block (and names an opaque statement declares)
+    std::set<std::string> outer_locals_;  ///< arrays declared around it
+    std::map<std::string, std::string> local_aliases_;  ///< pointer -> the local array it points into
     std::vector<std::string> loops_;
+    int line_ = 0;  ///< the statement walked
 };
 
 /** Names assigned anywhere in a block (scalars and opaque statements' targets). */
@@ -246,14 +339,43 @@ void collect_assigned(const Block& b, std::set<std::string>& out) {
     }
 }
 
-Facts gather(const Block& b, const std::set<std::string>& tensors) {
+/** The facts of a block, the declarations `around` it in scope. */
+Facts gather(const Block& b, const std::set<std::string>& tensors, const Around& around) {
     Facts f;
     std::set<std::string> reassigned;
     collect_assigned(b, reassigned);
     Walker w(tensors, f);
+    w.enclose(around);
     w.reassigned_ = &reassigned;
     w.block(b, 0);
     return f;
+}
+
+/**
+ * The declarations of `b` in scope at `stop` (a statement of b or of an if inside it, at b's
+ * level), added to `around`; false when stop is not there.
+ */
+bool declarations_before(const Block& b, const Stmt* stop, Around& around) {
+    for (const Stmt& st : b) {
+        if (&st == stop) return true;
+        if (st.kind == Stmt::Kind::Decl || (st.kind == Stmt::Kind::Opaque && !st.declared.empty()))
+            around.decls.push_back(&st);
+        if (st.kind == Stmt::Kind::If) {
+            Around inside = around;
+            if (declarations_before(st.body, stop, inside) || declarations_before(st.else_body, stop, inside)) {
+                around = inside;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/** `around` with the declarations of `b` before `stop` and the names b assigns. */
+Around around_in(Around around, const Block& b, const Stmt* stop) {
+    declarations_before(b, stop, around);
+    collect_assigned(b, around.reassigned);
+    return around;
 }
 
 /** The coefficient of v in p (a polynomial free of v), and p without it; null when p is not affine in v. */
@@ -351,7 +473,11 @@ struct Context {
     std::set<std::string> tensors, outputs;
     std::vector<Env> envs;
     std::set<std::string> top;  ///< names declared at kf_solve's top level and its parameters
+    const Block* body = nullptr;  ///< kf_solve's body
 };
+
+/** The declarations of kf_solve's top level in scope at its loop `loop`. */
+Around top_around(const Context& cx, const Stmt& loop) { return around_in({}, *cx.body, &loop); }
 
 std::string opaque_what(const Stmt& st) {
     std::string w = st.why;
@@ -382,15 +508,25 @@ std::string parallel_why(const Context& cx, const Stmt& loop, const Facts& f, co
             if (cx.outputs.count(n))
                 return "it keeps " + opaque_what(*st) + " as written, and its accesses of " + n + " cannot be checked";
     }
+    // Local arrays: private to the iteration that declares them; one declared outside is shared.
+    // A name that is neither a tensor (or a pointer into one) nor a local array cannot be checked.
+    for (const auto& a : f.accesses) {
+        if (a.local && a.write && !f.declared.count(a.tensor))
+            return "it writes the local array " + a.tensor + ", declared outside the loop over " + v + ", in every iteration (line " +
+                   std::to_string(a.line) + ")";
+        if (!a.local && a.tensor.rfind('?', 0) == 0)
+            return std::string("it ") + (a.write ? "writes" : "reads") + " through " + a.tensor.substr(1) +
+                   ", a pointer it cannot follow (line " + std::to_string(a.line) + ")";
+    }
     // Written tensors: each access at K * v + R, one K, R spanning less than K * step.
     std::map<std::string, std::vector<const Access*>> by_tensor;
     std::set<std::string> written;
     for (const auto& a : f.accesses) {
+        if (a.local) continue;
         by_tensor[a.tensor].push_back(&a);
         if (a.write) written.insert(a.tensor);
     }
     for (const auto& t : written) {
-        if (t.rfind('?', 0) == 0) return "it writes through " + t.substr(1) + ", a pointer it cannot follow";
         const auto& acc = by_tensor[t];
         // Only added to (+=, -=; the read the walker records for a compound write is part of it).
         bool only_added = true;
@@ -467,7 +603,10 @@ std::string parallel_why(const Context& cx, const Stmt& loop, const Facts& f, co
         }
         if (why.empty()) continue;
         if (only_added) {
+            // The tensor, and the pointers into it its additions are written through.
             atomics.insert(t);
+            for (const Access* a : acc)
+                if (a->write) atomics.insert(a->name);
             continue;
         }
         return why;
@@ -562,10 +701,18 @@ std::string plan_rows(const Context& cx, const Stmt& outer, NestPlan& plan) {
             if (st.kind == Stmt::Kind::Opaque) {
                 for (const auto& n : st.names)
                     if (cx.outputs.count(n)) why = "it keeps " + opaque_what(st) + " as written at the row's level";
+                if (why.empty() && !st.declared.empty())
+                    why = "it keeps " + opaque_what(st) + " as written at the row's level, and that declares " +
+                          st.declared.front() + ", of which each thread of the group would hold its own copy";
                 continue;
             }
+            if (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Array) {
+                why = "it declares the local array " + st.var + " at the row's level, of which each thread of the group would hold its own copy (line " +
+                      std::to_string(st.line) + ")";
+                return;
+            }
             if (st.kind != Stmt::Kind::For) continue;
-            Facts f = gather(st.body, cx.tensors);
+            Facts f = gather(st.body, cx.tensors, around_in(top_around(cx, outer), outer.body, &st));
             f.loops[st.var] = {&st, 0};
             for (auto& a : f.accesses) a.loops.insert(a.loops.begin(), st.var);
             SpreadLoop spread;
@@ -604,7 +751,7 @@ std::string plan_rows(const Context& cx, const Stmt& outer, NestPlan& plan) {
             rest.scalar_writes.clear();
             for (const Stmt* w : f.scalar_writes)
                 if (f.declared.count(w->target->text) || !reduced.count(w->target->text)) rest.scalar_writes.push_back(w);
-            std::string p = parallel_why(cx, st, rest, {&outer}, plan.atomics);
+            std::string p = parallel_why(cx, st, rest, {&outer}, plan.row_atomics);
             if (!p.empty()) {
                 why = p;
                 return;
@@ -631,9 +778,10 @@ void extend_chain(const Context& cx, NestPlan& plan, std::set<std::string>& atom
             if (mentions(next.start, last.body[i].var) || mentions(next.bound, last.body[i].var)) return;
         if (reads_array(next.start) || reads_array(next.bound)) return;
         // The whole outer body's facts, checked along the next loop with the outer ones held.
-        Facts f = gather(plan.chain.front()->body, cx.tensors);
+        const Around top = top_around(cx, *plan.chain.front());
+        Facts f = gather(plan.chain.front()->body, cx.tensors, top);
         f.loops[plan.chain.front()->var] = {plan.chain.front(), 0};
-        Facts inner = gather(next.body, cx.tensors);
+        Facts inner = gather(next.body, cx.tensors, top);
         // Accesses inside `next` with their loops below it.
         Facts along = f;
         along.accesses.clear();
@@ -661,15 +809,19 @@ NestPlan plan_nest(const Context& cx, const Stmt& loop, std::set<std::string>& a
         plan.serial_why = "the loop over " + loop.var + " has bounds read from a tensor";
         return plan;
     }
-    Facts f = gather(loop.body, cx.tensors);
+    Facts f = gather(loop.body, cx.tensors, top_around(cx, loop));
     plan.serial_why = parallel_why(cx, loop, f, {}, atomics);
     if (!plan.serial_why.empty()) return plan;
     plan.chain = {&loop};
     extend_chain(cx, plan, atomics);
     plan.atomics = atomics;
+    plan.row_atomics = atomics;
     plan.rows_why = plan_rows(cx, loop, plan);
     plan.rows = plan.rows_why.empty();
-    if (!plan.rows) plan.spread.clear();
+    if (!plan.rows) {
+        plan.spread.clear();
+        plan.row_atomics = plan.atomics;
+    }
     return plan;
 }
 
@@ -682,11 +834,25 @@ std::set<std::string> output_names(const Task& task) {
     return out;
 }
 
+/** The reference's functions that the statements kept as written call, each once, in the file's order. */
+void called_functions(const Block& b, std::vector<nest::Helper>& out) {
+    for (const Stmt& st : b) {
+        for (const auto& h : st.helpers)
+            if (std::none_of(out.begin(), out.end(), [&](const nest::Helper& o) { return o.name == h.name; }))
+                out.push_back(h);
+        called_functions(st.body, out);
+        called_functions(st.else_body, out);
+    }
+}
+
 Program plan_program(const Task& task, Block body, const std::string& opaque) {
     Program prog;
     prog.body = std::move(body);
     prog.opaque = opaque;
-    Context cx{task, {}, output_names(task), case_envs(task, prog.body), {}};
+    called_functions(prog.body, prog.helpers);
+    std::sort(prog.helpers.begin(), prog.helpers.end(),
+              [](const nest::Helper& a, const nest::Helper& b) { return a.offset < b.offset; });
+    Context cx{task, {}, output_names(task), case_envs(task, prog.body), {}, &prog.body};
     for (const auto& t : task.tensors) cx.tensors.insert(t.name);
     for (const auto& s : task.size_names) cx.top.insert(s);
     for (const auto& p : task.params) cx.top.insert(p.name);

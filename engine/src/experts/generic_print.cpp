@@ -61,6 +61,9 @@ std::string Printer::expr(const ExprPtr& e) const {
         case Expr::Kind::Select:
             out = "(" + expr(e->args[0]) + " ? " + expr(e->args[1]) + " : " + expr(e->args[2]) + ")";
             break;
+        case Expr::Kind::Cast:  // a floating-point value truncated to an integer, as the reference wrote it
+            out = "static_cast<" + e->text + ">(" + expr(e->args[0]) + ")";
+            break;
         case Expr::Kind::Call: {
             std::string f = e->text;
             if (f == "max" || f == "min") {
@@ -75,6 +78,8 @@ std::string Printer::expr(const ExprPtr& e) const {
             break;
         }
     }
+    // 64-bit index arithmetic where the reference widened an operand (`(size_t)idx[j] * d`).
+    if (!e->widened.empty() && e->kind != Expr::Kind::Number) out = "static_cast<" + e->widened + ">(" + out + ")";
     if (e->converted && !e->cast.empty()) out = "static_cast<" + e->cast + ">(" + out + ")";
     return out;
 }
@@ -153,6 +158,13 @@ std::string helpers(Dialect d) {
            "template <class A, class B> " + q + "auto kf_min(A a, B b) -> decltype(a + b) { return b < a ? b : a; }\n"
            "// The iterations of a loop from s while below b by step (none when b <= s).\n" +
            q + "long long kf_trips(long long s, long long b, long long step) { return b > s ? (b - s + step - 1) / step : 0; }\n\n";
+}
+
+std::string reference_functions(const Program& prog, Dialect d) {
+    if (prog.helpers.empty()) return {};
+    std::string out = "// The reference's own functions, called by the statements kept as written.\n";
+    for (const auto& h : prog.helpers) out += (d == Dialect::Cuda ? "__device__ " : "") + h.text + "\n\n";
+    return out;
 }
 
 std::string identity_of(const std::string& combine, const std::string& type) {

@@ -117,6 +117,7 @@ std::unique_ptr<Libclang> open_one(const std::string& name, std::string& why) {
     KF_RESOLVE(evalResultGetAsDouble, clang_EvalResult_getAsDouble);
     KF_RESOLVE(evalResultGetAsLongLong, clang_EvalResult_getAsLongLong);
     KF_RESOLVE(evalResultDispose, clang_EvalResult_dispose);
+    KF_RESOLVE(getCursorReferenced, clang_getCursorReferenced);
 #undef KF_RESOLVE
     if (!missing.empty()) {
         why = name + " lacks " + missing;

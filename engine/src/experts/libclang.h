@@ -57,6 +57,7 @@ struct Libclang {
     decltype(&::clang_EvalResult_getAsDouble) evalResultGetAsDouble;
     decltype(&::clang_EvalResult_getAsLongLong) evalResultGetAsLongLong;
     decltype(&::clang_EvalResult_dispose) evalResultDispose;
+    decltype(&::clang_getCursorReferenced) getCursorReferenced;
 
     std::string path;          ///< the library it was loaded from
     std::string resource_dir;  ///< clang's own headers (stddef.h ...), when found beside it

@@ -2,6 +2,7 @@
 // accepted: anything else is refused with the construct and its line, never guessed at.
 #include "loop_nest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -48,7 +49,7 @@ int precedence(const ExprPtr& e) {
         if (op == "+" || op == "-") return 5;
         return 6;  // * / %
     }
-    if (e->kind == Expr::Kind::Unary) return 7;
+    if (e->kind == Expr::Kind::Unary || e->kind == Expr::Kind::Cast) return 7;
     if (e->kind == Expr::Kind::Number && e->value < 0) return 7;
     return 8;
 }
@@ -81,6 +82,8 @@ std::string to_text(const ExprPtr& e) {
             return e->text + "[" + to_text(e->args[0]) + "]";
         case Expr::Kind::Unary:
             return e->text + wrap(e->args[0], 7);
+        case Expr::Kind::Cast:
+            return "(" + e->text + ")" + wrap(e->args[0], 8);
         case Expr::Kind::Binary: {
             int p = precedence(e);
             return wrap(e->args[0], p) + " " + e->text + " " + wrap(e->args[1], p + 1);
@@ -160,22 +163,62 @@ public:
 
     [[noreturn]] void refuse(CXCursor cur, const std::string& what) const { throw Unmodelled(what + where(cur)); }
 
-    /** Skips implicit conversions, parentheses and casts. */
+    static bool is_cast_kind(CXCursorKind k) {
+        return k == CXCursor_UnexposedExpr || k == CXCursor_CStyleCastExpr || k == CXCursor_CXXStaticCastExpr ||
+               k == CXCursor_CXXFunctionalCastExpr;
+    }
+
+    /** True when a conversion from `from` to `to` truncates a floating-point value to an integer (not bool). */
+    bool truncates(CXCursor to, CXCursor from) const {
+        const CXTypeKind t = c_.getCanonicalType(c_.getCursorType(to)).kind;
+        return t != CXType_Bool && is_integer_type(t) &&
+               is_floating_type(c_.getCanonicalType(c_.getCursorType(from)).kind);
+    }
+
+    /**
+     * Skips implicit conversions, parentheses and casts; stops at a conversion of a
+     * floating-point value to an integer, which is not the value it converts.
+     */
     CXCursor strip(CXCursor cur) {
         while (true) {
             CXCursorKind k = c_.getCursorKind(cur);
-            if (k == CXCursor_ParenExpr || k == CXCursor_UnexposedExpr || k == CXCursor_CStyleCastExpr ||
-                k == CXCursor_CXXStaticCastExpr || k == CXCursor_CXXFunctionalCastExpr) {
+            if (k == CXCursor_ParenExpr || is_cast_kind(k)) {
                 std::vector<CXCursor> ch = children(cur);
                 CXCursor* last = nullptr;
                 for (auto& x : ch)
                     if (c_.isExpression(c_.getCursorKind(x))) last = &x;
                 if (!last || (k == CXCursor_UnexposedExpr && ch.size() != 1)) return cur;
+                if (k != CXCursor_ParenExpr && truncates(cur, *last)) return cur;
                 cur = *last;
                 continue;
             }
             return cur;
         }
+    }
+
+    /** A type's spelling without const or volatile (`const int` is int). */
+    std::string unqualified(CXType t) const {
+        std::string n = str(c_.getTypeSpelling(t));
+        for (bool again = true; again;) {
+            again = false;
+            for (const std::string q : {"const ", "volatile "})
+                if (n.rfind(q, 0) == 0) {
+                    n = n.substr(q.size());
+                    again = true;
+                }
+        }
+        return n;
+    }
+
+    /** The operand of a conversion that truncates a floating-point value to an integer, if `cur` is one. */
+    std::optional<CXCursor> truncated_operand(CXCursor cur) {
+        if (!is_cast_kind(c_.getCursorKind(cur))) return std::nullopt;
+        std::vector<CXCursor> ch = children(cur);
+        std::optional<CXCursor> last;
+        for (auto& x : ch)
+            if (c_.isExpression(c_.getCursorKind(x))) last = x;
+        if (!last || !truncates(cur, *last)) return std::nullopt;
+        return last;
     }
 
     /** The operator of a binary expression: the first token after its left operand. */
@@ -229,12 +272,22 @@ public:
         return k == CXType_Float || k == CXType_Double || k == CXType_LongDouble;
     }
 
-    /** The expression, marked `converted` where an integer value becomes floating point. */
+    /**
+     * The expression, marked `converted` where an integer value becomes floating point, and
+     * `widened` where an integer value narrower than 64 bits becomes a 64-bit integer.
+     */
     ExprPtr expr(CXCursor raw) {
         CXCursor cur = strip(raw);
         ExprPtr e = expr_stripped(cur);
-        CXTypeKind outer = c_.getCanonicalType(c_.getCursorType(raw)).kind;
-        CXTypeKind inner = c_.getCanonicalType(c_.getCursorType(cur)).kind;
+        CXType outer_type = c_.getCanonicalType(c_.getCursorType(raw));
+        CXType inner_type = c_.getCanonicalType(c_.getCursorType(cur));
+        CXTypeKind outer = outer_type.kind, inner = inner_type.kind;
+        if (is_integer_type(outer) && is_integer_type(inner) && e->kind != Expr::Kind::Number && e->widened.empty() &&
+            c_.typeGetSizeOf(outer_type) == 8 && c_.typeGetSizeOf(inner_type) < 8) {
+            auto marked = std::make_shared<Expr>(*e);
+            marked->widened = unqualified(outer_type);
+            return marked;
+        }
         if (e->converted || !is_floating_type(outer) || !is_integer_type(inner)) return e;
         auto marked = std::make_shared<Expr>(*e);
         marked->converted = true;
@@ -246,6 +299,13 @@ public:
     ExprPtr expr_stripped(CXCursor cur) {
         CXCursorKind k = c_.getCursorKind(cur);
         auto e = std::make_shared<Expr>();
+        if (auto operand = truncated_operand(cur)) {  // (int)v: v truncated toward zero
+            e->kind = Expr::Kind::Cast;
+            e->text = unqualified(c_.getCanonicalType(c_.getCursorType(cur)));
+            e->integer = true;
+            e->args = {expr(*operand)};
+            return e;
+        }
         switch (k) {
             case CXCursor_IntegerLiteral:
             case CXCursor_FloatingLiteral:
@@ -263,7 +323,8 @@ public:
                 std::string n = str(c_.getCursorSpelling(cur));
                 if (params_.empty()) return Expr::name(n);
                 auto p = params_.back().find(n);
-                if (p == params_.back().end()) refuse(cur, "a helper function reading " + n + ", not a parameter");
+                if (p == params_.back().end())
+                    refuse(cur, "a helper function reading " + n + ", neither a parameter nor one of its declarations");
                 return p->second;
             }
             case CXCursor_ArraySubscriptExpr: {
@@ -320,6 +381,19 @@ public:
                 return e;
             }
             case CXCursor_CallExpr: {
+                if (str(c_.getCursorSpelling(cur)) == "operator()") {  // a lambda of kf_solve, called
+                    std::vector<CXCursor> ch = children(cur);
+                    CXCursor callee = ch.empty() ? cur : strip(ch.front());
+                    const std::string f = str(c_.getCursorSpelling(callee));
+                    const int n = c_.cursorGetNumArguments(cur);
+                    auto l = lambdas_.find(f);
+                    if (c_.getCursorKind(callee) != CXCursor_DeclRefExpr || l == lambdas_.end() || n < 1)
+                        refuse(cur, "a call of operator() of " + (f.empty() ? std::string("something unnamed") : f) +
+                                        ", not a lambda declared in kf_solve");
+                    std::vector<CXCursor> args;
+                    for (int i = 1; i < n; ++i) args.push_back(c_.cursorGetArgument(cur, static_cast<unsigned>(i)));
+                    return inline_body(cur, f, l->second, args);
+                }
                 if (str(c_.getCursorSpelling(cur)) == "operator[]") {  // a std::vector's element
                     std::vector<CXCursor> ch = children(cur);
                     CXCursor base = ch.empty() ? cur : strip(ch.front());
@@ -363,35 +437,111 @@ public:
     }
 
     /**
-     * A call of a static or inline function of the reference whose body is one `return e;` of
-     * its parameters: e with the arguments in their place.
+     * A call of a static or inline function of the reference whose body is declarations of
+     * scalars with their values, then one `return e;`: e with the arguments in place of the
+     * parameters and each declaration's value in place of its name.
      */
     ExprPtr inline_call(CXCursor call, const std::string& f, int n) {
         CXCursor fn = helpers_.at(f);
-        std::vector<std::string> names;
-        std::optional<CXCursor> body;
-        for (CXCursor ch : children(fn)) {
-            CXCursorKind k = c_.getCursorKind(ch);
-            if (k == CXCursor_ParmDecl) names.push_back(str(c_.getCursorSpelling(ch)));
-            if (k == CXCursor_CompoundStmt) body = ch;
-        }
         bool is_static = false;
         for (const auto& [spelling, off] : tokens(fn)) {
             if (spelling == f) break;
             is_static = is_static || spelling == "static" || spelling == "inline";
         }
+        if (!is_static) refuse(call, "a call of " + f + ", which is not a static or inline function");
+        std::vector<CXCursor> args;
+        for (int i = 0; i < n; ++i) args.push_back(c_.cursorGetArgument(call, static_cast<unsigned>(i)));
+        return inline_body(call, f, fn, args);
+    }
+
+    /**
+     * The body of a function or lambda `fn` when it is declarations of scalars with their
+     * values then one return (why not, when it is not); `parameters` receives its parameters.
+     */
+    std::string inline_shape(CXCursor fn, std::vector<std::string>& parameters, std::vector<CXCursor>& decls,
+                             std::optional<CXCursor>& ret) {
+        std::optional<CXCursor> body;
+        for (CXCursor ch : children(fn)) {
+            CXCursorKind k = c_.getCursorKind(ch);
+            if (k == CXCursor_ParmDecl) parameters.push_back(str(c_.getCursorSpelling(ch)));
+            if (k == CXCursor_CompoundStmt) body = ch;
+        }
         std::vector<CXCursor> stmts = body ? children(*body) : std::vector<CXCursor>{};
-        std::vector<CXCursor> ret = stmts.size() == 1 && c_.getCursorKind(stmts[0]) == CXCursor_ReturnStmt
-                                        ? children(stmts[0])
-                                        : std::vector<CXCursor>{};
-        if (!is_static || ret.size() != 1 || static_cast<int>(names.size()) != n || params_.size() >= 4)
-            refuse(call, "a call of " + f + ", which is not a static or inline function of one return");
-        std::map<std::string, ExprPtr> args;
-        for (int i = 0; i < n; ++i) args[names[i]] = expr(c_.cursorGetArgument(call, static_cast<unsigned>(i)));
-        params_.push_back(args);
-        ExprPtr e = expr(ret[0]);
+        if (stmts.empty() || c_.getCursorKind(stmts.back()) != CXCursor_ReturnStmt || children(stmts.back()).size() != 1)
+            return "its body does not end with one return of a value";
+        for (std::size_t i = 0; i + 1 < stmts.size(); ++i) {
+            if (c_.getCursorKind(stmts[i]) != CXCursor_DeclStmt) return "its body has more than declarations and one return";
+            for (CXCursor var : children(stmts[i])) {
+                bool init = false;
+                for (CXCursor x : children(var)) init = init || c_.isExpression(c_.getCursorKind(x));
+                if (c_.getCursorKind(var) != CXCursor_VarDecl ||
+                    !scalar_type(c_.getCanonicalType(c_.getCursorType(var)).kind) || !init)
+                    return "it declares " + str(c_.getCursorSpelling(var)) + ", not a scalar with a value";
+                decls.push_back(var);
+            }
+        }
+        ret = children(stmts.back())[0];
+        return {};
+    }
+
+    /** A call of a helper `fn` (a function or a lambda) with the arguments `args`, inlined. */
+    ExprPtr inline_body(CXCursor call, const std::string& f, CXCursor fn, const std::vector<CXCursor>& args) {
+        std::vector<std::string> names;
+        std::vector<CXCursor> decls;
+        std::optional<CXCursor> ret;
+        const std::string shape = inline_shape(fn, names, decls, ret);
+        if (!shape.empty()) refuse(call, "a call of " + f + ", whose body is not declarations then one return: " + shape);
+        if (names.size() != args.size() || params_.size() >= 4)
+            refuse(call, "a call of " + f + " with " + std::to_string(args.size()) + " arguments for its " +
+                             std::to_string(names.size()) + " parameters");
+        std::map<std::string, ExprPtr> bound;
+        for (std::size_t i = 0; i < args.size(); ++i) bound[names[i]] = expr(args[i]);
+        params_.push_back(bound);
+        for (CXCursor var : decls) {
+            std::optional<CXCursor> init;
+            for (CXCursor x : children(var))
+                if (c_.isExpression(c_.getCursorKind(x))) init = x;
+            ExprPtr v = c_.getCursorKind(*init) == CXCursor_InitListExpr ? brace_value(var, *init) : expr(*init);
+            params_.back()[str(c_.getCursorSpelling(var))] = v;
+        }
+        ExprPtr e = expr(*ret);
         params_.pop_back();
         return e;
+    }
+
+    /** A scalar's brace initialiser: `{v}` is v, `{}` is zero. */
+    ExprPtr brace_value(CXCursor var, CXCursor list) {
+        std::vector<CXCursor> items;
+        for (CXCursor x : children(list))
+            if (c_.isExpression(c_.getCursorKind(x))) items.push_back(x);
+        if (items.size() > 1) refuse(var, "the declaration of " + str(c_.getCursorSpelling(var)) + " with several values in braces");
+        if (items.empty()) return Expr::number(0, type_of(var) == Stmt::Type::Integer);
+        return expr(items[0]);
+    }
+
+    /**
+     * A lambda declared in kf_solve, `auto f = [](float v) { ... };`: kept to be inlined where
+     * it is called. Refused when it captures anything or its body is not declarations then one
+     * return. False when `var` is no lambda.
+     */
+    bool lambda(CXCursor var) {
+        std::optional<CXCursor> init;
+        for (CXCursor x : children(var))
+            if (c_.isExpression(c_.getCursorKind(x))) init = x;
+        if (!init) return false;
+        CXCursor l = strip(*init);
+        if (c_.getCursorKind(l) != CXCursor_LambdaExpr) return false;
+        const std::string n = str(c_.getCursorSpelling(var));
+        auto toks = tokens(l);
+        if (toks.size() < 2 || toks[0].first != "[" || toks[1].first != "]")
+            refuse(var, "the lambda " + n + ", which captures names (only a lambda without captures, [], is inlined)");
+        std::vector<std::string> names;
+        std::vector<CXCursor> decls;
+        std::optional<CXCursor> ret;
+        const std::string shape = inline_shape(l, names, decls, ret);
+        if (!shape.empty()) refuse(var, "the lambda " + n + ", whose body is not declarations then one return: " + shape);
+        lambdas_[n] = l;
+        return true;
     }
 
     /** The functions defined in the reference besides kf_solve, which a call may inline (one of each name). */
@@ -473,7 +623,10 @@ public:
             s.init = t.kind == CXType_ConstantArray ? c_array_length(var, t, init) : array_length(var, init);
             return s;
         }
-        if (init) s.init = expr(*init);
+        if (init && c_.getCursorKind(*init) == CXCursor_InitListExpr && s.type != Stmt::Type::Array)
+            s.init = brace_value(var, *init);  // float s{0.0f};  float s{};
+        else if (init)
+            s.init = expr(*init);
         return s;
     }
 
@@ -751,8 +904,61 @@ public:
         assigned.erase("");
         s.names.assign(names.begin(), names.end());
         s.assigned.assign(assigned.begin(), assigned.end());
+        s.helpers = called_helpers(cur);
+        // The names it declares at its own level (a declaration statement's), in scope after it.
+        if (c_.getCursorKind(cur) == CXCursor_DeclStmt)
+            for (CXCursor var : children(cur))
+                if (c_.getCursorKind(var) == CXCursor_VarDecl) s.declared.push_back(str(c_.getCursorSpelling(var)));
         if (first_opaque_.empty()) first_opaque_ = why;
         return s;
+    }
+
+    /**
+     * The definitions of the reference's functions that `cur` calls, directly or through each
+     * other, in the file's order, to be copied beside a statement kept as written. Refused where
+     * one reads a variable of the file, or where `cur` calls a lambda of kf_solve (inlined where
+     * the model reads its calls, not kept) or a function of the reference that is not one of them.
+     */
+    std::vector<Helper> called_helpers(CXCursor cur) {
+        std::map<std::string, Helper> found;
+        std::vector<std::pair<CXCursor, std::string>> todo = {{cur, std::string()}};  // a cursor, the helper it is in
+        while (!todo.empty()) {
+            auto [x, in] = todo.back();
+            todo.pop_back();
+            if (c_.getCursorKind(x) == CXCursor_DeclRefExpr) {
+                CXCursor ref = c_.getCursorReferenced(x);
+                const std::string n = str(c_.getCursorSpelling(ref));
+                const CXCursorKind rk = c_.getCursorKind(ref);
+                const bool here = c_.locationIsFromMainFile(c_.getCursorLocation(ref));
+                if (here && rk == CXCursor_FunctionDecl && n != "kf_solve") {
+                    auto h = helpers_.find(n);
+                    if (h == helpers_.end())
+                        refuse(x, "a call of " + n + ", a function of the reference defined more than once or inside a namespace");
+                    if (!found.count(n)) {
+                        CXSourceRange r = c_.getCursorExtent(h->second);
+                        const unsigned b = offset_of(c_.getRangeStart(r)), e = offset_of(c_.getRangeEnd(r));
+                        found[n] = {n, b < e && e <= source_.size() ? source_.substr(b, e - b) : std::string(), b};
+                        for (CXCursor ch : children(h->second)) todo.emplace_back(ch, n);
+                    }
+                } else if (here && rk == CXCursor_VarDecl && !in.empty() && !inside(ref, helpers_.at(in))) {
+                    refuse(x, "a call of " + in + ", which reads " + n + ", a variable of the file");
+                } else if (here && rk == CXCursor_VarDecl && in.empty() && lambdas_.count(n)) {
+                    refuse(x, "a call of the lambda " + n + " in a statement the model lacks");
+                }
+            }
+            for (CXCursor ch : children(x)) todo.emplace_back(ch, in);
+        }
+        std::vector<Helper> out;
+        for (auto& [n, h] : found) out.push_back(std::move(h));
+        std::sort(out.begin(), out.end(), [](const Helper& a, const Helper& b) { return a.offset < b.offset; });
+        return out;
+    }
+
+    /** True when the declaration `decl` lies within the extent of `outer`. */
+    bool inside(CXCursor decl, CXCursor outer) const {
+        CXSourceRange r = c_.getCursorExtent(outer);
+        const unsigned at = offset_of(c_.getCursorLocation(decl));
+        return at >= offset_of(c_.getRangeStart(r)) && at <= offset_of(c_.getRangeEnd(r));
     }
 
     void append(CXCursor cur, Block& out) {
@@ -778,7 +984,8 @@ public:
                 for (CXCursor ch : children(cur)) append(ch, out);
                 return;
             case CXCursor_DeclStmt:
-                for (CXCursor var : children(cur)) out.push_back(decl(var));
+                for (CXCursor var : children(cur))
+                    if (c_.getCursorKind(var) != CXCursor_VarDecl || !lambda(var)) out.push_back(decl(var));
                 return;
             case CXCursor_ForStmt:
                 out.push_back(loop(cur));
@@ -860,7 +1067,8 @@ private:
     int nodes_ = 0;
     int depth_ = 0;  ///< loops around the statement being read
     std::map<std::string, CXCursor> helpers_;
-    std::vector<std::map<std::string, ExprPtr>> params_;  ///< the inlined calls' arguments, innermost last
+    std::map<std::string, CXCursor> lambdas_;  ///< lambdas declared in kf_solve, inlined where called
+    std::vector<std::map<std::string, ExprPtr>> params_;  ///< the inlined calls' arguments and declarations, innermost last
 };
 
 }  // namespace

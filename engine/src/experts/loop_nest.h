@@ -1,8 +1,9 @@
 #pragma once
 // kf_solve's body as a small loop-nest model read from libclang's AST: loops, declarations of
-// scalars and pointers, assignments, early exits; expressions as trees with casts dropped and
-// the math functions under one name each (fmaxf, std::max -> max). The AST recogniser
-// (recognise_clang.cpp) matches op-class shapes on it.
+// scalars and pointers, assignments, early exits; expressions as trees with casts dropped
+// (except a floating-point value converted to an integer, which truncates; widenings to 64
+// bits are marked) and the math functions under one name each (fmaxf, std::max -> max). The
+// AST recogniser (recognise_clang.cpp) matches op-class shapes on it.
 #include <map>
 #include <memory>
 #include <optional>
@@ -18,11 +19,14 @@ namespace nest {
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 
-/** An expression: a number, a name, an array read name[index], an operator or a call. */
+/**
+ * An expression: a number, a name, an array read name[index], an operator, a call, or a
+ * floating-point value converted to an integer type (Cast: truncated toward zero).
+ */
 struct Expr {
-    enum class Kind { Number, Name, Index, Unary, Binary, Call, Select };
+    enum class Kind { Number, Name, Index, Unary, Binary, Call, Select, Cast };
     Kind kind = Kind::Number;
-    std::string text;  ///< the name, the array (Index), the operator or the function
+    std::string text;  ///< the name, the array (Index), the operator, the function or (Cast) the integer type
     double value = 0;  ///< Number
     bool integer = false;
     /** An integer expression the C code converts to floating point (a cast, or a float operand beside it). */
@@ -30,11 +34,22 @@ struct Expr {
     /** Number: a float (not double) literal. Converted: the floating type it becomes ("float", "double"). */
     bool f32 = false;
     std::string cast;
-    std::vector<ExprPtr> args;  ///< operands; Index: {index}; Select: {condition, then, else}
+    /**
+     * An integer expression the C code widens to a 64-bit integer type (`(size_t)idx[j] * d`,
+     * an operand beside a 64-bit one): that type, so that its arithmetic is written 64-bit.
+     */
+    std::string widened;
+    std::vector<ExprPtr> args;  ///< operands; Index: {index}; Select: {condition, then, else}; Cast: {value}
 
     static ExprPtr number(double v, bool integer);
     static ExprPtr name(const std::string& n);
     static ExprPtr binary(const std::string& op, ExprPtr a, ExprPtr b);
+};
+
+/** A function defined in the reference that a statement kept as written calls: its definition as written. */
+struct Helper {
+    std::string name, text;
+    unsigned offset = 0;  ///< where the definition starts in the file
 };
 
 struct Stmt;
@@ -59,9 +74,14 @@ struct Stmt {
     ExprPtr value;               ///< Assign
     ExprPtr cond;                ///< If
     Block body, else_body;       ///< For: the body; If: then and else
-    /** Opaque: its source text, why the model lacks it, the names it uses and those it assigns (or passes to a call). */
+    /**
+     * Opaque: its source text, why the model lacks it, the names it uses, those it assigns (or
+     * passes to a call) and those it declares.
+     */
     std::string text, why;
-    std::vector<std::string> names, assigned;
+    std::vector<std::string> names, assigned, declared;
+    /** Opaque: the reference's functions it calls, directly or through each other, in the file's order. */
+    std::vector<Helper> helpers;
 };
 
 /**

@@ -127,6 +127,43 @@ bool is_element_loop(const Stmt& loop, const Scope& s) {
     return !writes_in_loops(b, false) && !reads_along(b, s, {});
 }
 
+/**
+ * `c = i % cols` or `r = i / cols` in the loop over the elements i: the element's column or
+ * row of a layout of `cols` columns, recorded in s; false when st is not such a declaration.
+ */
+bool element_position(const Stmt& st, const std::string& i, Scope& s) {
+    if (st.kind != Stmt::Kind::Decl || st.type != Stmt::Type::Integer || !st.init) return false;
+    const ExprPtr& e = st.init;
+    if (e->kind != Expr::Kind::Binary || (e->text != "%" && e->text != "/") || !is_name(e->args[0], i)) return false;
+    auto cols = to_poly(e->args[1], s);
+    if (!cols || mentions(e->args[1], i)) return false;
+    if (s.flat_cols && *s.flat_cols != *cols)
+        refuse("the loop over " + i + " divides its variable by " + poly_text(*s.flat_cols) + " and by " + poly_text(*cols) +
+               at_line(st.line));
+    s.flat_cols = *cols;
+    (e->text == "%" ? s.flat_col : s.flat_row) = st.var;
+    s.loop_vars.insert(st.var);
+    return true;
+}
+
+/** p / d for a divisor of one term, when every term of p is a multiple of it. */
+std::optional<Poly> divided(const Poly& p, const Poly& d) {
+    if (d.size() != 1 || d.begin()->second == 0) return std::nullopt;
+    const auto& [dm, dk] = *d.begin();
+    Poly out;
+    for (const auto& [m, k] : p) {
+        Monomial rest = m;
+        for (const auto& n : dm) {
+            auto at = std::find(rest.begin(), rest.end(), n);
+            if (at == rest.end()) return std::nullopt;
+            rest.erase(at);
+        }
+        if (k % dk != 0) return std::nullopt;
+        out[rest] = k / dk;
+    }
+    return out;
+}
+
 /** for (i) { scalars; loops over constants; y[i] = e; } */
 Derived flat_loop(const Stmt& loop, Scope s) {
     s.flat = true;
@@ -135,6 +172,7 @@ Derived flat_loop(const Stmt& loop, Scope s) {
     long long unrolled = 0;
     for (std::size_t k = 0; k < loop.body.size(); ++k) {
         const Stmt& st = loop.body[k];
+        if (element_position(st, loop.var, s)) continue;
         if (st.kind == Stmt::Kind::Decl) {
             declare(st, s);
         } else if (st.kind == Stmt::Kind::For) {
@@ -149,6 +187,14 @@ Derived flat_loop(const Stmt& loop, Scope s) {
                        "]" + at_line(st.line));
             std::string map = emit(fold_integers(subst(st.value, s)), s, st.line);
             json j = {{"op", "elementwise"}, {"map", map}, {"output", out}};
+            if (s.flat_cols) {  // per-column or per-row operands: the elements as rows x cols
+                auto rows = divided(poly_or_refuse(loop.bound, s, "the bound"), *s.flat_cols);
+                if (!rows)
+                    refuse("the loop over " + loop.var + " runs to " + nest::to_text(loop.bound) + ", not a multiple of " +
+                           poly_text(*s.flat_cols) + ", the columns its element's position is taken in" + at_line(loop.line));
+                j["layout"] = {{"rows", poly_text(*rows)}, {"cols", poly_text(*s.flat_cols)}};
+                return {j, "an elementwise loop with per-row or per-column operands"};
+            }
             return {j, unrolled ? "an elementwise loop, its inner loops unrolled" : "an elementwise loop"};
         } else {
             refuse("the loop over " + loop.var + " is neither scalar definitions nor ending with one output write" +

@@ -52,6 +52,9 @@ bool is_histogram_loop(const Stmt& loop) {
 
 namespace {
 
+/** The bin's value as a histogram's map: a floating-point value converted to an integer is the map truncated. */
+ExprPtr bin_value(const ExprPtr& bin) { return bin->kind == Expr::Kind::Cast ? bin->args[0] : bin; }
+
 /** The range of values of `bin` when it is an integer input read at the loop's element (u8: 0..255). */
 std::optional<std::pair<long long, long long>> input_range(const ExprPtr& bin, const Scope& s) {
     if (bin->kind != Expr::Kind::Index) return std::nullopt;
@@ -83,7 +86,7 @@ ExprPtr checked_bin(const Stmt& loop, Scope& s, const Poly& bins, const std::str
     if (last.kind != Stmt::Kind::If) {
         auto range = input_range(bin, s);
         auto n = constant_poly(bins);
-        if (range && n && range->first >= 0 && range->second < *n) return bin;
+        if (range && n && range->first >= 0 && range->second < *n) return bin_value(bin);
         refuse("counts " + out + "[" + nest::to_text(update->target->args[0]) +
                "] without checking that the bin is in [0, bins)" +
                (range && n ? ": its values reach " + std::to_string(range->second) + ", past " + bins_text : "") +
@@ -104,7 +107,7 @@ ExprPtr checked_bin(const Stmt& loop, Scope& s, const Poly& bins, const std::str
                at_line(last.line));
     if (*upper != bins)
         refuse("counts bins [0, " + poly_text(*upper) + ") of " + out + ", zeroed up to " + bins_text + at_line(last.line));
-    return bin;
+    return bin_value(bin);
 }
 
 }  // namespace

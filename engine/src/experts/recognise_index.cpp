@@ -226,6 +226,9 @@ std::string read_text(const ExprPtr& e, const Scope& s) {
     std::string shown = tensor + "[" + poly_text(p, s.loop_vars) + "]";
     if (s.flat) {
         if (p == held(s.col)) return tensor;
+        // The element's column or row, `c = i % cols` (`r = i / cols`): a per-column (per-row) operand.
+        if ((!s.flat_col.empty() && p == variable(s.flat_col)) || (!s.flat_row.empty() && p == variable(s.flat_row)))
+            return tensor;
         refuse("reads " + shown + ", not " + tensor + "[" + s.col + "]");
     }
     if (!s.row.empty() && !s.col.empty() && p == cell_index(s)) return tensor;
@@ -257,6 +260,9 @@ ExprPtr rewrite(const ExprPtr& e, const Scope& s) {
             return e;
         case Expr::Kind::Index:
             return Expr::name(read_text(e, s));
+        case Expr::Kind::Cast:
+            refuse("converts " + nest::to_text(rewrite(e->args[0], s)) + " to " + e->text +
+                   " (truncating it), which the computation language does not model");
         case Expr::Kind::Select:
             if (auto zero = constant_value(e->args[2]); zero && *zero == 0 && s.cells && s.guarded)
                 if (ExprPtr g = guarded_term(e->args[0], e->args[1], s, 0)) return g;

@@ -82,6 +82,9 @@ struct Scope {
     std::string row, col;                                         ///< the cell's variables (empty: out of scope)
     Poly cols;                                                    ///< the layout's column count
     bool flat = false;                                            ///< one loop over the elements (col is its variable)
+    /** flat: the integer names of the element's column (`i % cols`) and row (`i / cols`), and that column count. */
+    std::string flat_col, flat_row;
+    std::optional<Poly> flat_cols;
     bool cells = false;                                           ///< a nest over the cells: only [r, c] and neighbours
     Offsets* offsets = nullptr;                                   ///< the neighbour reads seen (cells)
     Offsets* guarded = nullptr;    ///< cells: the neighbour reads seen under a bounds guard (zero padding)
