@@ -124,7 +124,8 @@ fi
 if [[ $parts == *" throughput "* ]]; then
 # Evaluations per minute of a search: runners started ahead (the default), started per
 # evaluation (KF_RUNNER_AHEAD=0) and candidates in the worker's process (KF_CUDA_IN_PROCESS=1),
-# the modes in a rotating order per task so that none always runs first.
+# the modes in a rotating order per task so that none always runs first. Mode 'old' (only when
+# named in KF_GPU_THROUGHPUT_MODES) is the default mode of the earlier build in .gpu/old/bin.
 tput_tasks=${KF_GPU_THROUGHPUT_TASKS:-level1/row_sum level1/softmax level1/gelu}
 log "throughput: kfoundry evolve --budget ${KF_GPU_THROUGHPUT_BUDGET:-40} on $tput_tasks, three runner modes side by side"
 tp=$out/throughput
@@ -142,10 +143,12 @@ for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
       envs=()
       [ "$mode" = fresh ] && envs=(KF_RUNNER_AHEAD=0)
       [ "$mode" = inprocess ] && envs=(KF_CUDA_IN_PROCESS=1)
+      mbin=$bin
+      [ "$mode" = old ] && mbin=${KF_GPU_OLD_BIN:-$root/.gpu/old/bin}
       proj=$cache/throughput/$name.$mode.$round
       rm -rf "$proj"
       start=$SECONDS
-      env "${envs[@]}" timeout "${KF_GPU_THROUGHPUT_TIMEOUT:-180}" "$bin/kfoundry" evolve "$root/tasks/$task" --project "$proj" \
+      env "${envs[@]}" timeout "${KF_GPU_THROUGHPUT_TIMEOUT:-180}" "$mbin/kfoundry" evolve "$root/tasks/$task" --project "$proj" \
         --backend cuda --islands 4 --budget "${KF_GPU_THROUGHPUT_BUDGET:-40}" >"$tp/$name.$mode.$round.log" 2>&1
       echo "$name $mode round $round exit $? wall $((SECONDS - start)) s" | tee -a "$tp/summary.txt"
       cp "$proj/project.db" "$tp/$name.$mode.$round.db" 2>/dev/null

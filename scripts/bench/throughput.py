@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Summarises scripts/gpu-check.sh part `throughput`: evaluations per minute of `kfoundry evolve`
 with runners started ahead (the default), runners started per evaluation (KF_RUNNER_AHEAD=0)
-and candidates in the worker's process (KF_CUDA_IN_PROCESS=1), side by side in one run.
+and candidates in the worker's process (KF_CUDA_IN_PROCESS=1), side by side in one run; 'old'
+is an earlier build's default mode where the run has one. A second table gives the runner
+site's steps (medians per evaluation, ms) and the wall time per evaluation outside the worker's
+evaluations (waits for compilation and the engine's own work).
 
 usage: throughput.py DIR   (DIR holds <task>.<mode>.<round>.db and summary.txt)"""
 import json
@@ -10,7 +13,8 @@ import sqlite3
 import statistics
 import sys
 
-MODES = ["ahead", "fresh", "inprocess"]
+MODES = ["ahead", "old", "fresh", "inprocess"]
+SITE = ["arenas", "bind_ms", "hush_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "calls"]
 
 
 def one(db):
@@ -26,6 +30,7 @@ def one(db):
     wall = pipe.get("wall_s") or 0
     waited, setup, ahead, statuses = [], [], 0, {}
     phases = {"eval_s": [], "reps": [], "correctness_ms": [], "timing_ms": []}
+    site = {k: [] for k in SITE}
     for status, diag in rows:
         statuses[status] = statuses.get(status, 0) + 1
         try:
@@ -42,6 +47,9 @@ def one(db):
             phases["correctness_ms"].append(ph["correctness_ms"])
         if "loop_ms" in (ph.get("timing") or {}):
             phases["timing_ms"].append(ph["timing"]["loop_ms"])
+        for k in SITE:
+            if k in (ph.get("site") or {}):
+                site[k].append(ph["site"][k])
         if "waited_ms" in r:
             waited.append(r["waited_ms"])
         if "setup_ms" in r:
@@ -57,6 +65,8 @@ def one(db):
         "ahead": ahead,
         "statuses": statuses,
         "phases": {k: statistics.median(v) if v else None for k, v in phases.items()},
+        "site": {k: statistics.median(v) if v else None for k, v in site.items()},
+        "eval_sum_s": sum(phases["eval_s"]),
     }
 
 
@@ -91,8 +101,20 @@ def main():
         if "ahead" in rate and "inprocess" in rate:
             ratios.append((task, rate["ahead"] / rate["inprocess"], rate))
     print()
+    print("| task | mode | " + " | ".join(SITE) + " | wall s per evaluation | of it outside evaluations |")
+    print("|---|---|" + "---|" * (len(SITE) + 2))
+    for task, modes in sorted(runs.items()):
+        for mode in MODES:
+            for r in modes.get(mode, []):
+                f = lambda v: "-" if v is None else f"{v:.3g}"
+                per = r["wall_s"] / r["evaluations"] if r["evaluations"] and r["wall_s"] else None
+                outside = (r["wall_s"] - r["eval_sum_s"]) / r["evaluations"] if per else None
+                print(f"| {task} | {mode} | " + " | ".join(f(r["site"][k]) for k in SITE) + f" | {f(per)} | {f(outside)} |")
+    print()
     for task, ratio, rate in ratios:
         extra = f", started per evaluation {rate['fresh']:.0f}/min" if "fresh" in rate else ""
+        if "old" in rate:
+            extra += f", earlier build {rate['old']:.0f}/min (ahead / earlier = {rate['ahead'] / rate['old']:.2f})"
         print(f"- {task}: runner started ahead {rate['ahead']:.0f}/min, in-process {rate['inprocess']:.0f}/min "
               f"(ahead / in-process = {ratio:.2f}){extra}")
 

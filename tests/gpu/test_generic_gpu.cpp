@@ -1,9 +1,10 @@
 // The generic expert's CUDA instances (kf/generic.h), judged on a real GPU: every instance for
 // the test tasks no template knows (a gather, a strided window, a broadcast epilogue, a
-// ternary with a per-row operand, a scatter-add, a row reduction, a kept while loop) and for
-// a few bundled tasks, at its defaults and at the first and last points of its tunable space,
-// must be correct on every case of the task. Compiled first, several at a time, then
-// evaluated one after the other. KF_GPU_GENERIC_TASKS (comma-separated) narrows the tasks.
+// ternary with a per-row operand, a scatter-add, a row reduction, a kept while loop, bags of
+// gathered rows summed through a pointer) and for a few bundled tasks, at its defaults and at
+// the first and last points of its tunable space, must be correct on every case of the task.
+// Compiled first, several at a time, then evaluated one after the other. KF_GPU_GENERIC_TASKS
+// (comma-separated) narrows the tasks.
 // Skips itself without a GPU; fails where libclang cannot be loaded (KF_LIBCLANG names it).
 #include <QtTest>
 
@@ -21,7 +22,7 @@
 namespace {
 
 const char* const kTasks[] = {"embedding_gather", "maxpool2d", "bias_relu_cols", "leaky_rows", "scatter_add",
-                              "absmax_scale", "bucketize", "row_max", "level1/softmax", "level1/stencil2d"};
+                              "absmax_scale", "bucketize", "row_max", "embedding_bag", "level1/softmax", "level1/stencil2d"};
 
 std::filesystem::path task_dir(const std::string& name) {
     return name.find('/') == std::string::npos ? kftest::data("tasks/" + name) : kftest::source_dir() / "tasks" / name;

@@ -115,6 +115,10 @@ private slots:
         QVERIFY(full.phases.contains("correctness_ms"));
         QCOMPARE(full.phases["timing"].value("reps", 0), full.timing->reps);
         QVERIFY(full.phases["site"].value("calls", 0) >= full.timing->reps);
+        // The runner's shared memory is made once for both correctness cases (the smaller one
+        // placed where the larger was) and at most once more for the timed sets: not per case.
+        const int arenas = full.phases["site"].value("arenas", 0);
+        QVERIFY2(arenas >= 1 && arenas <= 2, full.phases["site"].dump().c_str());
     }
 
     /**

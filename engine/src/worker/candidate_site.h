@@ -30,6 +30,9 @@ public:
     virtual ~CandidateSite() = default;
     /** `count` new tensor sets of `cc` that the library can reach; replaces the previous ones. */
     virtual std::vector<TensorSet*> new_sets(CaseContext& cc, std::size_t count) = 0;
+    /** The most memory one new_sets() of the coming cases needs (Arena bytes): memory shared
+     *  with a runner is made that large once and used again by each case that fits. */
+    virtual void reserve(std::size_t arena_bytes) { (void)arena_bytes; }
     /** Calls the library on set `i` of the last new_sets() and waits for it. Throws CandidateFault. */
     virtual CallTime call(std::size_t i) = 0;
     /** The same under launch accounting. */

@@ -174,6 +174,9 @@ public:
         try {
             in_.candidate->cap_device_memory(st_.memory_mb << 20);
             auto cases = task_.cases_for(in_.backend);
+            std::size_t most = 0;  // the largest case's set: each case's one set fits there
+            for (const TaskCase* c : cases) most = std::max(most, CaseContext(dev_, task_, *c).arena_set_bytes());
+            in_.candidate->reserve(Arena::kLeadingGuard + most);
             const auto t0 = std::chrono::steady_clock::now();
             for (std::size_t ci = 0; ci < cases.size(); ++ci) {
                 check_case(ci, *cases[ci]);

@@ -373,10 +373,10 @@ void RunnerProcess::died(const std::string& while_doing) {
 }
 
 void RunnerProcess::bind(const Arena& arena, const std::vector<long long>& sizes, const std::vector<double>& params,
-                         const std::vector<std::vector<std::size_t>>& set_offsets) {
+                         const std::vector<std::vector<std::size_t>>& set_offsets, bool remap) {
     thaw();
     nlohmann::json j = {{"sizes", sizes}, {"params", params}, {"sets", set_offsets}};
-    if (!send_runner_message(sock_, {RunnerMsg::Arena, 0, arena.capacity()}, {}, arena.fd()) ||
+    if ((remap && !send_runner_message(sock_, {RunnerMsg::Arena, 0, arena.capacity()}, {}, arena.fd())) ||
         !send_runner_message(sock_, {RunnerMsg::Case}, j.dump()))
         died("receiving its tensors");
     // Its answer to an arm says it has mapped them.

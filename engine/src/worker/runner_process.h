@@ -64,9 +64,10 @@ public:
     RunnerProcess(const RunnerProcess&) = delete;
     RunnerProcess& operator=(const RunnerProcess&) = delete;
 
-    /** Maps `arena` in the runner and describes the tensor sets in it. */
+    /** Maps `arena` in the runner (unless `remap` is false: the arena it maps already) and
+     *  describes the tensor sets in it. */
     void bind(const Arena& arena, const std::vector<long long>& sizes, const std::vector<double>& params,
-              const std::vector<std::vector<std::size_t>>& set_offsets);
+              const std::vector<std::vector<std::size_t>>& set_offsets, bool remap = true);
     /** Calls the entry point on set `index`. wall_ms is the judge's clock around the call;
      *  event_ms what the runner reports (its device events on CUDA; the judge's clock on the
      *  host), never more than wall_ms. Throws CandidateFault. */

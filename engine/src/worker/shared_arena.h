@@ -29,6 +29,13 @@ public:
     /** The guards that belong to no buffer (the start's, and what seal() filled), as buffers
      *  whose `bytes` bytes must all equal kCanaryByte. */
     std::vector<Buffer> guards() const;
+    /** Empties the arena for buffers of another case: the next alloc() starts again at its
+     *  start (refilling the guard there), and seal() fills the new unused end. The memory
+     *  stays mapped, here and in the runner. */
+    void reset() {
+        used_ = 0;
+        sealed_ = false;
+    }
 
     /** The descriptor a runner maps (passed over the runner's socket). */
     int fd() const { return fd_; }
