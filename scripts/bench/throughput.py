@@ -14,7 +14,8 @@ import statistics
 import sys
 
 MODES = ["ahead", "old", "fresh", "inprocess"]
-SITE = ["arenas", "bind_ms", "hush_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "calls"]
+SITE = ["arenas", "bind_ms", "hush_ms", "settle_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "account_ms",
+        "freeze_ms", "mapped_ms", "calls"]
 
 
 def one(db):

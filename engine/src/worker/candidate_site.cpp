@@ -88,11 +88,14 @@ public:
         std::optional<Hushed> quiet;
         {
             Clock clock(times_.hush_ms);
-            quiet.emplace(pool_);
+            quiet.emplace(pool_, settled_);
             // What the judge wrote (inputs, poison, the cache flush) is complete before the
             // runner's context starts reading it.
             dev_.synchronize();
         }
+        // Asked first: once false it stays false until the next retire(), so memory that comes
+        // back after free_before is read is this call's own.
+        const bool others_freeing = retiring();
         const std::int64_t free_before = gpu_ ? free_memory() : -1;
         // The GPU switches from the judge's context to the runner's before the clock starts.
         if (gpu_) {
@@ -105,7 +108,7 @@ public:
             t = runner_->call(i);
         }
         if (gpu_ && bound_ms_ > 0) t.event_ms = std::max(t.event_ms, t.wall_ms - bound_ms_);
-        count_device_memory(free_before);
+        count_device_memory(free_before, others_freeing);
         ++times_.calls;
         return t;
     }
@@ -117,17 +120,38 @@ public:
             r.note = "no kernel launches on the host backend";
             return r;
         }
-        Hushed quiet(pool_);
-        dev_.synchronize();
+        std::optional<Hushed> quiet;
+        {
+            Clock clock(times_.hush_ms);
+            quiet.emplace(pool_, settled_);
+            dev_.synchronize();
+        }
+        const bool others_freeing = retiring();  // first, as in call()
         const std::int64_t free_before = free_memory();
-        LaunchReport r = runner_->account(i);
+        LaunchReport r;
+        {
+            Clock clock(times_.account_ms);
+            r = runner_->account(i);
+        }
         r.note += std::string(r.note.empty() ? "" : "; ") + "counted by CUPTI in the candidate's process";
-        count_device_memory(free_before);
+        count_device_memory(free_before, others_freeing);
         return r;
     }
 
-    void freeze() override { runner_->freeze(); }
-    void thaw() override { runner_->thaw(); }
+    void settle() override {
+        Clock clock(times_.settle_ms);
+        if (pool_) pool_->settle();
+        settled_ = true;
+    }
+
+    void freeze() override {
+        Clock clock(times_.freeze_ms);
+        runner_->freeze();
+    }
+    void thaw() override {
+        Clock clock(times_.freeze_ms);
+        runner_->thaw();
+    }
     void count() override {
         Clock clock(times_.count_ms);
         runner_->count();
@@ -135,7 +159,10 @@ public:
 
     RunnerActivity activity() const override { return runner_->activity(); }
 
-    MappedFiles mapped() const override { return runner_->mapped(); }
+    MappedFiles mapped() const override {
+        Clock clock(times_.mapped_ms);
+        return runner_->mapped();
+    }
 
     std::vector<Buffer> guards() const override { return arena_ ? arena_->guards() : std::vector<Buffer>{}; }
 
@@ -148,7 +175,8 @@ public:
 
     nlohmann::json phase_times() const override {
         return {{"calls", times_.calls},         {"arenas", times_.arenas},   {"bind_ms", times_.bind_ms},
-                {"hush_ms", times_.hush_ms},
+                {"hush_ms", times_.hush_ms},     {"settle_ms", times_.settle_ms}, {"account_ms", times_.account_ms},
+                {"freeze_ms", times_.freeze_ms}, {"mapped_ms", times_.mapped_ms},
                 {"memory_ms", times_.memory_ms}, {"arm_ms", times_.arm_ms},   {"call_ms", times_.call_ms},
                 {"count_ms", times_.count_ms}};
     }
@@ -158,6 +186,7 @@ private:
         int calls = 0;
         int arenas = 0;  ///< shared memory made (new_sets that did not fit the last)
         double bind_ms = 0, hush_ms = 0, memory_ms = 0, arm_ms = 0, call_ms = 0, count_ms = 0;
+        double settle_ms = 0, account_ms = 0, freeze_ms = 0, mapped_ms = 0;
     };
     /** Adds the wall time of its scope to a total of Times. */
     struct Clock {
@@ -176,8 +205,8 @@ private:
 
     /** A call the judge measures: the runner started ahead stays out of it (runner_pool.h). */
     struct Hushed {
-        explicit Hushed(RunnerPool* p) : pool(p) {
-            if (pool) pool->hush();
+        Hushed(RunnerPool* p, bool settled) : pool(p) {
+            if (pool) pool->hush(settled);
         }
         ~Hushed() {
             if (pool) pool->unhush();
@@ -187,14 +216,19 @@ private:
         RunnerPool* pool;
     };
 
+    /** Runners of earlier candidates are still being ended (before settle()). */
+    bool retiring() { return !settled_ && pool_ && pool_->retiring(); }
+
     /** What the call just made took of the device's memory. The judge does no device work of
      *  its own during a call, so the difference is the runner's (or another process's on a
-     *  shared device: a worker owns its GPU). */
-    void count_device_memory(std::int64_t free_before) {
+     *  shared device: a worker owns its GPU). While `others_freeing` (runners of earlier
+     *  candidates were being ended), memory that came back is theirs as likely as this one's:
+     *  the call is taken to have given back nothing. */
+    void count_device_memory(std::int64_t free_before, bool others_freeing) {
         if (free_before < 0) return;
         const std::int64_t free_after = free_memory();
         if (free_after < 0) return;
-        held_ += free_before - free_after;
+        held_ += others_freeing ? std::max<std::int64_t>(free_before - free_after, 0) : free_before - free_after;
         const double held_mib = static_cast<double>(held_) / (1 << 20);
         memory_.measured = true;
         if (++memory_.calls == 1) first_held_mib_ = held_mib;
@@ -207,7 +241,8 @@ private:
                                  false, true, "device_memory"};
     }
 
-    Times times_;
+    mutable Times times_;  // mapped() is const and timed
+    bool settled_ = false;
     std::int64_t held_ = 0;
     double first_held_mib_ = 0;
     DeviceMemoryUse memory_;

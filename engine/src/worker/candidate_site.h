@@ -37,6 +37,10 @@ public:
     virtual CallTime call(std::size_t i) = 0;
     /** The same under launch accounting. */
     virtual LaunchReport account(std::size_t i) = 0;
+    /** Before the calls whose times count: nothing else of the worker's runs on the device
+     *  from here on (runners of earlier candidates being ended are gone). Calls before it need
+     *  not wait for them. */
+    virtual void settle() {}
     /** Stops whatever the library left running (so nothing changes while the judge looks at
      *  the outputs), until thaw(). */
     virtual void freeze() {}
@@ -77,7 +81,8 @@ public:
 std::unique_ptr<CandidateSite> in_process_site(Device& dev, EntryFn fn, bool blame_library);
 /** Calls the library loaded by `runner`, on tensors in memory of `dev` shared with it. With
  *  `pool`, the runner it started ahead stays out of every call (hush), and `runner` is handed
- *  back to it to be ended in the background. */
+ *  back to it to be ended in the background; calls before settle() do not wait for the
+ *  runners it is still ending. */
 std::unique_ptr<CandidateSite> runner_site(Device& dev, std::unique_ptr<RunnerProcess> runner, bool gpu,
                                            RunnerPool* pool = nullptr);
 

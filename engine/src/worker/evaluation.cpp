@@ -396,6 +396,7 @@ private:
         if (rt == ref_times_.end()) {
             report({{"stage", "timing"}, {"what", "reference"}});
             std::unique_ptr<CandidateSite> site = in_.reference_timer();
+            site->settle();
             std::vector<TensorSet*> sets = site->new_sets(cc, nsets);
             // Timed twice and the faster median kept: every speedup of the worker's lifetime is
             // over this time, and a first block that ran cold (a device at idle clocks, code
@@ -412,6 +413,7 @@ private:
         // (the round trip and the switch between the judge's and the runner's contexts)
         // bounds how far a candidate's report may fall below the judge's clock.
         if (in_.backend == Backend::Cuda) in_.candidate->bound_by_overhead(rt->second.overhead_p90_ms);
+        in_.candidate->settle();  // the timed calls run with nothing else of the worker's on the device
         std::vector<TensorSet*> sets = in_.candidate->new_sets(cc, nsets);
         TimingStats cs = time_calls(dev_, timed_calls(*in_.candidate, cc, sets, true), st_);
         phases_["timing"] = {{"reps", cs.reps},          {"warmup", cs.warmup},       {"loop_ms", cs.loop_ms},

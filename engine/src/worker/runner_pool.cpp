@@ -70,10 +70,19 @@ void RunnerPool::reap() {
     }
 }
 
-void RunnerPool::hush() {
+void RunnerPool::hush(bool settled) {
     // take(), retire() and hush() are called from one thread: nothing is retired meanwhile.
-    if (reaper_.joinable()) reaper_.join();
+    if (settled) settle();
     if (spare_) spare_->hold();
+}
+
+void RunnerPool::settle() {
+    if (reaper_.joinable()) reaper_.join();
+}
+
+bool RunnerPool::retiring() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return reaping_;
 }
 
 void RunnerPool::unhush() {

@@ -29,9 +29,16 @@ public:
      *  Ends `r` in the background (its device context takes a while to go). */
     void retire(std::unique_ptr<RunnerProcess> r);
     /** Around a call the judge measures: the runner started ahead stands still while it is
-     *  still setting up, and runners being ended are gone first. */
-    void hush();
+     *  still setting up, and, with `settled`, runners being ended are gone first (a call that is
+     *  not timed need not wait for them: what they give back of the device's memory is told
+     *  apart by retiring()). */
+    void hush(bool settled = true);
     void unhush();
+    /** Waits until every runner being ended is gone. */
+    void settle();
+    /** Runners are being ended now (their device memory may come back at any moment). Until the
+     *  next retire(), false stays false. */
+    bool retiring();
     /** Ends the runner started ahead and waits for every runner being ended. */
     void clear();
     /** The starting runner of the environment's choice (KF_RUNNER_AHEAD, default on). */
