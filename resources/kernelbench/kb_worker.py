@@ -16,6 +16,13 @@ accounting, stream, thread, monkey-patch and precision checks, rotated inputs wh
 a fresh-values check after timing and a physical floor.
 """
 
+# The worker's modules, beside this file, in the one order they depend on each other: each
+# imports only modules listed above it (no cycles), and this entry point comes last.
+#   kb_protocol  the protocol channel (JSON lines), log, text tails, RequestError
+# State a module rebinds (the protocol streams) is read through that module
+# (kb_protocol._proto_out), never copied with from-imports. No module name may begin with
+# kb_candidate_ or kb_problem_, the names candidates and problems are loaded under.
+
 import argparse
 import contextlib
 import copy
@@ -35,87 +42,13 @@ import tempfile
 import threading
 import _thread
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kb_fastbuild  # noqa: E402  (beside this file)
-
-PROTOCOL_VERSION = 1
-BACKEND = "kernelbench"
-LOG_TAIL_BYTES = 8192
-
-_perf_counter = time.perf_counter  # captured before any candidate can replace it
-
-# --------------------------------------------------------------------------------------
-# Protocol channel
-# --------------------------------------------------------------------------------------
-
-_proto_out = None
-_proto_in = None
-
-
-def _setup_private_streams():
-    """Keeps stdin/stdout for the protocol only.
-
-    fd 1 is duplicated for the replies, then fd 2 is copied onto fd 1, so anything a
-    candidate, nvcc or ninja prints goes to stderr. stdin is duplicated and fd 0 points at
-    /dev/null, so no child process can read the requests.
-    """
-    global _proto_out, _proto_in
-    sys.stdout.flush()
-    out_fd = os.dup(1)
-    os.dup2(2, 1)
-    _proto_out = os.fdopen(out_fd, "w", encoding="utf-8", buffering=1)
-    sys.stdout = sys.stderr
-    in_fd = os.dup(0)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    _proto_in = os.fdopen(in_fd, "rb", buffering=0)
-
-
-def _json_clean(v):
-    """JSON has no NaN or infinity: those become null."""
-    if isinstance(v, float):
-        return v if math.isfinite(v) else None
-    if isinstance(v, dict):
-        return {str(k): _json_clean(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_json_clean(x) for x in v]
-    if isinstance(v, (str, int, bool)) or v is None:
-        return v
-    try:  # numpy / torch scalars
-        return _json_clean(v.item())
-    except Exception:
-        return str(v)
-
-
-def send(obj):
-    line = json.dumps(_json_clean(obj), allow_nan=False, ensure_ascii=False)
-    _proto_out.write(line + "\n")
-    _proto_out.flush()
-
-
-def log(msg):
-    try:
-        sys.stderr.write("kb_worker: " + msg + "\n")
-        sys.stderr.flush()
-    except Exception:
-        pass
-
-
-def tail(text, limit=LOG_TAIL_BYTES):
-    if text is None:
-        return ""
-    b = text.encode("utf-8", "replace")
-    if len(b) <= limit:
-        return text
-    return "...\n" + b[-limit:].decode("utf-8", "replace")
-
-
-def one_line(text, limit=400):
-    s = " ".join(str(text).split())
-    return s if len(s) <= limit else s[: limit - 3] + "..."
+import kb_protocol  # noqa: E402
+from kb_protocol import (  # noqa: E402
+    BACKEND, PROTOCOL_VERSION, RequestError, _json_clean, _perf_counter, _setup_private_streams, format_exception_tail,
+    log, one_line, send, tail)
 
 
 # --------------------------------------------------------------------------------------
@@ -148,10 +81,6 @@ def package_version(name):
         return importlib.metadata.version(name)
     except Exception:
         return None
-
-
-class RequestError(Exception):
-    """A request the worker cannot serve: answered with ok false."""
 
 
 class Device:
@@ -515,11 +444,6 @@ def is_compile_failure(exc):
         if name == "CompilationError" and mod.startswith("triton"):
             return True
     return False
-
-
-def format_exception_tail(exc, limit=LOG_TAIL_BYTES):
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return tail(text, limit)
 
 
 _NVCC_DIAG = re.compile(r"^(?P<file>[^\s(][^()]*?)\((?P<line>\d+)\): (?P<sev>catastrophic error|error|warning|remark)"
@@ -2894,7 +2818,7 @@ def serve(args):
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     worker = Worker(args.device)
     while True:
-        raw = _proto_in.readline()
+        raw = kb_protocol._proto_in.readline()
         if not raw:
             break
         line = raw.decode("utf-8", "replace").strip()
@@ -2919,7 +2843,7 @@ def serve(args):
         if not keep_going:
             break
     try:
-        _proto_out.flush()
+        kb_protocol._proto_out.flush()
     except Exception:
         pass
     os._exit(0)
@@ -2951,7 +2875,7 @@ def compile_one(args):
               "seconds": info["seconds"], "diagnostics": info["diagnostics"]})
         code = 3
     try:
-        _proto_out.flush()
+        kb_protocol._proto_out.flush()
     except Exception:
         pass
     os._exit(code)
