@@ -19,15 +19,15 @@ a fresh-values check after timing and a physical floor.
 # The worker's modules, beside this file, in the one order they depend on each other: each
 # imports only modules listed above it (no cycles), and this entry point comes last.
 #   kb_protocol  the protocol channel (JSON lines), log, text tails, RequestError
-# State a module rebinds (the protocol streams) is read through that module
-# (kb_protocol._proto_out), never copied with from-imports. No module name may begin with
+#   kb_device    PyTorch loaded lazily, the Device candidates run on
+# State a module rebinds (the protocol streams, the imported torch) is read through that
+# module (kb_device._torch), never copied with from-imports. No module name may begin with
 # kb_candidate_ or kb_problem_, the names candidates and problems are loaded under.
 
 import argparse
 import contextlib
 import copy
 import gc
-import importlib.metadata
 import importlib.util
 import json
 import math
@@ -46,147 +46,16 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kb_fastbuild  # noqa: E402  (beside this file)
 import kb_protocol  # noqa: E402
+import kb_device  # noqa: E402
 from kb_protocol import (  # noqa: E402
     BACKEND, PROTOCOL_VERSION, RequestError, _json_clean, _perf_counter, _setup_private_streams, format_exception_tail,
     log, one_line, send, tail)
+from kb_device import Device, package_version, torch_or_none  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------
 # PyTorch, loaded lazily
 # --------------------------------------------------------------------------------------
-
-_torch = None
-_torch_error = None
-
-
-def torch_or_none():
-    global _torch, _torch_error
-    if _torch is None and _torch_error is None:
-        try:
-            import torch  # noqa: F401
-
-            _torch = torch
-        except ModuleNotFoundError as e:
-            _torch_error = "PyTorch is not installed for %s" % sys.executable
-            if e.name not in (None, "torch"):  # torch is there but one of its dependencies is not
-                _torch_error += " (importing torch failed: %s)" % one_line(e, 200)
-        except Exception as e:  # a broken install
-            _torch_error = "PyTorch is not installed for %s (importing torch failed: %s)" % (
-                sys.executable, one_line(e, 200))
-    return _torch
-
-
-def package_version(name):
-    try:
-        return importlib.metadata.version(name)
-    except Exception:
-        return None
-
-
-class Device:
-    """The device candidates run on: a CUDA ordinal, or the CPU in the testing mode."""
-
-    def __init__(self, spec):
-        self.spec = spec
-        self.cpu = spec == "cpu"
-        self.index = 0 if self.cpu else int(spec)
-        self._info = None
-        self._l2 = None
-
-    def torch_device(self):
-        torch = _torch
-        return torch.device("cpu") if self.cpu else torch.device("cuda", self.index)
-
-    def available(self):
-        torch = torch_or_none()
-        if torch is None:
-            return False
-        if self.cpu:
-            return True
-        try:
-            return torch.cuda.is_available() and self.index < torch.cuda.device_count()
-        except Exception:
-            return False
-
-    def require(self):
-        torch = torch_or_none()
-        if torch is None:
-            raise RequestError(_torch_error)
-        if not self.available():
-            raise RequestError("no CUDA device %s visible to PyTorch %s (torch.cuda.is_available() is %s)"
-                               % (self.spec, torch.__version__, torch.cuda.is_available()))
-        if not self.cpu:
-            torch.cuda.set_device(self.index)
-        elif torch.get_num_threads() != 1:
-            # Testing mode: one intra-op thread, so that times on a shared machine are not
-            # dominated by waking a thread pool.
-            torch.set_num_threads(1)
-        return torch
-
-    def info(self):
-        if self._info is not None:
-            return self._info
-        torch = self.require()
-        if self.cpu:
-            mem = 0
-            try:
-                mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-            except Exception:
-                pass
-            name = platform.processor() or platform.machine() or "cpu"
-            self._info = {"backend": BACKEND, "name": "CPU (%s, testing mode)" % name, "uuid": "cpu-" + platform.node(),
-                          "arch": platform.machine(), "sm_count": os.cpu_count() or 0, "cc_major": 0, "cc_minor": 0,
-                          "memory_bytes": mem, "l2_bytes": 32 << 20, "driver": "torch " + torch.__version__}
-            return self._info
-        p = torch.cuda.get_device_properties(self.index)
-        uuid = ""
-        try:
-            uuid = re.sub(r"[^0-9a-fA-F]", "", str(p.uuid).replace("GPU-", "")).lower()
-        except Exception:
-            pass
-        if not uuid:
-            uuid = "%s-%d" % (re.sub(r"\W", "_", p.name), self.index)
-        l2 = int(getattr(p, "L2_cache_size", 0) or 0)
-        self._info = {"backend": BACKEND, "name": p.name, "uuid": uuid, "arch": "sm_%d%d" % (p.major, p.minor),
-                      "sm_count": int(p.multi_processor_count), "cc_major": int(p.major), "cc_minor": int(p.minor),
-                      "memory_bytes": int(p.total_memory), "l2_bytes": l2, "driver": driver_string(torch)}
-        return self._info
-
-    def l2_bytes(self):
-        l2 = self.info().get("l2_bytes") or 0
-        return l2 if l2 > 0 else 64 << 20
-
-    def synchronize(self):
-        if not self.cpu:
-            _torch.cuda.synchronize(self.index)
-
-
-def driver_string(torch):
-    drv = ""
-    try:
-        with open("/proc/driver/nvidia/version") as f:
-            line = f.readline()
-        pos = line.find("Kernel Module")
-        if pos >= 0:
-            for w in line[pos + 13:].split():
-                if w[:1].isdigit() and "." in w and re.fullmatch(r"[0-9.]+", w):
-                    drv = w
-                    break
-    except Exception:
-        pass
-    cuda = ""
-    try:
-        import ctypes
-
-        lib = ctypes.CDLL("libcuda.so.1")
-        v = ctypes.c_int(0)
-        if lib.cuDriverGetVersion(ctypes.byref(v)) == 0 and v.value > 0:
-            cuda = "CUDA %d.%d" % (v.value // 1000, (v.value % 1000) // 10)
-    except Exception:
-        pass
-    if not drv:
-        return cuda or ("CUDA runtime " + str(torch.version.cuda))
-    return drv + (" (" + cuda + ")" if cuda else "")
 
 
 def peaks_cache_file(info):
@@ -959,7 +828,7 @@ def tree_leaves(x, path="", out=None):
 
 
 def is_tensor(x):
-    return _torch is not None and isinstance(x, _torch.Tensor)
+    return kb_device._torch is not None and isinstance(x, kb_device._torch.Tensor)
 
 
 def to_device(x, dev):
@@ -981,7 +850,7 @@ def describe(t):
 
 def same_values(a, b):
     """Bitwise-equal tensors (NaN equal to NaN at the same place)."""
-    torch = _torch
+    torch = kb_device._torch
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
     if torch.equal(a, b):
@@ -1008,7 +877,7 @@ TOLERANCE_POLICIES = {
 
 
 def default_tolerance(dtype, policy="current"):
-    torch = _torch
+    torch = kb_device._torch
     pol = TOLERANCE_POLICIES[policy]
     if dtype in (torch.float16, torch.bfloat16):
         return pol["half"]
@@ -1027,14 +896,14 @@ def tolerance_record(opts):
 
 
 def _unit_roundoff(dtype):
-    torch = _torch
+    torch = kb_device._torch
     return {torch.float16: 2.0 ** -11, torch.bfloat16: 2.0 ** -8, torch.float64: 2.0 ** -53}.get(dtype, 2.0 ** -24)
 
 
 def _fp64_leaf_errors(oc, rc, dc):
     """(candidate's max |out - fp64|, reference's max |ref - fp64|, max |fp64|) over one chunk;
     equal values (infinities included) count as no error, NaN in the output as infinite."""
-    torch = _torch
+    torch = kb_device._torch
     c, r, d = oc.to(torch.float64), rc.to(torch.float64), dc.to(torch.float64)
     dc_fin = torch.where(torch.isfinite(d), d.abs(), torch.zeros_like(d))
     ec = torch.where(c == d, torch.zeros_like(d), (c - d).abs())
@@ -1052,7 +921,7 @@ def compare_outputs(out, ref, opts, ref64=None):
     fp64 (the errors of the candidate and of the fp32 reference against the fp64 result),
     problem (a sentence when something is wrong) and bad_type (a leaf that is not a plain
     torch.Tensor)."""
-    torch = _torch
+    torch = kb_device._torch
     res = {"passed": False, "passed_by": "", "elements": 0, "max_abs_error": 0.0, "max_rel_error": 0.0,
            "mismatches": 0, "nan_count": 0, "inf_count": 0, "rel_l2_error": 0.0, "problem": "", "bad_type": "",
            "small_outputs": False,
@@ -1332,7 +1201,7 @@ def alarm(seconds):
 def input_digest(inputs):
     """Per input: dtype, shape and float64 sum and sum of squares, so that the harness can
     check that the candidate's process drew the very inputs the reference ran on."""
-    torch = _torch
+    torch = kb_device._torch
     out = []
     for path, v in tree_leaves(inputs):
         if not is_tensor(v):
@@ -1465,7 +1334,7 @@ class Session:
 
     def __init__(self, dev, opts):
         self.dev = dev
-        self.torch = _torch
+        self.torch = kb_device._torch
         self.opts = opts
         self.problem = None
         self.flush_buf = None
@@ -2718,7 +2587,7 @@ class Worker:
              "python": platform.python_version(), "torch": None, "cuda": False,
              "triton": package_version("triton"), "device": {}}
         if torch is None:
-            r["error"] = _torch_error
+            r["error"] = kb_device._torch_error
             return r
         r["torch"] = torch.__version__
         try:
@@ -2801,7 +2670,7 @@ class Worker:
             gc.collect()
             if not self.dev.cpu and not (result or {}).get("fatal"):
                 try:
-                    _torch.cuda.empty_cache()
+                    kb_device._torch.cuda.empty_cache()
                 except Exception:
                     pass
         send({"id": rid, "ok": True, "result": result})
@@ -2862,7 +2731,7 @@ def compile_one(args):
     build_dir = os.path.abspath(args.build_dir)
     set_build_dir(build_dir)
     if torch_or_none() is None:
-        send({"ok": False, "status": "load_error", "message": _torch_error, "log": ""})
+        send({"ok": False, "status": "load_error", "message": kb_device._torch_error, "log": ""})
         os._exit(3)
     _module, info, failure = import_candidate(os.path.abspath(args.compile), build_dir)
     info.pop("_extensions", None)
