@@ -25,7 +25,7 @@ def _entry_point_name():
 # The worker's own modules: a thread or process started from one of their frames is the
 # harness's, not the candidate's (ThreadWatch, ProcessWatch).
 WORKER_MODULES = (_entry_point_name(), "kb_protocol", "kb_device", "kb_timing", "kb_build", "kb_compare",
-                  "kb_guards", "kb_options", "kb_session", "kb_runner")
+                  "kb_guards", "kb_options", "kb_session", "kb_runner", "kb_evaluation")
 
 
 def _static_lookup(cls, name):
