@@ -242,6 +242,12 @@ def compare_outputs(out, ref, opts, ref64=None):
             f64["ratio"] = max(f64["ratio"], ratio)
             if not leaf_c <= factor * allowed:
                 f64["passed"] = False
+    return _verdict(res, opts, f64, factor, sq_diff, sq_ref)
+
+
+def _verdict(res, opts, f64, factor, sq_diff, sq_ref):
+    """compare_outputs' verdict from what it gathered: the relative L2 error, passed and passed_by
+    by the tolerance and the policy's fp64 rule, and the problem sentence. Returns res."""
     if sq_ref > 0:
         res["rel_l2_error"] = math.sqrt(sq_diff) / math.sqrt(sq_ref) if math.isfinite(sq_diff) else float("inf")
     elif sq_diff > 0:
