@@ -171,9 +171,9 @@ except RuntimeError as e:
 
 # 5. The worker's process watch does not blame a candidate for the fast build's own
 # processes (the compiler's version, the precompiled header), which run during its import.
-import kb_worker  # noqa: E402
+import kb_guards  # noqa: E402
 
-watch = kb_worker.ProcessWatch()
+watch = kb_guards.ProcessWatch()
 watch.install()
 fb.compiler_identity.cache_clear()
 fb.compiler_identity("c++")
