@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "kf/error.h"
 #include "kf/exec.h"
@@ -82,19 +81,14 @@ pid_t start_cli(std::vector<std::string> args, const fs::path& log) {
     return pid;
 }
 
-/** Waits for pid up to `limit`; kills it past that. Returns its wait status. */
+/** Waits for pid to end, up to `limit`; kills it past that. Returns its wait status. */
 int wait_for(pid_t pid, std::chrono::seconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
     int status = 0;
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            return -1;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return status;
+    if (kftest::wait_until([&] { return waitpid(pid, &status, WNOHANG) != 0; }, limit, std::chrono::milliseconds(100)))
+        return status;
+    kill(-pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
 }
 
 }  // namespace
@@ -133,11 +127,9 @@ private:
     /** Nothing of ours is left queued or running once a search has ended. */
     void expect_no_live_jobs() {
         std::vector<std::string> jobs;
-        for (int i = 0; i < 100; ++i) {
-            jobs = live_worker_jobs();
-            if (jobs.empty()) return;
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
+        if (kftest::wait_until([&] { return (jobs = live_worker_jobs()).empty(); }, std::chrono::seconds(30),
+                               std::chrono::milliseconds(100)))
+            return;
         QFAIL(("worker jobs left behind: " + jobs.front()).c_str());
     }
 
@@ -184,13 +176,17 @@ private slots:
         const fs::path log = project.parent_path() / (project.filename().string() + ".log");
         const int budget = 10;
         pid_t pid = start_cli(evolve_args(project, budget), log);
+        // Once a few evaluations are committed, the job that runs them is cancelled.
         std::string cancelled;
-        for (int i = 0; i < 1800 && cancelled.empty(); ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            if (committed(project) < 3) continue;
-            auto jobs = running_worker_jobs();
-            if (jobs.empty()) continue;
-            cancelled = jobs.front();
+        kftest::wait_until(
+            [&] {
+                if (committed(project) < 3) return false;
+                auto jobs = running_worker_jobs();
+                if (!jobs.empty()) cancelled = jobs.front();
+                return !cancelled.empty();
+            },
+            std::chrono::minutes(3), std::chrono::milliseconds(100));
+        if (!cancelled.empty()) {
             auto r = run_process({"scancel", cancelled}, std::chrono::seconds(20));
             QVERIFY2(r.exit_code == 0, r.output.c_str());
         }
@@ -232,13 +228,12 @@ private slots:
         const fs::path log = project.parent_path() / (project.filename().string() + ".log");
         const int budget = 8;
         pid_t pid = start_cli(evolve_args(project, budget), log);
-        bool killed = false;
-        for (int i = 0; i < 1800 && !killed; ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            if (committed(project) < 3) continue;
+        // Killed once a few evaluations are committed.
+        const bool killed = kftest::wait_until([&] { return committed(project) >= 3; }, std::chrono::minutes(3),
+                                               std::chrono::milliseconds(100));
+        if (killed) {
             kill(-pid, SIGKILL);
             for (const auto& job : live_worker_jobs()) run_process({"scancel", job}, std::chrono::seconds(20));
-            killed = true;
         }
         int status = wait_for(pid, std::chrono::seconds(30));
         QVERIFY2(killed && WIFSIGNALED(status), kftest::read_file(log).c_str());
@@ -350,14 +345,14 @@ private slots:
         QVERIFY2(at != std::string::npos, r.output.c_str());
         const std::string job = r.output.substr(at + marker.size(), r.output.find(':', at) - at - marker.size());
         // Wait for both elements to leave the queue.
-        bool finished = false;
-        for (int i = 0; i < 1200 && !finished; ++i) {
-            auto q = run_process({"squeue", "--noheader", "--jobs=" + job,
-                                  "--states=PENDING,RUNNING,CONFIGURING,COMPLETING", "--format=%i %T"},
-                                 std::chrono::seconds(20));
-            finished = q.exit_code == 0 && q.output.find_first_not_of(" \n") == std::string::npos;
-            if (!finished) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        }
+        const bool finished = kftest::wait_until(
+            [&] {
+                auto q = run_process({"squeue", "--noheader", "--jobs=" + job,
+                                      "--states=PENDING,RUNNING,CONFIGURING,COMPLETING", "--format=%i %T"},
+                                     std::chrono::seconds(20));
+                return q.exit_code == 0 && q.output.find_first_not_of(" \n") == std::string::npos;
+            },
+            std::chrono::minutes(4), std::chrono::milliseconds(200));
         QVERIFY2(finished, ("job array " + job + " did not finish").c_str());
         for (const char* task : {"scale_add", "sigmoid"}) {
             const fs::path sub = project / task;

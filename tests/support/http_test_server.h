@@ -1,7 +1,8 @@
 #pragma once
 // A small HTTP/1.1 server on 127.0.0.1 (ephemeral port) for tests of HTTP clients: each
 // request is answered by a handler (or a script of responses, the last one repeating),
-// on its own thread; every request is recorded. Header-only, POSIX sockets.
+// on its own thread; every request is recorded, and tests may wait until a number of them
+// were received or answered. Header-only, POSIX sockets.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -10,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -61,11 +63,30 @@ public:
         std::lock_guard lock(mu_);
         return static_cast<int>(requests_.size());
     }
+    /** Requests answered: the answer sent (as far as scripted) and the connection closed. */
+    int answered() const {
+        std::lock_guard lock(mu_);
+        return answered_;
+    }
+    /** Waits until `n` requests were received (count()); false if not within `deadline`. */
+    bool wait_for_requests(int n, std::chrono::milliseconds deadline) const {
+        std::unique_lock lock(mu_);
+        return changed_.wait_for(lock, deadline, [&] { return static_cast<int>(requests_.size()) >= n; });
+    }
+    /** Waits until `n` requests were answered (answered()); false if not within `deadline`. */
+    bool wait_for_answers(int n, std::chrono::milliseconds deadline) const {
+        std::unique_lock lock(mu_);
+        return changed_.wait_for(lock, deadline, [&] { return answered_ >= n; });
+    }
     /** Most requests being answered at once. */
     int peak_concurrency() const { return peak_; }
 
     void stop() {
-        if (stopping_.exchange(true)) return;
+        {
+            std::lock_guard lock(mu_);
+            if (stopping_.exchange(true)) return;
+        }
+        changed_.notify_all();  // responses held back (delay_ms, stall_ms) are cut short
         if (accept_thread_.joinable()) accept_thread_.join();
         std::vector<std::thread> ts;
         {
@@ -104,14 +125,11 @@ private:
         }
     }
 
-    /** Sleeps in short steps; false when the server is stopping. */
-    bool nap(int ms) {
-        auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-        while (std::chrono::steady_clock::now() < until) {
-            if (stopping_) return false;
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-        return true;
+    /** Holds a response back for `ms`, the endpoint's scripted slowness; false when the
+     *  server stops meanwhile. */
+    bool hold_back(int ms) {
+        std::unique_lock lock(mu_);
+        return !changed_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stopping_.load(); });
     }
 
     static bool send_all(int c, const std::string& s) {
@@ -179,11 +197,13 @@ private:
             index = static_cast<int>(requests_.size());
             requests_.push_back(req);
         }
+        changed_.notify_all();
         int now = ++active_;
         for (int p = peak_; now > p && !peak_.compare_exchange_weak(p, now);) {
         }
         HttpResponse r = handler_(req, index);
-        if (r.delay_ms == 0 || nap(r.delay_ms)) {
+        const bool answering = r.delay_ms == 0 || hold_back(r.delay_ms);
+        if (answering) {
             std::string head = "HTTP/1.1 " + std::to_string(r.status) + " " + (r.status < 300 ? "OK" : "Error") + "\r\n";
             head += "Content-Type: " + r.content_type + "\r\nContent-Length: " + std::to_string(r.body.size()) +
                     "\r\nConnection: close\r\n";
@@ -193,7 +213,8 @@ private:
             if (r.truncate) {
                 send_all(c, head + r.body.substr(0, half));
             } else if (r.stall_ms > 0) {
-                if (send_all(c, head + r.body.substr(0, half)) && nap(r.stall_ms)) send_all(c, r.body.substr(half));
+                if (send_all(c, head + r.body.substr(0, half)) && hold_back(r.stall_ms))
+                    send_all(c, r.body.substr(half));
             } else {
                 send_all(c, head + r.body);
             }
@@ -201,6 +222,13 @@ private:
         --active_;
         ::shutdown(c, SHUT_RDWR);
         ::close(c);
+        if (answering) {
+            {
+                std::lock_guard lock(mu_);
+                ++answered_;
+            }
+            changed_.notify_all();
+        }
     }
 
     Handler handler_;
@@ -211,8 +239,11 @@ private:
     std::atomic<int> peak_{0};
     std::thread accept_thread_;
     mutable std::mutex mu_;
+    /** Signalled when a request is received or answered, and when the server stops. */
+    mutable std::condition_variable changed_;
     std::vector<std::thread> threads_;
     std::vector<HttpRequest> requests_;
+    int answered_ = 0;
 };
 
 /** An OpenAI chat-completions answer. */

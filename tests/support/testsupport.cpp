@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -147,6 +148,16 @@ int descendants_with_arg(const std::string& arg, const std::string& name) {
         }
     }
     return found;
+}
+
+bool wait_until(const std::function<bool()>& cond, std::chrono::milliseconds deadline, std::chrono::milliseconds poll) {
+    const auto until = std::chrono::steady_clock::now() + deadline;
+    while (!cond()) {
+        if (std::chrono::steady_clock::now() >= until) return false;
+        // How often the condition is looked at, not a wait for what it says.
+        std::this_thread::sleep_for(poll);
+    }
+    return true;
 }
 
 }  // namespace kftest

@@ -1,7 +1,9 @@
 #pragma once
 // Paths and helpers shared by the test suites. The build passes KF_SOURCE_DIR and
 // KF_BIN_DIR through the environment (see tests/CMakeLists.txt).
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,5 +32,10 @@ std::vector<std::string> escapees();
  *  name starts with `name` (e.g. "--runner" and "kfoundry-work": the worker's runner
  *  processes, bubblewrap's left out). */
 int descendants_with_arg(const std::string& arg, const std::string& name);
+/** Waits until `cond` holds, looking at it every `poll`: true as soon as it does, false when
+ *  it still does not once `deadline` has passed. The deadline only bounds a failure: tests
+ *  wait on the condition, never on a fixed time. */
+bool wait_until(const std::function<bool()>& cond, std::chrono::milliseconds deadline,
+                std::chrono::milliseconds poll = std::chrono::milliseconds(5));
 
 }  // namespace kftest

@@ -413,20 +413,19 @@ private slots:
         }
         // Kill it once a few evaluations are committed.
         std::set<std::int64_t> before;
-        for (int i = 0; i < 600; ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            if (!std::filesystem::exists(project / "project.db")) continue;
+        const auto committed = [&] {
+            if (!std::filesystem::exists(project / "project.db")) return false;
             try {
                 ProjectStore s = ProjectStore::open(project);
                 auto runs = s.runs();
-                if (!runs.empty() && s.evaluations(runs.front().id).size() >= 4) {
-                    kill(-pid, SIGKILL);
-                    kill(pid, SIGKILL);
-                    break;
-                }
+                return !runs.empty() && s.evaluations(runs.front().id).size() >= 4;
             } catch (const Error&) {
-                // Not fully created yet.
+                return false;  // not fully created yet
             }
+        };
+        if (kftest::wait_until(committed, std::chrono::minutes(1), std::chrono::milliseconds(100))) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
         }
         int status = 0;
         waitpid(pid, &status, 0);

@@ -263,8 +263,8 @@ private slots:
     }
 
     /**
-     * A proposal cancelled while it waits for the provider's only slot sent nothing: it is
-     * not a call. The one in flight when the run stopped was sent, and counts.
+     * A proposal cancelled while it waits for the provider's only slot (its call reserved,
+     * nothing sent) is not a call. The one in flight when the run stopped was sent, and counts.
      */
     void call_cancelled_before_sending_is_not_counted() {
         HttpTestServer s([](const kftest::HttpRequest&, int) {
@@ -280,7 +280,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(s.count(), 1, 3000);
         auto waiting = role(*e, "llm:compute");
         std::thread second([&] { waiting->propose(context()); });
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        // The second has reserved its call and waits for the slot the first holds.
+        QTRY_COMPARE_WITH_TIMEOUT(e->accounting().in_flight(), std::int64_t(2), 3000);
         e->cancel();
         first.join();
         second.join();

@@ -210,14 +210,17 @@ private slots:
         late.delay_ms = 8000;
         HttpTestServer s({late});
         std::atomic<bool> stop{false};
+        bool in_flight = false;
         std::thread canceller([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            // Cancelled once the server has the request and holds its answer back.
+            in_flight = s.wait_for_requests(1, std::chrono::seconds(5));
             stop = true;
         });
         auto t0 = std::chrono::steady_clock::now();
         ChatResponse r = HttpProvider(provider(s)).complete(request(), [&] { return stop.load(); });
         double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         canceller.join();
+        QVERIFY2(in_flight, "the request never reached the server");
         QVERIFY(r.cancelled);
         QCOMPARE(r.error, std::string("cancelled"));
         QVERIFY2(took < 4, std::to_string(took).c_str());
@@ -226,12 +229,15 @@ private slots:
         limited.headers = {{"Retry-After", "30"}};
         HttpTestServer l({limited});
         stop = false;
+        bool limited_answered = false;
         std::thread c2([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            // Cancelled once the 429 is answered: the client waits out its 30 s.
+            limited_answered = l.wait_for_answers(1, std::chrono::seconds(5));
             stop = true;
         });
         r = HttpProvider(provider(l)).complete(request(), [&] { return stop.load(); });
         c2.join();
+        QVERIFY2(limited_answered, "the server did not answer the first request");
         QVERIFY(r.cancelled);
         QCOMPARE(l.count(), 1);
     }

@@ -110,6 +110,7 @@ private:
             Child c = waiting_.back();
             waiting_.pop_back();
             l.unlock();
+            // Simulates the evaluation's work (1 to 3 ms); nothing waits on it.
             std::this_thread::sleep_for(std::chrono::milliseconds(1 + c.id % 3));
             Diagnosis d = fake_evaluate(c);
             l.lock();
@@ -150,6 +151,7 @@ public:
     bool blocking() const override { return true; }
     std::map<DiagnosisClass, double> priors() const override { return {{DiagnosisClass::Memory, 5.0}}; }
     std::optional<Proposal> propose(const ProposalContext& ctx) override {
+        // Simulates the time an answer takes to come back; nothing waits on it.
         std::this_thread::sleep_for(std::chrono::milliseconds(30));
         threads_.fetch_add(std::this_thread::get_id() != main_ ? 1 : 0);
         calls_.fetch_add(1);
@@ -175,6 +177,7 @@ public:
     std::map<DiagnosisClass, double> priors() const override { return {{DiagnosisClass::Memory, 5.0}}; }
     std::optional<Proposal> propose(const ProposalContext& ctx) override {
         busy_ = true;
+        // Simulates a second's work, which the test times the search against; nothing waits on it.
         std::this_thread::sleep_for(std::chrono::seconds(1));
         busy_ = false;
         Proposal p;
@@ -303,7 +306,13 @@ private slots:
         s.add_seeds(seeds());
         SearchResult result;
         std::thread t([&] { result = s.run(); });
-        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        // The search says it is paused before it would submit anything: from then on, nothing
+        // is evaluated but what the user injects.
+        const auto reported = [&](const char* kind) {
+            std::lock_guard<std::mutex> l(mu);
+            return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(reported("paused"), 5000);
         QCOMPARE(evaluations.load(), 0);  // paused from the start: nothing evaluated
         Proposal mine;
         mine.source = std::string(kTemplate) + "// edited\n";
@@ -315,6 +324,7 @@ private slots:
         {
             std::lock_guard<std::mutex> l(mu);
             QCOMPARE(experts.front(), std::string("user"));
+            QCOMPARE(experts.size(), std::size_t(1));  // and nothing else while paused
         }
         control.set_paused(false);
         QTRY_VERIFY_WITH_TIMEOUT(evaluations.load() > 5, 5000);

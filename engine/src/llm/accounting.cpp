@@ -64,6 +64,11 @@ UsageTotals Accounting::totals() const {
     return totals_;
 }
 
+std::int64_t Accounting::in_flight() const {
+    std::lock_guard lock(mu_);
+    return in_flight_;
+}
+
 std::map<std::string, UsageTotals> Accounting::per_expert() const {
     std::lock_guard lock(mu_);
     return per_expert_;

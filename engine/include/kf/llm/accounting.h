@@ -58,6 +58,8 @@ public:
     std::optional<StopReason> spent_budget() const;
 
     UsageTotals totals() const;
+    /** Calls reserved (begin_call) and not yet ended or abandoned. */
+    std::int64_t in_flight() const;
     std::map<std::string, UsageTotals> per_expert() const;
     std::map<std::string, UsageTotals> per_model() const;
     std::vector<CallRecord> calls() const;
