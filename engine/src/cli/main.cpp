@@ -184,54 +184,100 @@ int cmd_rewrite(bool list, const std::string& name, const std::string& source, c
     throw UsageError("rewrite: unknown rewrite '" + name + "' (" + names + ")");
 }
 
-}  // namespace
+/**
+ * The command line: each subcommand and the values its options write. CLI11 keeps pointers
+ * to these members, so the object stays where it was made (it cannot be copied or moved).
+ * Some values are shared by several subcommands (--json, TASK, --backend, --project), as
+ * only one subcommand runs.
+ */
+struct CommandLine {
+    CommandLine() = default;
+    CommandLine(const CommandLine&) = delete;
+    CommandLine& operator=(const CommandLine&) = delete;
 
-int main(int argc, char** argv) {
-    // The two ends of a worker that runs as a Slurm job (docs/cluster.md), started by the
-    // engine and by the job, never by hand.
-    if (argc == 3 && std::string(argv[1]) == "slurm-relay") return kf::slurm_relay_main(argv[2]);
-    if (argc == 3 && std::string(argv[1]) == "slurm-agent") return kf::slurm_agent_main(argv[2]);
-    CLI::App app{"Kernel Foundry: turn a reference computation into a fast, verified GPU kernel"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("kfoundry ") + KF_VERSION_STRING);
     std::string worker_path;
-    app.add_option("--worker", worker_path, "kfoundry-worker executable (default: next to kfoundry)");
+    bool json_out = false;
+    std::string task_arg, backend_s = "cuda";
+    std::string project_s;
 
+    CLI::App* tasks_list = nullptr;
+    std::string root;
+
+    CLI::App* header = nullptr;
+    CLI::App* computation = nullptr;
+    cli::ComputationArgs comp;
+
+    CLI::App* eval = nullptr;
+    std::vector<std::string> cand_paths;
+    EvalOptions opt;
+    std::vector<std::string> tunables;
+    bool no_time = false;
+
+    CLI::App* profile = nullptr;
+    cli::ProfileArgs prof;
+
+    CLI::App* info = nullptr;
+    bool remeasure = false;
+
+    CLI::App* evolve = nullptr;
+    cli::EvolveArgs ev;
+    double time_limit = 0;
+    bool no_library = false;
+    bool no_profile = false;
+
+    CLI::App* runs = nullptr;
+    CLI::App* best = nullptr;
+    std::string best_task;
+    CLI::App* exp = nullptr;
+    std::string export_task, export_out = "kfoundry-export";
+
+    CLI::App* library = nullptr;
+    cli::LibraryArgs lib;
+    std::string lib_path;
+
+    CLI::App* rewrite = nullptr;
+    std::string rewrite_name, rewrite_source, rewrite_out;
+    bool rewrite_list = false;
+
+    CLI::App* kernelbench = nullptr;
+    cli::KernelBenchArgs kbargs;
+};
+
+/** `tasks list`, `task header` and `task computation`. */
+void add_task_commands(CLI::App& app, CommandLine& cl) {
     auto* tasks = app.add_subcommand("tasks", "Bundled tasks");
     tasks->require_subcommand(1);
-    auto* tasks_list = tasks->add_subcommand("list", "List tasks and validate their manifests");
-    std::string root;
-    bool json_out = false;
-    tasks_list->add_option("--root", root, "Folder to search (default: the bundled tasks)");
-    tasks_list->add_flag("--json", json_out, "Machine-readable output");
+    cl.tasks_list = tasks->add_subcommand("list", "List tasks and validate their manifests");
+    cl.tasks_list->add_option("--root", cl.root, "Folder to search (default: the bundled tasks)");
+    cl.tasks_list->add_flag("--json", cl.json_out, "Machine-readable output");
 
     auto* task = app.add_subcommand("task", "One task");
     task->require_subcommand(1);
-    auto* header = task->add_subcommand("header", "Print the typed entry point a candidate implements");
-    std::string task_arg, backend_s = "cuda";
-    header->add_option("TASK", task_arg, "Task folder or bundled task name")->required();
-    header->add_option("--backend", backend_s, "cuda or host")->capture_default_str();
+    cl.header = task->add_subcommand("header", "Print the typed entry point a candidate implements");
+    cl.header->add_option("TASK", cl.task_arg, "Task folder or bundled task name")->required();
+    cl.header->add_option("--backend", cl.backend_s, "cuda or host")->capture_default_str();
 
     auto* computation = task->add_subcommand(
         "computation", "Print the computation the op-class templates are written from: the manifest's, or derived from the reference");
-    cli::ComputationArgs comp;
+    cli::ComputationArgs& comp = cl.comp;
     computation->add_option("TASK", comp.task, "Task folder or bundled task name")->required();
     computation->add_flag("--derive", comp.derive, "Derive it from the host reference even where the manifest declares one");
     computation->add_option("--recogniser", comp.recogniser, "best (libclang, else tokens), libclang or tokens")->capture_default_str();
     computation->add_flag("--write", comp.write, "Write the derived computation into the task's manifest (which must have none)");
     computation->add_flag("--json", comp.as_json, "Machine-readable output");
+    cl.computation = computation;
+}
 
+/** `eval`. */
+void add_eval_command(CLI::App& app, CommandLine& cl) {
     auto* eval = app.add_subcommand("eval", "Compile, verify, time and diagnose a candidate");
-    std::vector<std::string> cand_paths;
-    EvalOptions opt;
-    std::vector<std::string> tunables;
-    bool no_time = false;
-    eval->add_option("TASK", task_arg, "Task folder or bundled task name")->required();
-    eval->add_option("CANDIDATE", cand_paths, "Candidate source file(s) (.cu or .cpp); several compile in parallel")
+    EvalOptions& opt = cl.opt;
+    eval->add_option("TASK", cl.task_arg, "Task folder or bundled task name")->required();
+    eval->add_option("CANDIDATE", cl.cand_paths, "Candidate source file(s) (.cu or .cpp); several compile in parallel")
         ->required()
         ->check(CLI::ExistingFile);
-    eval->add_option("--backend", backend_s, "cuda or host")->capture_default_str();
-    eval->add_flag("--json", json_out, "Print the full diagnosis record as JSON");
+    eval->add_option("--backend", cl.backend_s, "cuda or host")->capture_default_str();
+    eval->add_flag("--json", cl.json_out, "Print the full diagnosis record as JSON");
     eval->add_option("--trials", opt.trials, "Correctness trials per case")->capture_default_str()->check(CLI::Range(1, 100));
     eval->add_option("--timeout", opt.timeout_s, "Seconds allowed for the worker's part")->capture_default_str()->check(CLI::PositiveNumber);
     eval->add_option("--min-time", opt.min_time_ms, "Timed milliseconds after which the timed calls stop, if not before")->capture_default_str();
@@ -239,11 +285,15 @@ int main(int argc, char** argv) {
                      "The timed calls stop once the median is known to within this fraction (0: always --min-time)")
         ->capture_default_str()->check(CLI::Range(0.0, 1.0));
     eval->add_option("--seed", opt.seed, "Base seed of the trials (0: random)");
-    eval->add_option("--tunable", tunables, "NAME=VALUE for an annotated tunable (repeatable)");
-    eval->add_flag("--no-time", no_time, "Check correctness and integrity only");
+    eval->add_option("--tunable", cl.tunables, "NAME=VALUE for an annotated tunable (repeatable)");
+    eval->add_flag("--no-time", cl.no_time, "Check correctness and integrity only");
+    cl.eval = eval;
+}
 
+/** `profile`. */
+void add_profile_command(CLI::App& app, CommandLine& cl) {
     auto* profile = app.add_subcommand("profile", "Evaluate a candidate, then profile it with Nsight Compute");
-    cli::ProfileArgs prof;
+    cli::ProfileArgs& prof = cl.prof;
     profile->add_option("TASK", prof.task, "Task folder or bundled task name");
     profile->add_option("CANDIDATE", prof.candidate, "Candidate source file (.cu)")->check(CLI::ExistingFile);
     profile->add_option("--backend", prof.backend, "cuda or host")->capture_default_str();
@@ -256,33 +306,36 @@ int main(int argc, char** argv) {
     profile->add_option("--seed", prof.eval.seed, "Base seed of the trials (0: random)");
     profile->add_option("--tunable", prof.tunables, "NAME=VALUE for an annotated tunable (repeatable)");
     profile->add_flag("--list-metrics", prof.list_metrics, "Print the Nsight Compute metric names used, one per line");
+    cl.profile = profile;
+}
 
+/** `device info`. */
+void add_device_command(CLI::App& app, CommandLine& cl) {
     auto* device = app.add_subcommand("device", "The evaluation device");
     device->require_subcommand(1);
     auto* info = device->add_subcommand("info", "Name, SMs and measured peaks");
-    bool remeasure = false;
-    info->add_option("--backend", backend_s, "cuda or host")->capture_default_str();
-    info->add_flag("--json", json_out, "Machine-readable output");
-    info->add_flag("--remeasure", remeasure, "Measure the peaks again instead of using the cache");
+    info->add_option("--backend", cl.backend_s, "cuda or host")->capture_default_str();
+    info->add_flag("--json", cl.json_out, "Machine-readable output");
+    info->add_flag("--remeasure", cl.remeasure, "Measure the peaks again instead of using the cache");
+    cl.info = info;
+}
 
+/** `evolve`. */
+void add_evolve_command(CLI::App& app, CommandLine& cl) {
     auto* evolve = app.add_subcommand("evolve", "Search for faster kernels; results are kept in a project");
-    cli::EvolveArgs ev;
-    std::string project_s;
-    double time_limit = 0;
+    cli::EvolveArgs& ev = cl.ev;
     evolve->add_option("TASK", ev.tasks, "Task folder(s) or bundled task name(s)")->required();
-    evolve->add_option("--project", project_s, "Project folder (created when missing)")->required();
+    evolve->add_option("--project", cl.project_s, "Project folder (created when missing)")->required();
     evolve->add_option("--backend", ev.backend, "cuda or host")->capture_default_str();
     evolve->add_option("--islands", ev.options.search.islands.islands, "Islands")->capture_default_str()->check(CLI::Range(1, 64));
     evolve->add_option("--population", ev.options.search.islands.population, "Members kept per island")->capture_default_str()->check(CLI::Range(2, 1000));
     evolve->add_option("--budget", ev.options.search.budget, "Evaluations (seeds included); 0: unlimited")->capture_default_str()->check(CLI::NonNegativeNumber);
-    evolve->add_option("--time", time_limit, "Wall-time limit in seconds; 0: unlimited")->check(CLI::NonNegativeNumber);
+    evolve->add_option("--time", cl.time_limit, "Wall-time limit in seconds; 0: unlimited")->check(CLI::NonNegativeNumber);
     evolve->add_option("--stagnation", ev.options.search.stagnation_stop, "Stop after this many rounds without a new best; 0: never")->check(CLI::NonNegativeNumber);
     evolve->add_option("--seed", ev.options.search.seed, "Seed of the search (reproducible)")->capture_default_str();
     evolve->add_flag("--resume", ev.options.resume, "Continue the task's latest unfinished run in the project");
-    bool no_library = false;
-    evolve->add_flag("--no-library", no_library, "Do not record evidence in the user's experience library");
-    bool no_profile = false;
-    evolve->add_flag("--no-profile", no_profile, "Do not profile new bests with Nsight Compute during the run");
+    evolve->add_flag("--no-library", cl.no_library, "Do not record evidence in the user's experience library");
+    evolve->add_flag("--no-profile", cl.no_profile, "Do not profile new bests with Nsight Compute during the run");
     evolve->add_option("--trials", ev.options.eval.trials, "Correctness trials per case")->capture_default_str()->check(CLI::Range(1, 100));
     evolve->add_option("--timeout", ev.options.eval.timeout_s, "Seconds allowed per evaluation")->capture_default_str()->check(CLI::PositiveNumber);
     evolve->add_option("--min-time", ev.options.eval.min_time_ms, "Timed milliseconds per evaluation after which the timed calls stop, if not before")->capture_default_str();
@@ -305,28 +358,32 @@ int main(int argc, char** argv) {
         ->delimiter(',')
         ->check(CLI::Range(0, 1023));
     cli::add_executor_options(evolve, ev.executor);
+    cl.evolve = evolve;
+}
 
-    auto* runs = app.add_subcommand("runs", "List the runs of a project");
-    runs->add_option("--project", project_s, "Project folder")->required()->check(CLI::ExistingDirectory);
-    runs->add_flag("--json", json_out, "Machine-readable output");
+/** `runs`, `best` and `export`: what a project holds. */
+void add_project_commands(CLI::App& app, CommandLine& cl) {
+    cl.runs = app.add_subcommand("runs", "List the runs of a project");
+    cl.runs->add_option("--project", cl.project_s, "Project folder")->required()->check(CLI::ExistingDirectory);
+    cl.runs->add_flag("--json", cl.json_out, "Machine-readable output");
 
-    auto* best = app.add_subcommand("best", "The best candidate of a project");
-    std::string best_task;
-    best->add_option("--project", project_s, "Project folder")->required()->check(CLI::ExistingDirectory);
-    best->add_option("--task", best_task, "Only this task");
-    best->add_flag("--json", json_out, "Machine-readable output");
+    cl.best = app.add_subcommand("best", "The best candidate of a project");
+    cl.best->add_option("--project", cl.project_s, "Project folder")->required()->check(CLI::ExistingDirectory);
+    cl.best->add_option("--task", cl.best_task, "Only this task");
+    cl.best->add_flag("--json", cl.json_out, "Machine-readable output");
 
-    auto* exp = app.add_subcommand("export", "Write the best kernel of a project, its header and a report with its lineage");
-    std::string export_task, export_out = "kfoundry-export";
-    exp->add_option("--project", project_s, "Project folder")->required()->check(CLI::ExistingDirectory);
-    exp->add_option("--task", export_task, "Only this task");
-    exp->add_option("--out", export_out, "Output folder")->capture_default_str();
+    cl.exp = app.add_subcommand("export", "Write the best kernel of a project, its header and a report with its lineage");
+    cl.exp->add_option("--project", cl.project_s, "Project folder")->required()->check(CLI::ExistingDirectory);
+    cl.exp->add_option("--task", cl.export_task, "Only this task");
+    cl.exp->add_option("--out", cl.export_out, "Output folder")->capture_default_str();
+}
 
+/** `library` and its subcommands. */
+void add_library_commands(CLI::App& app, CommandLine& cl) {
     auto* library = app.add_subcommand("library", "The experience library: patterns and insights");
     library->require_subcommand(1);
-    cli::LibraryArgs lib;
-    std::string lib_path;
-    library->add_option("--library", lib_path, "Library file (default: the user's library)");
+    cli::LibraryArgs& lib = cl.lib;
+    library->add_option("--library", cl.lib_path, "Library file (default: the user's library)");
     auto* lib_list = library->add_subcommand("list", "List insights (default) or patterns");
     lib_list->add_option("what", lib.what, "insights or patterns")->check(CLI::IsMember({"insights", "patterns"}));
     lib_list->add_option("--text", lib.text, "Free-text filter");
@@ -345,17 +402,86 @@ int main(int argc, char** argv) {
     lib_export->add_option("FILE", lib.file, "Output file (default: standard output)");
     auto* lib_import = library->add_subcommand("import", "Import patterns, insights and evidence from JSON");
     lib_import->add_option("FILE", lib.file, "JSON file")->required()->check(CLI::ExistingFile);
+    cl.library = library;
+}
 
-    auto* rewrite = app.add_subcommand("rewrite", "Apply a named rewrite of the transform expert to a CUDA source");
-    std::string rewrite_name, rewrite_source, rewrite_out;
-    bool rewrite_list = false;
-    rewrite->add_flag("--list", rewrite_list, "List the rewrites and what they do");
-    rewrite->add_option("NAME", rewrite_name, "block-size-tunable, launch-bounds, grid-stride, warp-rows, vector-loads or smem-tile");
-    rewrite->add_option("SOURCE", rewrite_source, "The CUDA source to rewrite")->check(CLI::ExistingFile);
-    rewrite->add_option("--out", rewrite_out, "Write the rewritten source here (default: standard output)");
+/** `rewrite`. */
+void add_rewrite_command(CLI::App& app, CommandLine& cl) {
+    cl.rewrite = app.add_subcommand("rewrite", "Apply a named rewrite of the transform expert to a CUDA source");
+    cl.rewrite->add_flag("--list", cl.rewrite_list, "List the rewrites and what they do");
+    cl.rewrite->add_option("NAME", cl.rewrite_name, "block-size-tunable, launch-bounds, grid-stride, warp-rows, vector-loads or smem-tile");
+    cl.rewrite->add_option("SOURCE", cl.rewrite_source, "The CUDA source to rewrite")->check(CLI::ExistingFile);
+    cl.rewrite->add_option("--out", cl.rewrite_out, "Write the rewritten source here (default: standard output)");
+}
 
-    cli::KernelBenchArgs kbargs;
-    auto* kernelbench = cli::add_kernelbench_command(app, kbargs);
+/** The parsed subcommand run; its exit code. */
+int run_command(CommandLine& cl) {
+    if (cl.tasks_list->parsed()) return cmd_tasks_list(cl.root, cl.json_out);
+    if (cl.header->parsed()) {
+        Task t = load_task_arg(cl.task_arg);
+        Backend b = backend_arg(cl.backend_s);
+        std::cout << entry_header(t, b);
+        return kExitOk;
+    }
+    if (cl.computation->parsed()) return cli::run_task_computation(cl.comp);
+    if (cl.eval->parsed()) {
+        cl.opt.time = !cl.no_time;
+        cl.opt.tunables = parse_assignments(cl.tunables);
+        return cmd_eval(cl.task_arg, cl.cand_paths, cl.backend_s, cl.json_out, cl.opt, cl.worker_path);
+    }
+    if (cl.profile->parsed()) {
+        cl.prof.worker = cl.worker_path;
+        return cli::run_profile(cl.prof);
+    }
+    if (cl.info->parsed()) return cmd_device_info(cl.backend_s, cl.json_out, cl.remeasure, cl.worker_path);
+    if (cl.evolve->parsed()) {
+        cli::EvolveArgs& ev = cl.ev;
+        ev.project = cl.project_s;
+        ev.worker = cl.worker_path;
+        ev.options.search.time_limit_s = cl.time_limit;
+        if (int rc = cli::resolve_executor(ev.executor, ev.project); rc != kExitOk) return rc;
+        if (!cl.no_library) ev.options.experience_library = ExperienceLibrary::user_library_path();
+        ev.options.profile = !cl.no_profile;
+        if (ev.executor.array) return cli::submit_search_array(ev);
+        return cli::run_evolve(ev);
+    }
+    if (cl.runs->parsed()) return cli::list_runs(cl.project_s, cl.json_out);
+    if (cl.exp->parsed()) return cli::run_export(cl.project_s, cl.export_task, cl.export_out);
+    if (cl.library->parsed()) {
+        cli::LibraryArgs& lib = cl.lib;
+        for (auto* sub : cl.library->get_subcommands()) lib.action = sub->get_name();
+        if (lib.what == "pattern") lib.what = "patterns";
+        if (lib.what == "insight") lib.what = "insights";
+        lib.library = cl.lib_path;
+        return cli::run_library(lib);
+    }
+    if (cl.best->parsed()) return cli::show_best(cl.project_s, cl.best_task, cl.json_out);
+    if (cl.rewrite->parsed()) return cmd_rewrite(cl.rewrite_list, cl.rewrite_name, cl.rewrite_source, cl.rewrite_out);
+    if (cl.kernelbench->parsed()) return cli::run_kernelbench(cl.kbargs);
+    return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // The two ends of a worker that runs as a Slurm job (docs/cluster.md), started by the
+    // engine and by the job, never by hand.
+    if (argc == 3 && std::string(argv[1]) == "slurm-relay") return kf::slurm_relay_main(argv[2]);
+    if (argc == 3 && std::string(argv[1]) == "slurm-agent") return kf::slurm_agent_main(argv[2]);
+    CLI::App app{"Kernel Foundry: turn a reference computation into a fast, verified GPU kernel"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("kfoundry ") + KF_VERSION_STRING);
+    CommandLine cl;
+    app.add_option("--worker", cl.worker_path, "kfoundry-worker executable (default: next to kfoundry)");
+    add_task_commands(app, cl);
+    add_eval_command(app, cl);
+    add_profile_command(app, cl);
+    add_device_command(app, cl);
+    add_evolve_command(app, cl);
+    add_project_commands(app, cl);
+    add_library_commands(app, cl);
+    add_rewrite_command(app, cl);
+    cl.kernelbench = cli::add_kernelbench_command(app, cl.kbargs);
 
     try {
         app.parse(argc, argv);
@@ -364,46 +490,7 @@ int main(int argc, char** argv) {
         return rc == 0 ? kExitOk : kExitUsage;
     }
     try {
-        if (tasks_list->parsed()) return cmd_tasks_list(root, json_out);
-        if (header->parsed()) {
-            Task t = load_task_arg(task_arg);
-            Backend b = backend_arg(backend_s);
-            std::cout << entry_header(t, b);
-            return kExitOk;
-        }
-        if (computation->parsed()) return cli::run_task_computation(comp);
-        if (eval->parsed()) {
-            opt.time = !no_time;
-            opt.tunables = parse_assignments(tunables);
-            return cmd_eval(task_arg, cand_paths, backend_s, json_out, opt, worker_path);
-        }
-        if (profile->parsed()) {
-            prof.worker = worker_path;
-            return cli::run_profile(prof);
-        }
-        if (info->parsed()) return cmd_device_info(backend_s, json_out, remeasure, worker_path);
-        if (evolve->parsed()) {
-            ev.project = project_s;
-            ev.worker = worker_path;
-            ev.options.search.time_limit_s = time_limit;
-            if (int rc = cli::resolve_executor(ev.executor, ev.project); rc != kExitOk) return rc;
-            if (!no_library) ev.options.experience_library = ExperienceLibrary::user_library_path();
-            ev.options.profile = !no_profile;
-            if (ev.executor.array) return cli::submit_search_array(ev);
-            return cli::run_evolve(ev);
-        }
-        if (runs->parsed()) return cli::list_runs(project_s, json_out);
-        if (exp->parsed()) return cli::run_export(project_s, export_task, export_out);
-        if (library->parsed()) {
-            for (auto* sub : library->get_subcommands()) lib.action = sub->get_name();
-            if (lib.what == "pattern") lib.what = "patterns";
-            if (lib.what == "insight") lib.what = "insights";
-            lib.library = lib_path;
-            return cli::run_library(lib);
-        }
-        if (best->parsed()) return cli::show_best(project_s, best_task, json_out);
-        if (rewrite->parsed()) return cmd_rewrite(rewrite_list, rewrite_name, rewrite_source, rewrite_out);
-        if (kernelbench->parsed()) return cli::run_kernelbench(kbargs);
+        return run_command(cl);
     } catch (const UsageError& e) {
         std::cerr << "kfoundry: " << e.what() << "\n";
         return kExitUsage;
@@ -414,5 +501,4 @@ int main(int argc, char** argv) {
         std::cerr << "kfoundry: " << e.what() << "\n";
         return kExitError;
     }
-    return kExitUsage;
 }
