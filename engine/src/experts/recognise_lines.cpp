@@ -218,6 +218,296 @@ void check_exits(const LineContext& cx, const ExprPtr& map, const std::string& o
     }
 }
 
+/** The layout as the computation language writes it. */
+json layout_of(const LineContext& cx) { return json{{"rows", cx.rows}, {"cols", cx.cols}}; }
+
+/** What the outer loop runs along, as the refusals name it. */
+const char* along_of(const LineContext& cx) { return cx.by_rows ? "row" : "column"; }
+
+/** One value per row (column), `y[r] = e`, after the reductions: a row (column) reduction. */
+Derived line_reduction(const Stmt& outer, const Stmt& st, bool last, const Scope& s, const LineContext& cx) {
+    const char* along = along_of(cx);
+    auto [out, p] = access(st.target, s);
+    if (p != variable(outer.var))
+        refuse("writes " + out + "[" + poly_text(p, s.loop_vars) + "], not one value per " + along + " " + out +
+               "[" + outer.var + "]" + at_line(st.line));
+    if (!last) refuse("does more after writing " + out + "[" + outer.var + "]" + at_line(st.line));
+    if (cx.stats.empty())
+        refuse("writes " + out + "[" + outer.var + "] without a reduction over the " + along +
+               at_line(st.line));
+    if (!cx.exits.empty() || !cx.flag_reductions.empty())
+        refuse("writes one value per " + std::string(along) + " after reading a flag set along it" +
+               at_line(st.line));
+    json j = {{"op", cx.by_rows ? "row_reduce" : "col_reduce"},
+              {"layout", layout_of(cx)},
+              {"stats", cx.stats},
+              {"epilogue", emit(st.value, s, st.line)},
+              {"output", out}};
+    return {j, cx.by_rows ? "a row reduction" : "a column reduction"};
+}
+
+/**
+ * An inner loop along the row (column) of the loop over rows (columns): its reductions, the
+ * flags it sets and the output it writes. `s` is the outer loop's scope, which the loop
+ * updates (the reductions it ends, the values it stores); the loop's own scope is a copy.
+ */
+class AlongLoop {
+public:
+    AlongLoop(const Stmt& outer, const Stmt& st, bool last, Scope& s, LineContext& cx)
+        : outer_(outer), st_(st), last_(last), s_(s), cx_(cx), along_(along_of(cx)) {}
+
+    /** The computation when the loop writes the output as the row's last statement; else nothing, its stats kept in cx. */
+    std::optional<Derived> read() {
+        enter();
+        run(st_.body, nullptr, true);
+        settle_flags();
+        if (!out_.empty()) return written();
+        if (new_stats_.empty()) refuse("the loop over " + st_.var + " neither reduces nor writes" + at_line(st_.line));
+        for (auto& j : new_stats_) cx_.stats.push_back(j);
+        return std::nullopt;
+    }
+
+private:
+    /** The loop's start and bound checked against the row's, and its scope. */
+    void enter() {
+        const Stmt& st = st_;
+        start_ = constant_value(st.start);
+        if (st.step != 1 || !start_ || (*start_ != 0 && *start_ != 1))
+            refuse("the loop over " + st.var + " does not start at 0 or 1 with step 1" + at_line(st.line));
+        Poly bound = poly_or_refuse(st.bound, s_, "the bound");
+        if (!cx_.inner) {
+            cx_.inner = bound;
+            (cx_.by_rows ? cx_.cols : cx_.rows) = nest::to_text(st.bound);
+        } else if (bound != *cx_.inner) {
+            refuse("the loop over " + st.var + " runs to " + nest::to_text(st.bound) + ", the earlier one to " +
+                   poly_text(*cx_.inner) + at_line(st.line));
+        }
+        ls_ = s_;
+        (cx_.by_rows ? ls_.col : ls_.row) = st.var;
+        ls_.loop_vars.insert(st.var);
+        ls_.cols = cx_.by_rows ? bound : poly_or_refuse(outer_.bound, s_, "the bound");
+        s_.cols = ls_.cols;
+    }
+
+    /** A condition in the computation language ("" for none). */
+    std::string condition_text(const ExprPtr& g, int line) const {
+        return g ? nest::to_text(simplify(rewritten(g, ls_, line))) : std::string();
+    }
+
+    /** The reduction's start: the identity, or the first element from a loop starting at 1. */
+    void check_start(const std::string& acc, const std::string& combine, const ExprPtr& e, const ExprPtr& g, int line) {
+        const ExprPtr& init = cx_.acc_init[acc];
+        if (!init) refuse(acc + " has no starting value" + at_line(line));
+        if (*start_ == 0) {
+            if (!is_identity(combine, init))
+                refuse(acc + " starts at " + nest::to_text(init) + ", which is not the identity of " + combine +
+                       at_line(line));
+            return;
+        }
+        if (g)
+            refuse(acc + " starts at the " + std::string(along_) +
+                   "'s first element, which the condition may leave out" + at_line(line));
+        Scope first = ls_;
+        first.fixed[st_.var] = 0;
+        std::string a = nest::to_text(rewrite(init, first)), b = emit(e, first, line);
+        if (a != b)
+            refuse(acc + " starts at " + nest::to_text(init) + " and the loop over " + st_.var + " at 1: not the " +
+                   along_ + "'s first element" + at_line(line));
+    }
+
+    void add_stat(const std::string& acc, const std::string& combine, const ExprPtr& e, const ExprPtr& g, int line) {
+        if (!out_.empty() && last_) refuse("reduces into " + acc + " after writing the output" + at_line(line));
+        std::string map = g ? nest::to_text(simplify(rewritten(choice(g, subst(e, ls_), identity_of(combine)), ls_, line)))
+                            : emit(e, ls_, line);
+        new_stats_.push_back({{"name", acc}, {"combine", combine}, {"map", map}});
+        cx_.accs.erase(acc);
+        s_.lets.erase(acc);
+        ls_.lets.erase(acc);
+    }
+
+    /** The loop's statements, under the condition g (null: always); `top`: the body itself. */
+    void run(const Block& b, ExprPtr g, bool top) {
+        for (const Stmt& in : b) {
+            if (in.kind == Stmt::Kind::Decl) {
+                declare(in, ls_);
+                continue;
+            }
+            if (in.kind == Stmt::Kind::If) {
+                branch(in, g, top);
+                continue;
+            }
+            if (in.kind == Stmt::Kind::Continue || in.kind == Stmt::Kind::Break || in.kind == Stmt::Kind::Return)
+                refuse("leaves an iteration of the loop over " + st_.var +
+                       " other than by `if (cond) continue;` in its body" + at_line(in.line));
+            if (in.kind == Stmt::Kind::Assign && in.target->kind == Expr::Kind::Name) {
+                assign_scalar(in, g);
+                continue;
+            }
+            if (in.kind == Stmt::Kind::Assign && in.target->kind == Expr::Kind::Index && in.op == "=") {
+                write_element(in, g);
+                continue;
+            }
+            refuse("the loop over " + st_.var + " is neither a reduction nor an output write" + at_line(in.line));
+        }
+    }
+
+    /**
+     * An if under g: a conditional update of a reduction, `if (cond) continue;` (the rest of
+     * the body then runs under g && !cond), or branches run under their conditions.
+     */
+    void branch(const Stmt& in, ExprPtr& g, bool top) {
+        guarded_ = true;
+        if (auto u = conditional_update(in); u && cx_.accs.count(u->acc)) {
+            if (u->flag.empty()) {
+                check_start(u->acc, u->combine, u->value, g, in.line);
+            } else {
+                auto f = s_.ilets.find(u->flag);
+                if (f == s_.ilets.end() || f->second != constant(0) || *start_ != 0)
+                    refuse("reads " + u->flag + " in the update of " + u->acc +
+                           ", which is not a flag declared false and set along the " + along_ +
+                           at_line(in.line));
+                flag_reads_.emplace_back(u->flag, condition_text(g, in.line));
+                cx_.flag_reductions[u->flag] = u->acc;
+            }
+            add_stat(u->acc, u->combine, u->value, g, in.line);
+            return;
+        }
+        ExprPtr c = subst(in.cond, ls_);
+        if (in.else_body.empty() && in.body.size() == 1 && in.body[0].kind == Stmt::Kind::Continue) {
+            if (!top)
+                refuse("continues the loop over " + st_.var + " from inside another condition" +
+                       at_line(in.line));
+            g = conjunction(g, negation(c));  // the rest of the iteration runs where !c
+            return;
+        }
+        run(in.body, conjunction(g, c), false);
+        run(in.else_body, conjunction(g, negation(c)), false);
+    }
+
+    /** A scalar assigned under g: a flag set, or a reduction's update. */
+    void assign_scalar(const Stmt& in, const ExprPtr& g) {
+        const std::string& acc = in.target->text;
+        auto f = s_.ilets.find(acc);
+        auto one = constant_value(in.value);
+        if (f != s_.ilets.end() && f->second == constant(0) && in.op == "=" && one && *one == 1) {
+            // A flag: whether the condition held anywhere along the row.
+            if (!cx_.row_ints.count(acc))
+                refuse("sets " + acc + ", declared outside the loop over " + outer_.var +
+                       ": a flag is declared false in each " + along_ + at_line(in.line));
+            if (flags_set_.count(acc) || cx_.flags.count(acc))
+                refuse("sets " + acc + " a second time" + at_line(in.line));
+            flags_set_[acc] = condition_text(g, in.line);
+            return;
+        }
+        auto upd = cx_.accs.count(acc) ? reduction_update(in, acc) : std::nullopt;
+        if (!upd)
+            refuse("assigns " + acc + " inside the loop over " + st_.var + " other than as a reduction" +
+                   at_line(in.line));
+        check_start(acc, upd->first, upd->second, g, in.line);
+        add_stat(acc, upd->first, upd->second, g, in.line);
+    }
+
+    /** The output's element written under g: its value so far, which later statements of the row may read. */
+    void write_element(const Stmt& in, const ExprPtr& g) {
+        auto [tensor, p] = access(in.target, ls_);
+        if (p != cell_index(ls_))
+            refuse("writes " + tensor + "[" + poly_text(p, ls_.loop_vars) + "], not " + tensor + "[" +
+                   poly_text(cell_index(ls_), ls_.loop_vars) + "]" + at_line(in.line));
+        if (!out_.empty() && tensor != out_)
+            refuse("writes both " + out_ + " and " + tensor + " along the " + along_ + at_line(in.line));
+        if (out_.empty()) {
+            out_ = tensor;
+            cell_ = stored_value(out_, ls_);
+            if (!cell_) cell_ = Expr::name(kUnwritten);
+        }
+        // Read back later in the row: the element's value so far (a softmax's exponentials).
+        cell_ = choice(g, subst(in.value, ls_), cell_);
+        ls_.stored[out_] = {ls_.row, ls_.col, cell_};
+        write_line_ = in.line;
+    }
+
+    /** Each flag read by an update set under the update's condition; the flags set become the row's. */
+    void settle_flags() {
+        for (const auto& [flag, cond] : flag_reads_) {
+            auto f = flags_set_.find(flag);
+            if (f == flags_set_.end() || f->second != cond)
+                refuse("the update reading " + flag + " runs " + (cond.empty() ? "always" : "where " + cond) +
+                       ", and the loop over " + st_.var + " does not set " + flag + " under that condition" +
+                       at_line(st_.line));
+        }
+        for (const auto& [flag, cond] : flags_set_) {
+            cx_.flags[flag] = cond;
+            s_.ilets.erase(flag);
+        }
+    }
+
+    /**
+     * The loop wrote the output: stored for the row's later loops, or, the row's last
+     * statement, the computation (a scan, an elementwise map or a normalisation).
+     */
+    std::optional<Derived> written() {
+        ExprPtr value = guarded_ ? simplify(cell_) : cell_;
+        if (mentions(value, kUnwritten))
+            refuse("writes " + out_ + " under a condition only, leaving its other elements unwritten" +
+                   at_line(write_line_));
+        if (!last_) {
+            s_.stored[out_] = {ls_.row, ls_.col, value};
+            for (auto& j : new_stats_) cx_.stats.push_back(j);
+            return std::nullopt;
+        }
+        ExprPtr map = rewritten(value, ls_, write_line_);
+        if (guarded_) map = simplify(map);
+        if (!new_stats_.empty()) {
+            // A running combine written at each element: a scan.
+            if (new_stats_.size() != 1 || !cx_.stats.empty() || *start_ != 0 || guarded_)
+                refuse("the loop over " + st_.var + " writes " + out_ +
+                       " while reducing: only one running combine from the identity, without conditions, is a scan" +
+                       at_line(write_line_));
+            json j = {{"op", cx_.by_rows ? "row_scan" : "col_scan"},
+                      {"layout", layout_of(cx_)},
+                      {"stats", new_stats_},
+                      {"map", nest::to_text(map)},
+                      {"output", out_}};
+            return Derived{j, cx_.by_rows ? "a running combine along each row" : "a running combine down each column"};
+        }
+        if (cx_.stats.empty() && cx_.by_rows && cx_.exits.empty()) {
+            // No reduction: a map of each element and the row's own operands (t[r], a row pointer's reads).
+            json j = {{"op", "elementwise"}, {"layout", layout_of(cx_)}, {"map", nest::to_text(map)}, {"output", out_}};
+            return Derived{j, "every element of the row, from per-row operands"};
+        }
+        if (cx_.stats.empty())
+            refuse("writes every element of the " + std::string(along_) + " without a reduction first" +
+                   at_line(write_line_));
+        if (!cx_.by_rows)
+            refuse("normalises each column (only rows are normalised by an op class)" + at_line(write_line_));
+        check_exits(cx_, map, out_);
+        json j = {{"op", "row_normalize"},
+                  {"layout", layout_of(cx_)},
+                  {"stats", cx_.stats},
+                  {"map", nest::to_text(map)},
+                  {"output", out_}};
+        return Derived{j, cx_.exits.empty() ? "reductions over each row, then every element of the row"
+                                            : "reductions over each row, then every element of the row, with an exit "
+                                              "for the rows where a flag stays false"};
+    }
+
+    const Stmt& outer_;
+    const Stmt& st_;          ///< the loop along the row
+    const bool last_;         ///< the loop is the row's last statement
+    Scope& s_;                ///< the row's scope
+    LineContext& cx_;
+    const char* const along_;
+    Scope ls_;                ///< the loop's scope
+    std::optional<double> start_;
+    json new_stats_ = json::array();
+    bool guarded_ = false;    ///< a statement of the loop runs under a condition
+    std::string out_;         ///< the output the loop writes, and its element's value so far
+    ExprPtr cell_;
+    int write_line_ = 0;
+    std::map<std::string, std::string> flags_set_;                 ///< flag -> its condition
+    std::vector<std::pair<std::string, std::string>> flag_reads_;  ///< (flag, the condition of the update reading it)
+};
+
 }  // namespace
 
 Derived lines(const Stmt& outer, Scope s) {
@@ -227,9 +517,7 @@ Derived lines(const Stmt& outer, Scope s) {
     mine = outer.var;
     s.loop_vars.insert(outer.var);
     (cx.by_rows ? cx.rows : cx.cols) = nest::to_text(outer.bound);
-    const char* along = cx.by_rows ? "row" : "column";
     const Block& body = outer.body;
-    auto layout = [&] { return json{{"rows", cx.rows}, {"cols", cx.cols}}; };
     for (std::size_t k = 0; k < body.size(); ++k) {
         const Stmt& st = body[k];
         bool last = k + 1 == body.size();
@@ -250,26 +538,8 @@ Derived lines(const Stmt& outer, Scope s) {
             reassign(st, s);
             continue;
         }
-        if (st.kind == Stmt::Kind::Assign && st.target->kind == Expr::Kind::Index && st.op == "=") {
-            // One value per row (column): y[r] = e.
-            auto [out, p] = access(st.target, s);
-            if (p != variable(outer.var))
-                refuse("writes " + out + "[" + poly_text(p, s.loop_vars) + "], not one value per " + along + " " + out +
-                       "[" + outer.var + "]" + at_line(st.line));
-            if (!last) refuse("does more after writing " + out + "[" + outer.var + "]" + at_line(st.line));
-            if (cx.stats.empty())
-                refuse("writes " + out + "[" + outer.var + "] without a reduction over the " + along +
-                       at_line(st.line));
-            if (!cx.exits.empty() || !cx.flag_reductions.empty())
-                refuse("writes one value per " + std::string(along) + " after reading a flag set along it" +
-                       at_line(st.line));
-            json j = {{"op", cx.by_rows ? "row_reduce" : "col_reduce"},
-                      {"layout", layout()},
-                      {"stats", cx.stats},
-                      {"epilogue", emit(st.value, s, st.line)},
-                      {"output", out}};
-            return {j, cx.by_rows ? "a row reduction" : "a column reduction"};
-        }
+        if (st.kind == Stmt::Kind::Assign && st.target->kind == Expr::Kind::Index && st.op == "=")
+            return line_reduction(outer, st, last, s, cx);
         if (st.kind == Stmt::Kind::If && is_flag_exit(st, cx.flags)) {
             flag_exit(st, s, cx);
             continue;
@@ -277,205 +547,7 @@ Derived lines(const Stmt& outer, Scope s) {
         if (st.kind != Stmt::Kind::For)
             refuse("the loop over " + outer.var + " has a statement the recogniser does not know" + at_line(st.line));
         // An inner loop along the row (column): reductions, or the output.
-        auto start = constant_value(st.start);
-        if (st.step != 1 || !start || (*start != 0 && *start != 1))
-            refuse("the loop over " + st.var + " does not start at 0 or 1 with step 1" + at_line(st.line));
-        Poly bound = poly_or_refuse(st.bound, s, "the bound");
-        if (!cx.inner) {
-            cx.inner = bound;
-            (cx.by_rows ? cx.cols : cx.rows) = nest::to_text(st.bound);
-        } else if (bound != *cx.inner) {
-            refuse("the loop over " + st.var + " runs to " + nest::to_text(st.bound) + ", the earlier one to " +
-                   poly_text(*cx.inner) + at_line(st.line));
-        }
-        Scope ls = s;
-        (cx.by_rows ? ls.col : ls.row) = st.var;
-        ls.loop_vars.insert(st.var);
-        ls.cols = cx.by_rows ? bound : poly_or_refuse(outer.bound, s, "the bound");
-        s.cols = ls.cols;
-        json new_stats = json::array();
-        bool guarded = false;  // a statement of the loop runs under a condition
-        std::string out;       // the output the loop writes, and its element's value so far
-        ExprPtr cell;
-        int write_line = 0;
-        std::map<std::string, std::string> flags_set;  // flag -> its condition
-        std::vector<std::pair<std::string, std::string>> flag_reads;  // (flag, the condition of the update reading it)
-        // A condition in the computation language ("" for none).
-        auto condition_text = [&](const ExprPtr& g, int line) {
-            return g ? nest::to_text(simplify(rewritten(g, ls, line))) : std::string();
-        };
-        // The reduction's start: the identity, or the first element from a loop starting at 1.
-        auto check_start = [&](const std::string& acc, const std::string& combine, const ExprPtr& e, const ExprPtr& g,
-                               int line) {
-            const ExprPtr& init = cx.acc_init[acc];
-            if (!init) refuse(acc + " has no starting value" + at_line(line));
-            if (*start == 0) {
-                if (!is_identity(combine, init))
-                    refuse(acc + " starts at " + nest::to_text(init) + ", which is not the identity of " + combine +
-                           at_line(line));
-                return;
-            }
-            if (g)
-                refuse(acc + " starts at the " + std::string(along) +
-                       "'s first element, which the condition may leave out" + at_line(line));
-            Scope first = ls;
-            first.fixed[st.var] = 0;
-            std::string a = nest::to_text(rewrite(init, first)), b = emit(e, first, line);
-            if (a != b)
-                refuse(acc + " starts at " + nest::to_text(init) + " and the loop over " + st.var + " at 1: not the " +
-                       along + "'s first element" + at_line(line));
-        };
-        auto add_stat = [&](const std::string& acc, const std::string& combine, const ExprPtr& e, const ExprPtr& g,
-                            int line) {
-            if (!out.empty() && last) refuse("reduces into " + acc + " after writing the output" + at_line(line));
-            std::string map = g ? nest::to_text(simplify(rewritten(choice(g, subst(e, ls), identity_of(combine)), ls, line)))
-                                : emit(e, ls, line);
-            new_stats.push_back({{"name", acc}, {"combine", combine}, {"map", map}});
-            cx.accs.erase(acc);
-            s.lets.erase(acc);
-            ls.lets.erase(acc);
-        };
-        // The loop's statements, under the condition g (null: always); `top`: the body itself.
-        std::function<void(const Block&, ExprPtr, bool)> run = [&](const Block& b, ExprPtr g, bool top) {
-            for (const Stmt& in : b) {
-                if (in.kind == Stmt::Kind::Decl) {
-                    declare(in, ls);
-                    continue;
-                }
-                if (in.kind == Stmt::Kind::If) {
-                    guarded = true;
-                    if (auto u = conditional_update(in); u && cx.accs.count(u->acc)) {
-                        if (u->flag.empty()) {
-                            check_start(u->acc, u->combine, u->value, g, in.line);
-                        } else {
-                            auto f = s.ilets.find(u->flag);
-                            if (f == s.ilets.end() || f->second != constant(0) || *start != 0)
-                                refuse("reads " + u->flag + " in the update of " + u->acc +
-                                       ", which is not a flag declared false and set along the " + along +
-                                       at_line(in.line));
-                            flag_reads.emplace_back(u->flag, condition_text(g, in.line));
-                            cx.flag_reductions[u->flag] = u->acc;
-                        }
-                        add_stat(u->acc, u->combine, u->value, g, in.line);
-                        continue;
-                    }
-                    ExprPtr c = subst(in.cond, ls);
-                    if (in.else_body.empty() && in.body.size() == 1 && in.body[0].kind == Stmt::Kind::Continue) {
-                        if (!top)
-                            refuse("continues the loop over " + st.var + " from inside another condition" +
-                                   at_line(in.line));
-                        g = conjunction(g, negation(c));  // the rest of the iteration runs where !c
-                        continue;
-                    }
-                    run(in.body, conjunction(g, c), false);
-                    run(in.else_body, conjunction(g, negation(c)), false);
-                    continue;
-                }
-                if (in.kind == Stmt::Kind::Continue || in.kind == Stmt::Kind::Break || in.kind == Stmt::Kind::Return)
-                    refuse("leaves an iteration of the loop over " + st.var +
-                           " other than by `if (cond) continue;` in its body" + at_line(in.line));
-                if (in.kind == Stmt::Kind::Assign && in.target->kind == Expr::Kind::Name) {
-                    const std::string& acc = in.target->text;
-                    auto f = s.ilets.find(acc);
-                    auto one = constant_value(in.value);
-                    if (f != s.ilets.end() && f->second == constant(0) && in.op == "=" && one && *one == 1) {
-                        // A flag: whether the condition held anywhere along the row.
-                        if (!cx.row_ints.count(acc))
-                            refuse("sets " + acc + ", declared outside the loop over " + outer.var +
-                                   ": a flag is declared false in each " + along + at_line(in.line));
-                        if (flags_set.count(acc) || cx.flags.count(acc))
-                            refuse("sets " + acc + " a second time" + at_line(in.line));
-                        flags_set[acc] = condition_text(g, in.line);
-                        continue;
-                    }
-                    auto upd = cx.accs.count(acc) ? reduction_update(in, acc) : std::nullopt;
-                    if (!upd)
-                        refuse("assigns " + acc + " inside the loop over " + st.var + " other than as a reduction" +
-                               at_line(in.line));
-                    check_start(acc, upd->first, upd->second, g, in.line);
-                    add_stat(acc, upd->first, upd->second, g, in.line);
-                    continue;
-                }
-                if (in.kind == Stmt::Kind::Assign && in.target->kind == Expr::Kind::Index && in.op == "=") {
-                    auto [tensor, p] = access(in.target, ls);
-                    if (p != cell_index(ls))
-                        refuse("writes " + tensor + "[" + poly_text(p, ls.loop_vars) + "], not " + tensor + "[" +
-                               poly_text(cell_index(ls), ls.loop_vars) + "]" + at_line(in.line));
-                    if (!out.empty() && tensor != out)
-                        refuse("writes both " + out + " and " + tensor + " along the " + along + at_line(in.line));
-                    if (out.empty()) {
-                        out = tensor;
-                        cell = stored_value(out, ls);
-                        if (!cell) cell = Expr::name(kUnwritten);
-                    }
-                    // Read back later in the row: the element's value so far (a softmax's exponentials).
-                    cell = choice(g, subst(in.value, ls), cell);
-                    ls.stored[out] = {ls.row, ls.col, cell};
-                    write_line = in.line;
-                    continue;
-                }
-                refuse("the loop over " + st.var + " is neither a reduction nor an output write" + at_line(in.line));
-            }
-        };
-        run(st.body, nullptr, true);
-        for (const auto& [flag, cond] : flag_reads) {
-            auto f = flags_set.find(flag);
-            if (f == flags_set.end() || f->second != cond)
-                refuse("the update reading " + flag + " runs " + (cond.empty() ? "always" : "where " + cond) +
-                       ", and the loop over " + st.var + " does not set " + flag + " under that condition" +
-                       at_line(st.line));
-        }
-        for (const auto& [flag, cond] : flags_set) {
-            cx.flags[flag] = cond;
-            s.ilets.erase(flag);
-        }
-        if (!out.empty()) {
-            ExprPtr value = guarded ? simplify(cell) : cell;
-            if (mentions(value, kUnwritten))
-                refuse("writes " + out + " under a condition only, leaving its other elements unwritten" +
-                       at_line(write_line));
-            if (!last) {
-                s.stored[out] = {ls.row, ls.col, value};
-                for (auto& j : new_stats) cx.stats.push_back(j);
-                continue;
-            }
-            ExprPtr map = rewritten(value, ls, write_line);
-            if (guarded) map = simplify(map);
-            if (!new_stats.empty()) {
-                // A running combine written at each element: a scan.
-                if (new_stats.size() != 1 || !cx.stats.empty() || *start != 0 || guarded)
-                    refuse("the loop over " + st.var + " writes " + out +
-                           " while reducing: only one running combine from the identity, without conditions, is a scan" +
-                           at_line(write_line));
-                json j = {{"op", cx.by_rows ? "row_scan" : "col_scan"},
-                          {"layout", layout()},
-                          {"stats", new_stats},
-                          {"map", nest::to_text(map)},
-                          {"output", out}};
-                return {j, cx.by_rows ? "a running combine along each row" : "a running combine down each column"};
-            }
-            if (cx.stats.empty() && cx.by_rows && cx.exits.empty()) {
-                // No reduction: a map of each element and the row's own operands (t[r], a row pointer's reads).
-                json j = {{"op", "elementwise"}, {"layout", layout()}, {"map", nest::to_text(map)}, {"output", out}};
-                return {j, "every element of the row, from per-row operands"};
-            }
-            if (cx.stats.empty())
-                refuse("writes every element of the " + std::string(along) + " without a reduction first" +
-                       at_line(write_line));
-            if (!cx.by_rows)
-                refuse("normalises each column (only rows are normalised by an op class)" + at_line(write_line));
-            check_exits(cx, map, out);
-            json j = {{"op", "row_normalize"},
-                      {"layout", layout()},
-                      {"stats", cx.stats},
-                      {"map", nest::to_text(map)},
-                      {"output", out}};
-            return {j, cx.exits.empty() ? "reductions over each row, then every element of the row"
-                                        : "reductions over each row, then every element of the row, with an exit "
-                                          "for the rows where a flag stays false"};
-        }
-        if (new_stats.empty()) refuse("the loop over " + st.var + " neither reduces nor writes" + at_line(st.line));
-        for (auto& j : new_stats) cx.stats.push_back(j);
+        if (std::optional<Derived> d = AlongLoop(outer, st, last, s, cx).read()) return *d;
     }
     refuse("the loop over " + outer.var + " writes no output" + at_line(outer.line));
 }
