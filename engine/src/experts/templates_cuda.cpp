@@ -175,44 +175,100 @@ TemplateKernel cuda_map(const Task& task, const Computation& c, const std::strin
  * row of at most TPR * VEC * CACHE elements, the row's tensors are read from memory once into
  * registers (CACHE vectors per thread and tensor) and every pass reads them there; a longer
  * row is read from memory in each pass.
+ *
+ * The instance is planned once (what is cached, what the last stat's pass keeps for the map,
+ * whether the max and the sum go in one pass), then written section by section.
  */
-TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const std::string& variant, int cache) {
-    const std::string T = element_type(task, c);
-    const bool f32 = is_fp32(task, c);
-    const bool online = is_online_max_sum(c);
-    // The map's divisions by a row's stat as products by its reciprocal, computed once per row.
-    std::set<std::string> stat_names;
-    for (const auto& st : c.stats) stat_names.insert(st.name);
-    const ComputeExpr map = c.per_row_output() ? c.map : c.map.with_reciprocals(stat_names, "kf_rcp_");
-    // A costly part of the map that the last stat's map computes too (a softmax's exp(x - m)):
-    // on a cached row, that stat's pass keeps its values in registers (kf_e) for the map's pass.
-    ComputeExpr shared;
-    if (!c.per_row_output() && !c.stats.empty())
-        for (const auto& e : map.subexpressions()) {
-            if (e.is_name() || !costly(e) || !c.stats.back().map.contains(e)) continue;
-            const auto ts = tensors_in(e, c);
-            if (std::any_of(ts.begin(), ts.end(), [&c](const std::string& n) { return c.inputs.at(n) != Indexing::PerRow; })) {
-                shared = e;
-                break;
+class RowsKernel {
+public:
+    RowsKernel(const Task& task, const Computation& c, int tpr, const std::string& variant, int cache)
+        : task_(task), c_(c), tpr_(tpr), variant_(variant), cache_(cache), T_(element_type(task, c)), f32_(is_fp32(task, c)),
+          online_(is_online_max_sum(c)) {
+        // The map's divisions by a row's stat as products by its reciprocal, computed once per row.
+        for (const auto& st : c.stats) stat_names_.insert(st.name);
+        map_ = c.per_row_output() ? c.map : c.map.with_reciprocals(stat_names_, "kf_rcp_");
+        shared_ = shared_part();
+        // A block per row reading it in three passes (two stats, then the map) keeps 4 blocks a
+        // multiprocessor: with more, the rows in flight outgrew L2 between the passes (softmax
+        // 1.19x at 4 against 0.90x unlimited, layernorm 1.09x against 1.02x; docs/benchmarks.md).
+        resident_ = variant == "block" && !c.per_row_output() && c.stats.size() >= 2 ? 4 : 0;
+        // With ONLINE, a softmax's sum is taken in the max's pass, against a running max: its
+        // terms are not the map's, so the registers are filled only without it.
+        shared_without_online_ = online_ && c.stats.size() == 2;
+        vec_ = resolver(task, c, T_, [&c](const std::string& n) -> std::string {
+            return c.inputs.at(n) == Indexing::PerRow ? "kf_row_" + n : "kf_v_" + n + ".v[kf_k]";
+        });
+        vec_shared_ = [vec = vec_](const std::string& n) { return n == "kf_shared" ? std::string("kf_e[kf_j].v[kf_k]") : vec(n); };
+        row_only_ = resolver(task, c, T_, [](const std::string& n) { return "kf_row_" + n; });
+        cached_ = cached_tensors();
+    }
+
+    TemplateKernel kernel() {
+        write_tunables();
+        write_group_reduce();
+        if (online_) write_online_group_reduce();
+        write_kernel_head();
+        write_stats();
+        write_output();
+        write_entry();
+        const bool online = online_;
+        const std::string& variant = variant_;
+        const std::string src = with_fast_exp(os_.str());
+        const bool fast_exp = src.find("FAST_EXP") != std::string::npos;
+        return {"rows-group/" + variant, "template/rows-group",
+                "rows in groups of TPR threads (" + variant + " by default), VEC-wide loads, shuffle reductions, rows cached in registers "
+                "up to TPR * VEC * CACHE elements" +
+                    std::string(online ? ", the max and the sum of exp(. - max) in one pass (an online softmax)" : "") +
+                    (shared_.empty() ? "" : ", on a cached row " + shared_.text() + " computed once") +
+                    " (tunables: BLOCK, TPR, VEC, CACHE, UNROLL, RESIDENT" + (online ? ", ONLINE" : "") + (fast_exp ? ", FAST_EXP" : "") + ")",
+                src};
+    }
+
+private:
+    /**
+     * A costly part of the map that the last stat's map computes too (a softmax's exp(x - m)):
+     * on a cached row, that stat's pass keeps its values in registers (kf_e) for the map's pass.
+     */
+    ComputeExpr shared_part() const {
+        const Computation& c = c_;
+        if (!c.per_row_output() && !c.stats.empty())
+            for (const auto& e : map_.subexpressions()) {
+                if (e.is_name() || !costly(e) || !c.stats.back().map.contains(e)) continue;
+                const auto ts = tensors_in(e, c);
+                if (std::any_of(ts.begin(), ts.end(), [&c](const std::string& n) { return c.inputs.at(n) != Indexing::PerRow; }))
+                    return e;
             }
-        }
-    // A block per row reading it in three passes (two stats, then the map) keeps 4 blocks a
-    // multiprocessor: with more, the rows in flight outgrew L2 between the passes (softmax
-    // 1.19x at 4 against 0.90x unlimited, layernorm 1.09x against 1.02x; docs/benchmarks.md).
-    const int resident = variant == "block" && !c.per_row_output() && c.stats.size() >= 2 ? 4 : 0;
-    // With ONLINE, a softmax's sum is taken in the max's pass, against a running max: its
-    // terms are not the map's, so the registers are filled only without it.
-    const bool shared_without_online = online && c.stats.size() == 2;
-    // A sum s of exp(. - m) moved to the max mn >= m; as it is where m is mn (both -inf included).
-    auto rescaled = [&](const std::string& s_, const std::string& m, const std::string& mn) {
-        return m + " == " + mn + " ? " + s_ + " : " + s_ + " * " + (f32 ? "expf" : "exp") + "(" + m + " - " + mn + ")";
-    };
-    auto vec = resolver(task, c, T, [&c](const std::string& n) -> std::string {
-        return c.inputs.at(n) == Indexing::PerRow ? "kf_row_" + n : "kf_v_" + n + ".v[kf_k]";
-    });
-    auto vec_shared = [vec](const std::string& n) { return n == "kf_shared" ? std::string("kf_e[kf_j].v[kf_k]") : vec(n); };
-    auto row_only = resolver(task, c, T, [](const std::string& n) { return "kf_row_" + n; });
-    auto loads = [&](const ComputeExpr& e, const std::string& indent) {
+        return ComputeExpr();
+    }
+
+    /**
+     * The row's tensors read in any pass: in registers when the row is cached. A per-column
+     * tensor (a LayerNorm's gamma) is the same for every row and stays in L1/L2; it is read in
+     * each pass that uses it, so that the registers hold the row alone. Holding gamma and beta
+     * too, layernorm's cached instance took 82 registers a thread, one block of 512 a
+     * multiprocessor, and ran at 69% of the bound; without them 51 registers, two blocks, 105%
+     * (docs/benchmarks.md).
+     */
+    std::vector<std::string> cached_tensors() const {
+        const Computation& c = c_;
+        std::vector<std::string> cached;
+        auto cache_of = [&](const ComputeExpr& e) {
+            for (const auto& n : tensors_in(e, c))
+                if (c.inputs.at(n) == Indexing::Full && std::find(cached.begin(), cached.end(), n) == cached.end()) cached.push_back(n);
+        };
+        for (const auto& s : c.stats) cache_of(s.map);
+        if (!c.per_row_output()) cache_of(map_);
+        return cached;
+    }
+
+    /** A sum s of exp(. - m) moved to the max mn >= m; as it is where m is mn (both -inf included). */
+    std::string rescaled(const std::string& s_, const std::string& m, const std::string& mn) const {
+        return m + " == " + mn + " ? " + s_ + " : " + s_ + " * " + (f32_ ? "expf" : "exp") + "(" + m + " - " + mn + ")";
+    }
+
+    /** The vector loads of e's tensors at the row's column kf_c. */
+    std::string loads(const ComputeExpr& e, const std::string& indent) const {
+        const Computation& c = c_;
         std::string s;
         for (const auto& n : tensors_in(e, c)) {
             Indexing ix = c.inputs.at(n);
@@ -221,23 +277,15 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
                  " + kf_c);\n";
         }
         return s;
-    };
-    // The row's tensors read in any pass: in registers when the row is cached. A per-column
-    // tensor (a LayerNorm's gamma) is the same for every row and stays in L1/L2; it is read in
-    // each pass that uses it, so that the registers hold the row alone. Holding gamma and beta
-    // too, layernorm's cached instance took 82 registers a thread, one block of 512 a
-    // multiprocessor, and ran at 69% of the bound; without them 51 registers, two blocks, 105%
-    // (docs/benchmarks.md).
-    std::vector<std::string> cached;
-    auto cache_of = [&](const ComputeExpr& e) {
-        for (const auto& n : tensors_in(e, c))
-            if (c.inputs.at(n) == Indexing::Full && std::find(cached.begin(), cached.end(), n) == cached.end()) cached.push_back(n);
-    };
-    for (const auto& s : c.stats) cache_of(s.map);
-    if (!c.per_row_output()) cache_of(map);
-    // A pass over the row: from the registers when cached (of the tensors of `ce`, by
-    // `cached_body`), else a strided loop of loads (of the tensors of `e`, by `body`).
-    auto pass_split = [&](const ComputeExpr& e, const std::string& body, const std::vector<ComputeExpr>& ce, const std::string& cached_body) {
+    }
+
+    /**
+     * A pass over the row: from the registers when cached (of the tensors of `ce`, by
+     * `cached_body`), else a strided loop of loads (of the tensors of `e`, by `body`).
+     */
+    std::string pass_split(const ComputeExpr& e, const std::string& body, const std::vector<ComputeExpr>& ce,
+                           const std::string& cached_body) const {
+        const Computation& c = c_;
         std::string s = "        if (kf_active) {\n"
                         "            if constexpr (CACHED) {\n"
                         "#pragma unroll\n"
@@ -263,45 +311,64 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
              "            }\n"
              "        }\n";
         return s;
-    };
-    auto pass = [&](const ComputeExpr& e, const std::string& body) { return pass_split(e, body, {e}, body); };
-    std::ostringstream os;
-    os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
-       << header_comment("Rows (CUDA): TPR threads per row, VEC-wide loads, warp-shuffle (and shared-memory) reductions.", c)
-       << "\n#define BLOCK " << std::max(256, tpr) << "  // @kf tunable values(64, 128, 256, 512, 1024)\n"
-       << "#define TPR " << tpr << (tpr < 100 ? "     " : "    ") << "// @kf tunable values(8, 16, 32, 64, 128, 256, 512, 1024)\n"
-       << "#define VEC " << (f32 ? 4 : 2) << "      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
-       << "#define CACHE " << cache << "    // @kf tunable values(0, 1, 2, 4, 8)\n"
-       << "// UNROLL: iterations of a pass over a row from memory unrolled, their loads in flight together (0: the compiler's choice).\n"
-       << "#define UNROLL 0   // @kf tunable values(0, 1, 2, 4)\n"
-       << "// RESIDENT: at most this many blocks per multiprocessor, striding over the rows (0: a block per row group).\n"
-       << "// Fewer rows in flight keep a row that is read in several passes in L2 between them.\n"
-       << "#define RESIDENT " << resident << "   // @kf tunable values(0, 2, 4, 6, 8)\n";
-    // One pass for the max and the sum measured faster on a row per warp (a pass less over a
-    // row that no longer sits in L2), slower on a row per block (docs/benchmarks.md).
-    if (online)
-        os << "// ONLINE: the max and the sum of exp(. - max) in one pass over the row.\n"
-           << "#define ONLINE " << (tpr <= 32 ? 1 : 0) << "   // @kf tunable values(0, 1)\n";
-    os << "// @kf constraint TPR <= BLOCK\n\n"
-       << vector_helpers(T);
-    for (const auto& comb : computation_combines())
-        os << "struct KfComb_" << comb << " {\n    __device__ __forceinline__ " << T << " operator()(" << T << " a, " << T
-           << " b) const { return " << combine_expr(comb, "a", "b") << "; }\n};\n";
-    os << "\n// The combine of the TPR lanes of a row group: shuffles within a warp, shared memory across warps.\n"
-       << "template <class Op>\n__device__ __forceinline__ " << T << " kf_group_reduce(" << T << " v, " << T << "* smem) {\n"
-       << "#pragma unroll\n"
-       << "    for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v = Op()(v, __shfl_xor_sync(0xffffffffu, v, o));\n"
-       << "    if constexpr (TPR > 32) {\n"
-       << "        __syncthreads();\n"
-       << "        if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;\n"
-       << "        __syncthreads();\n"
-       << "        const int first = (threadIdx.x / TPR) * (TPR / 32);\n"
-       << "        v = smem[first];\n"
-       << "        for (int w = 1; w < TPR / 32; ++w) v = Op()(v, smem[first + w]);\n"
-       << "    }\n"
-       << "    return v;\n"
-       << "}\n\n";
-    if (online) {
+    }
+
+    std::string pass(const ComputeExpr& e, const std::string& body) const { return pass_split(e, body, {e}, body); }
+
+    /** The includes, the header comment, the tunables and the vector helpers. */
+    void write_tunables() {
+        const Computation& c = c_;
+        const std::string& T = T_;
+        const int tpr = tpr_;
+        const bool f32 = f32_;
+        std::ostringstream& os = os_;
+        os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
+           << header_comment("Rows (CUDA): TPR threads per row, VEC-wide loads, warp-shuffle (and shared-memory) reductions.", c)
+           << "\n#define BLOCK " << std::max(256, tpr) << "  // @kf tunable values(64, 128, 256, 512, 1024)\n"
+           << "#define TPR " << tpr << (tpr < 100 ? "     " : "    ") << "// @kf tunable values(8, 16, 32, 64, 128, 256, 512, 1024)\n"
+           << "#define VEC " << (f32 ? 4 : 2) << "      // @kf tunable values(1, 2" << (f32 ? ", 4" : "") << ")\n"
+           << "#define CACHE " << cache_ << "    // @kf tunable values(0, 1, 2, 4, 8)\n"
+           << "// UNROLL: iterations of a pass over a row from memory unrolled, their loads in flight together (0: the compiler's choice).\n"
+           << "#define UNROLL 0   // @kf tunable values(0, 1, 2, 4)\n"
+           << "// RESIDENT: at most this many blocks per multiprocessor, striding over the rows (0: a block per row group).\n"
+           << "// Fewer rows in flight keep a row that is read in several passes in L2 between them.\n"
+           << "#define RESIDENT " << resident_ << "   // @kf tunable values(0, 2, 4, 6, 8)\n";
+        // One pass for the max and the sum measured faster on a row per warp (a pass less over a
+        // row that no longer sits in L2), slower on a row per block (docs/benchmarks.md).
+        if (online_)
+            os << "// ONLINE: the max and the sum of exp(. - max) in one pass over the row.\n"
+               << "#define ONLINE " << (tpr <= 32 ? 1 : 0) << "   // @kf tunable values(0, 1)\n";
+        os << "// @kf constraint TPR <= BLOCK\n\n"
+           << vector_helpers(T);
+    }
+
+    /** The combines as functors, and kf_group_reduce: the combine of a row group's lanes. */
+    void write_group_reduce() {
+        const std::string& T = T_;
+        std::ostringstream& os = os_;
+        for (const auto& comb : computation_combines())
+            os << "struct KfComb_" << comb << " {\n    __device__ __forceinline__ " << T << " operator()(" << T << " a, " << T
+               << " b) const { return " << combine_expr(comb, "a", "b") << "; }\n};\n";
+        os << "\n// The combine of the TPR lanes of a row group: shuffles within a warp, shared memory across warps.\n"
+           << "template <class Op>\n__device__ __forceinline__ " << T << " kf_group_reduce(" << T << " v, " << T << "* smem) {\n"
+           << "#pragma unroll\n"
+           << "    for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v = Op()(v, __shfl_xor_sync(0xffffffffu, v, o));\n"
+           << "    if constexpr (TPR > 32) {\n"
+           << "        __syncthreads();\n"
+           << "        if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;\n"
+           << "        __syncthreads();\n"
+           << "        const int first = (threadIdx.x / TPR) * (TPR / 32);\n"
+           << "        v = smem[first];\n"
+           << "        for (int w = 1; w < TPR / 32; ++w) v = Op()(v, smem[first + w]);\n"
+           << "    }\n"
+           << "    return v;\n"
+           << "}\n\n";
+    }
+
+    /** kf_group_reduce_online: a row group's (max, sum) pairs, each sum rescaled to the larger max. */
+    void write_online_group_reduce() {
+        const std::string& T = T_;
+        std::ostringstream& os = os_;
         auto merge = [&](const std::string& mo, const std::string& so, const std::string& indent) {
             return indent + "{\n" + indent + "    const " + T + " kf_mn = m > " + mo + " ? m : " + mo + ";\n" + indent +
                    "    s = (" + rescaled("s", "m", "kf_mn") + ") + (" + rescaled(so, mo, "kf_mn") + ");\n" + indent +
@@ -330,144 +397,204 @@ TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const 
            << "    }\n"
            << "}\n\n";
     }
-    os << "// CACHED: the row (at most TPR * V * CACHE elements) is read once into registers.\n"
-       << "template <int V, bool CACHED>\n__global__ void __launch_bounds__(BLOCK) kf_rows_kernel(" << entry_params(task, Backend::Cuda)
-       << ", long long kf_rows, long long kf_cols) {\n"
-       << "    __shared__ " << T << " kf_smem[BLOCK / 32 > 0 ? BLOCK / 32 : 1];\n"
-       << "    (void)kf_smem;\n"
-       << (online ? "#if ONLINE\n    __shared__ " + T + " kf_smem2[BLOCK / 32 > 0 ? BLOCK / 32 : 1];\n#endif\n" : "")
-       << "    constexpr int kf_slots = CACHED && CACHE > 0 ? CACHE : 1;\n"
-       << "    constexpr int kf_unroll = UNROLL > 0 ? UNROLL : 1;  // #pragma unroll takes a constant, not a macro\n"
-       << "    (void)kf_unroll;\n"
-       << "    constexpr int kf_rpb = BLOCK / TPR;\n"
-       << "    const int kf_lane = threadIdx.x % TPR;\n"
-       << "    for (long long kf_r0 = static_cast<long long>(blockIdx.x) * kf_rpb; kf_r0 < kf_rows;\n"
-       << "         kf_r0 += static_cast<long long>(gridDim.x) * kf_rpb) {\n"
-       << "        const long long kf_r = kf_r0 + threadIdx.x / TPR;\n"
-       << "        const bool kf_active = kf_r < kf_rows;\n"
-       << "        const long long kf_base = kf_active ? kf_r * kf_cols : 0;\n"
-       << "        (void)kf_base;\n";
-    for (const auto& n : per_row_tensors(c))
-        os << "        const " << T << " kf_row_" << n << " = kf_active ? " << n << "[kf_r] : static_cast<" << T << ">(0);\n";
-    for (const auto& n : cached) os << "        KfVec<V> kf_reg_" << n << "[kf_slots];\n";
-    if (!shared.empty())
-        os << "        KfVec<V> kf_e[kf_slots];  // " << shared.text() << " at the row's elements (cached rows)\n"
-           << "        (void)kf_e;\n";
-    os << "        if constexpr (CACHED) {\n"
-       << "            if (kf_active) {\n"
-       << "#pragma unroll\n"
-       << "                for (int kf_j = 0; kf_j < kf_slots; ++kf_j) {\n"
-       << "                    const long long kf_c = (static_cast<long long>(kf_j) * TPR + kf_lane) * V;\n"
-       << "                    if (kf_c >= kf_cols) break;\n";
-    for (const auto& n : cached)
-        os << "                    kf_reg_" << n << "[kf_j] = kf_load<V>(" << n << " + kf_base + kf_c);\n";
-    os << "                }\n"
-       << "            }\n"
-       << "        }\n";
-    for (const auto& n : cached) os << "        (void)kf_reg_" << n << ";\n";
-    auto stat_pass = [&](const ComputationStat& s) {
+
+    /** The kernel's signature, its loop over the row groups, the row's per-row operands and, when cached, its registers. */
+    void write_kernel_head() {
+        const Computation& c = c_;
+        const std::string& T = T_;
+        std::ostringstream& os = os_;
+        os << "// CACHED: the row (at most TPR * V * CACHE elements) is read once into registers.\n"
+           << "template <int V, bool CACHED>\n__global__ void __launch_bounds__(BLOCK) kf_rows_kernel(" << entry_params(task_, Backend::Cuda)
+           << ", long long kf_rows, long long kf_cols) {\n"
+           << "    __shared__ " << T << " kf_smem[BLOCK / 32 > 0 ? BLOCK / 32 : 1];\n"
+           << "    (void)kf_smem;\n"
+           << (online_ ? "#if ONLINE\n    __shared__ " + T + " kf_smem2[BLOCK / 32 > 0 ? BLOCK / 32 : 1];\n#endif\n" : "")
+           << "    constexpr int kf_slots = CACHED && CACHE > 0 ? CACHE : 1;\n"
+           << "    constexpr int kf_unroll = UNROLL > 0 ? UNROLL : 1;  // #pragma unroll takes a constant, not a macro\n"
+           << "    (void)kf_unroll;\n"
+           << "    constexpr int kf_rpb = BLOCK / TPR;\n"
+           << "    const int kf_lane = threadIdx.x % TPR;\n"
+           << "    for (long long kf_r0 = static_cast<long long>(blockIdx.x) * kf_rpb; kf_r0 < kf_rows;\n"
+           << "         kf_r0 += static_cast<long long>(gridDim.x) * kf_rpb) {\n"
+           << "        const long long kf_r = kf_r0 + threadIdx.x / TPR;\n"
+           << "        const bool kf_active = kf_r < kf_rows;\n"
+           << "        const long long kf_base = kf_active ? kf_r * kf_cols : 0;\n"
+           << "        (void)kf_base;\n";
+        for (const auto& n : per_row_tensors(c))
+            os << "        const " << T << " kf_row_" << n << " = kf_active ? " << n << "[kf_r] : static_cast<" << T << ">(0);\n";
+        for (const auto& n : cached_) os << "        KfVec<V> kf_reg_" << n << "[kf_slots];\n";
+        if (!shared_.empty())
+            os << "        KfVec<V> kf_e[kf_slots];  // " << shared_.text() << " at the row's elements (cached rows)\n"
+               << "        (void)kf_e;\n";
+        os << "        if constexpr (CACHED) {\n"
+           << "            if (kf_active) {\n"
+           << "#pragma unroll\n"
+           << "                for (int kf_j = 0; kf_j < kf_slots; ++kf_j) {\n"
+           << "                    const long long kf_c = (static_cast<long long>(kf_j) * TPR + kf_lane) * V;\n"
+           << "                    if (kf_c >= kf_cols) break;\n";
+        for (const auto& n : cached_)
+            os << "                    kf_reg_" << n << "[kf_j] = kf_load<V>(" << n << " + kf_base + kf_c);\n";
+        os << "                }\n"
+           << "            }\n"
+           << "        }\n";
+        for (const auto& n : cached_) os << "        (void)kf_reg_" << n << ";\n";
+    }
+
+    /** One stat's pass over the row and its group reduce; the last stat's keeps the shared part for the map. */
+    void write_stat_pass(const ComputationStat& s) {
+        const Computation& c = c_;
+        const std::string& T = T_;
+        const bool f32 = f32_;
+        const ComputeExpr& shared = shared_;
         auto body = [&](const ComputeExpr& e, const std::string& keep) {
             return "#pragma unroll\n"
                    "                    for (int kf_k = 0; kf_k < V; ++kf_k) {\n" + keep +
-                   "                        const " + T + " kf_x = " + e.to_c(vec_shared, f32, true) + ";\n"
+                   "                        const " + T + " kf_x = " + e.to_c(vec_shared_, f32, true) + ";\n"
                    "                        kf_a_" + s.name + " = " + combine_expr(s.combine, "kf_a_" + s.name, "kf_x") + ";\n"
                    "                    }\n";
         };
         const bool keeps = !shared.empty() && &s == &c.stats.back();
         const ComputeExpr kept = keeps ? s.map.replaced(shared, "kf_shared") : s.map;
-        os << "        " << T << " kf_a_" << s.name << " = " << identity(s.combine, f32) << ";  // " << s.name << " = "
-           << s.combine << " over the row of " << s.map.text() << "\n"
-           << pass_split(s.map, body(s.map, ""), keeps ? std::vector<ComputeExpr>{kept, shared} : std::vector<ComputeExpr>{kept},
-                         body(kept, keeps ? "                        kf_e[kf_j].v[kf_k] = " + shared.to_c(vec, f32, true) + ";\n" : ""))
-           << "        " << T << " kf_s_" << s.name << " = kf_group_reduce<KfComb_" << s.combine << ">(kf_a_" << s.name
-           << ", kf_smem);\n";
-    };
-    for (std::size_t i = 0; i < c.stats.size(); ++i) {
-        if (!(online && i == 0)) {
-            stat_pass(c.stats[i]);
-            continue;
-        }
-        // The max m and the sum s of exp(e - m) in one pass: per vector, its max; where that
-        // raises the running max, the running sum is rescaled by exp(old - new) first.
+        os_ << "        " << T << " kf_a_" << s.name << " = " << identity(s.combine, f32) << ";  // " << s.name << " = "
+            << s.combine << " over the row of " << s.map.text() << "\n"
+            << pass_split(s.map, body(s.map, ""), keeps ? std::vector<ComputeExpr>{kept, shared} : std::vector<ComputeExpr>{kept},
+                          body(kept, keeps ? "                        kf_e[kf_j].v[kf_k] = " + shared.to_c(vec_, f32, true) + ";\n" : ""))
+            << "        " << T << " kf_s_" << s.name << " = kf_group_reduce<KfComb_" << s.combine << ">(kf_a_" << s.name
+            << ", kf_smem);\n";
+    }
+
+    /**
+     * The first two stats under ONLINE: the max m and the sum s of exp(e - m) in one pass: per
+     * vector, its max; where that raises the running max, the running sum is rescaled by
+     * exp(old - new) first. Without ONLINE, a pass each.
+     */
+    void write_online_stats() {
+        const Computation& c = c_;
+        const std::string& T = T_;
+        const bool f32 = f32_;
+        const auto& vec = vec_;
         const ComputationStat &mx = c.stats[0], &sm = c.stats[1];
         auto vec_running = [&](const std::string& n) { return n == mx.name ? "kf_a_" + mx.name : vec(n); };
         const std::string am = "kf_a_" + mx.name, as = "kf_a_" + sm.name;
-        os << "#if ONLINE\n"
-           << "        " << T << " " << am << " = " << identity("max", f32) << ";  // " << mx.name << " = max over the row of "
-           << mx.map.text() << "\n"
-           << "        " << T << " " << as << " = " << identity("sum", f32) << ";  // " << sm.name << " = sum over the row of "
-           << sm.map.text() << ", in the same pass\n"
-           << pass(sm.map, "                    " + T + " kf_cm = " + identity("max", f32) + ";\n"
-                           "#pragma unroll\n"
-                           "                    for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
-                           "                        const " + T + " kf_x = " + mx.map.to_c(vec, f32, true) + ";\n"
-                           "                        kf_cm = " + combine_expr("max", "kf_cm", "kf_x") + ";\n"
-                           "                    }\n"
-                           "                    const " + T + " kf_mn = " + combine_expr("max", am, "kf_cm") + ";\n"
-                           "                    " + as + " = " + rescaled(as, am, "kf_mn") + ";\n"
-                           "                    " + am + " = kf_mn;\n"
-                           "#pragma unroll\n"
-                           "                    for (int kf_k = 0; kf_k < V; ++kf_k) " + as + " = " + as + " + " +
-                           sm.map.to_c(vec_running, f32, true) + ";\n")
-           << "        " << T << " kf_s_" << mx.name << " = " << am << ", kf_s_" << sm.name << " = " << as << ";\n"
-           << "        kf_group_reduce_online(kf_s_" << mx.name << ", kf_s_" << sm.name << ", kf_smem, kf_smem2);\n"
-           << "#else\n";
-        stat_pass(mx);
-        stat_pass(sm);
-        os << "#endif\n";
-        ++i;
+        os_ << "#if ONLINE\n"
+            << "        " << T << " " << am << " = " << identity("max", f32) << ";  // " << mx.name << " = max over the row of "
+            << mx.map.text() << "\n"
+            << "        " << T << " " << as << " = " << identity("sum", f32) << ";  // " << sm.name << " = sum over the row of "
+            << sm.map.text() << ", in the same pass\n"
+            << pass(sm.map, "                    " + T + " kf_cm = " + identity("max", f32) + ";\n"
+                            "#pragma unroll\n"
+                            "                    for (int kf_k = 0; kf_k < V; ++kf_k) {\n"
+                            "                        const " + T + " kf_x = " + mx.map.to_c(vec, f32, true) + ";\n"
+                            "                        kf_cm = " + combine_expr("max", "kf_cm", "kf_x") + ";\n"
+                            "                    }\n"
+                            "                    const " + T + " kf_mn = " + combine_expr("max", am, "kf_cm") + ";\n"
+                            "                    " + as + " = " + rescaled(as, am, "kf_mn") + ";\n"
+                            "                    " + am + " = kf_mn;\n"
+                            "#pragma unroll\n"
+                            "                    for (int kf_k = 0; kf_k < V; ++kf_k) " + as + " = " + as + " + " +
+                            sm.map.to_c(vec_running, f32, true) + ";\n")
+            << "        " << T << " kf_s_" << mx.name << " = " << am << ", kf_s_" << sm.name << " = " << as << ";\n"
+            << "        kf_group_reduce_online(kf_s_" << mx.name << ", kf_s_" << sm.name << ", kf_smem, kf_smem2);\n"
+            << "#else\n";
+        write_stat_pass(mx);
+        write_stat_pass(sm);
+        os_ << "#endif\n";
     }
-    for (const auto& n : stat_names)
-        if (map.names().count("kf_rcp_" + n))
-            os << "        const " << T << " kf_rcp_" << n << " = static_cast<" << T << ">(1) / kf_s_" << n << ";\n";
-    if (c.per_row_output()) {
-        os << "        if (kf_active && kf_lane == 0) " << c.output << "[kf_r] = static_cast<" << T << ">("
-           << c.epilogue.to_c(row_only, f32, true) << ");\n";
-    } else {
+
+    /** The stats' passes, then the reciprocals of the stats the map divides by. */
+    void write_stats() {
+        const Computation& c = c_;
+        const std::string& T = T_;
+        for (std::size_t i = 0; i < c.stats.size(); ++i) {
+            if (!(online_ && i == 0)) {
+                write_stat_pass(c.stats[i]);
+                continue;
+            }
+            write_online_stats();
+            ++i;
+        }
+        for (const auto& n : stat_names_)
+            if (map_.names().count("kf_rcp_" + n))
+                os_ << "        const " << T << " kf_rcp_" << n << " = static_cast<" << T << ">(1) / kf_s_" << n << ";\n";
+    }
+
+    /** The row's value (per-row output), or the map's pass writing each element. */
+    void write_output() {
+        const Computation& c = c_;
+        const std::string& T = T_;
+        const bool f32 = f32_;
+        const ComputeExpr& map = map_;
+        const ComputeExpr& shared = shared_;
+        std::ostringstream& os = os_;
+        if (c.per_row_output()) {
+            os << "        if (kf_active && kf_lane == 0) " << c.output << "[kf_r] = static_cast<" << T << ">("
+               << c.epilogue.to_c(row_only_, f32, true) << ");\n";
+            return;
+        }
         auto body = [&](const ComputeExpr& e) {
             return "                    KfVec<V> kf_o;\n"
                    "#pragma unroll\n"
                    "                    for (int kf_k = 0; kf_k < V; ++kf_k) kf_o.v[kf_k] = static_cast<" + T + ">(" +
-                   e.to_c(vec_shared, f32, true) + ");\n"
+                   e.to_c(vec_shared_, f32, true) + ");\n"
                    "                    kf_store<V>(" + c.output + " + kf_base + kf_c, kf_o);\n";
         };
         const ComputeExpr kept = shared.empty() ? map : map.replaced(shared, "kf_shared");
-        if (!shared.empty() && shared_without_online)
+        if (!shared.empty() && shared_without_online_)
             os << "#if ONLINE\n" << pass(map, body(map)) << "#else\n" << pass_split(map, body(map), {kept}, body(kept)) << "#endif\n";
         else
             os << pass_split(map, body(map), {kept}, body(kept));
     }
-    os << "    }\n}\n\n"
-       << sm_count_function()
-       << entry_definition(task, Backend::Cuda) << " {\n"
-       << layout_consts(c)
-       << "    if (kf_rows <= 0) return;\n"
-       << "    // Vector loads need every row (and per-column tensor) to start on a VEC boundary.\n"
-       << "    bool kf_vec = kf_cols % VEC == 0;\n";
-    for (const auto& [n, ix] : c.inputs)
-        if (ix != Indexing::PerRow) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(*" << n << "));\n";
-    if (!c.per_row_output()) os << "    kf_vec = kf_vec && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
-    os << "    long long kf_grid = (kf_rows + BLOCK / TPR - 1) / (BLOCK / TPR);\n"
-       << "    if (kf_grid > 1048576) kf_grid = 1048576;\n"
-       << "    if (RESIDENT > 0 && kf_grid > static_cast<long long>(kf_sm_count()) * RESIDENT)\n"
-       << "        kf_grid = static_cast<long long>(kf_sm_count()) * RESIDENT;\n"
-       << "    // The row in registers where it fits in CACHE vectors per thread.\n"
-       << "    const bool kf_cached = CACHE > 0 && kf_cols <= static_cast<long long>(TPR) * (kf_vec ? VEC : 1) * CACHE;\n"
-       << "    const unsigned kf_g = static_cast<unsigned>(kf_grid);\n"
-       << "    if (kf_vec && kf_cached) kf_rows_kernel<VEC, true><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
-       << "    else if (kf_vec) kf_rows_kernel<VEC, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
-       << "    else if (kf_cached) kf_rows_kernel<1, true><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
-       << "    else kf_rows_kernel<1, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
-       << launch_check() << "}\n";
-    const std::string src = with_fast_exp(os.str());
-    const bool fast_exp = src.find("FAST_EXP") != std::string::npos;
-    return {"rows-group/" + variant, "template/rows-group",
-            "rows in groups of TPR threads (" + variant + " by default), VEC-wide loads, shuffle reductions, rows cached in registers "
-            "up to TPR * VEC * CACHE elements" +
-                std::string(online ? ", the max and the sum of exp(. - max) in one pass (an online softmax)" : "") +
-                (shared.empty() ? "" : ", on a cached row " + shared.text() + " computed once") +
-                " (tunables: BLOCK, TPR, VEC, CACHE, UNROLL, RESIDENT" + (online ? ", ONLINE" : "") + (fast_exp ? ", FAST_EXP" : "") + ")",
-            src};
+
+    /** The kernel's end and the entry point: vector loads where aligned, the grid, the cached or streamed instance. */
+    void write_entry() {
+        const Task& task = task_;
+        const Computation& c = c_;
+        const std::string& T = T_;
+        std::ostringstream& os = os_;
+        os << "    }\n}\n\n"
+           << sm_count_function()
+           << entry_definition(task, Backend::Cuda) << " {\n"
+           << layout_consts(c)
+           << "    if (kf_rows <= 0) return;\n"
+           << "    // Vector loads need every row (and per-column tensor) to start on a VEC boundary.\n"
+           << "    bool kf_vec = kf_cols % VEC == 0;\n";
+        for (const auto& [n, ix] : c.inputs)
+            if (ix != Indexing::PerRow) os << "    kf_vec = kf_vec && kf_aligned(" << n << ", VEC * sizeof(*" << n << "));\n";
+        if (!c.per_row_output()) os << "    kf_vec = kf_vec && kf_aligned(" << c.output << ", VEC * sizeof(" << T << "));\n";
+        os << "    long long kf_grid = (kf_rows + BLOCK / TPR - 1) / (BLOCK / TPR);\n"
+           << "    if (kf_grid > 1048576) kf_grid = 1048576;\n"
+           << "    if (RESIDENT > 0 && kf_grid > static_cast<long long>(kf_sm_count()) * RESIDENT)\n"
+           << "        kf_grid = static_cast<long long>(kf_sm_count()) * RESIDENT;\n"
+           << "    // The row in registers where it fits in CACHE vectors per thread.\n"
+           << "    const bool kf_cached = CACHE > 0 && kf_cols <= static_cast<long long>(TPR) * (kf_vec ? VEC : 1) * CACHE;\n"
+           << "    const unsigned kf_g = static_cast<unsigned>(kf_grid);\n"
+           << "    if (kf_vec && kf_cached) kf_rows_kernel<VEC, true><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
+           << "    else if (kf_vec) kf_rows_kernel<VEC, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
+           << "    else if (kf_cached) kf_rows_kernel<1, true><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
+           << "    else kf_rows_kernel<1, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols);\n"
+           << launch_check() << "}\n";
+    }
+
+    const Task& task_;
+    const Computation& c_;
+    const int tpr_;
+    const std::string variant_;
+    const int cache_;
+    const std::string T_;  ///< the element type
+    const bool f32_;
+    const bool online_;    ///< a softmax's max and sum: ONLINE takes them in one pass
+    std::set<std::string> stat_names_;
+    ComputeExpr map_;      ///< the map, its divisions by a stat as products by the stat's reciprocal
+    ComputeExpr shared_;   ///< the part of the map the last stat's pass keeps in registers (empty: none)
+    int resident_ = 0;
+    bool shared_without_online_ = false;
+    std::function<std::string(const std::string&)> vec_, vec_shared_, row_only_;
+    std::vector<std::string> cached_;  ///< the tensors a cached row holds in registers
+    std::ostringstream os_;
+};
+
+TemplateKernel cuda_rows(const Task& task, const Computation& c, int tpr, const std::string& variant, int cache) {
+    return RowsKernel(task, c, tpr, variant, cache).kernel();
 }
 
 /**
