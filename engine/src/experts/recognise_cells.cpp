@@ -202,111 +202,136 @@ Derived cells(const Stmt& outer, Scope s) {
 
 namespace {
 
-Derived cell_body(const Stmt& inner, Scope s, const std::string& out, const Poly& p, bool transpose,
-                  const json& layout) {
-    const Poly& rows = s.rows;
+/** One cell's statements read in order: what they write, the neighbours they read, the edge branch. */
+struct CellReader {
+    const Stmt& inner;
+    const std::string& out;
+    const Poly& p;
+    bool transpose;
+    const json& layout;
+    const Poly& rows;
+
+    CellReader(const Stmt& inner_, const std::string& out_, const Poly& p_, bool transpose_, const json& layout_,
+               const Poly& rows_)
+        : inner(inner_), out(out_), p(p_), transpose(transpose_), layout(layout_), rows(rows_) {}
 
     Offsets offsets, guarded, clamped;
-    s.cells = true;
-    s.offsets = &offsets;
-    s.guarded = &guarded;
-    s.clamped = &clamped;
     std::optional<std::string> border;
     std::optional<Edges> edges;
     int border_line = 0;
     long long unrolled = 0;
     std::optional<std::string> map;
-    // The cell's statements; a constant-bound loop (over neighbours) is unrolled.
-    std::function<void(const Block&, Scope&, bool)> run = [&](const Block& b, Scope& sc, bool in_loop) {
-        for (std::size_t k = 0; k < b.size(); ++k) {
-            const Stmt& st = b[k];
-            if (map) refuse("does more after writing " + out + at_line(st.line));
-            switch (st.kind) {
-                case Stmt::Kind::Decl:
-                    declare(st, sc);
-                    continue;
-                case Stmt::Kind::Assign:
-                    if (st.target->kind == Expr::Kind::Name) {
-                        if (!sc.lets.count(st.target->text))
-                            refuse("assigns " + st.target->text + " before giving it a value" + at_line(st.line));
-                        reassign(st, sc);
-                        continue;
-                    }
-                    if (in_loop || st.op != "=")
-                        refuse("writes " + st.target->text + " inside a loop or with " + st.op + at_line(st.line));
-                    if (auto [o, q] = access(st.target, sc); q != p)
-                        refuse("writes " + o + "[" + poly_text(q, sc.loop_vars) + "] besides " + out + "[" +
-                               poly_text(p, sc.loop_vars) + "]" + at_line(st.line));
-                    if (transpose) {
-                        Scope t = sc;
-                        t.cells = false;
-                        map = emit(st.value, t, st.line);
-                    } else {
-                        map = emit(st.value, sc, st.line);
-                    }
-                    continue;
-                case Stmt::Kind::If: {
-                    if (guarded_update(st, sc)) continue;
-                    bool with_continue =
-                        st.else_body.empty() && st.body.size() == 2 && st.body[1].kind == Stmt::Kind::Continue;
-                    const Stmt& w = st.body.empty() ? st : st.body[0];
-                    if (in_loop || border || (!with_continue && (st.else_body.empty() || st.body.size() != 1)) ||
-                        w.kind != Stmt::Kind::Assign || w.target->kind != Expr::Kind::Index || w.op != "=")
-                        refuse("has a branch other than one for the edge cells (if (edge) { " + out +
-                               "[...] = ...; continue; })" + at_line(st.line));
-                    if (access(w.target, sc).second != p)
-                        refuse("the edge branch writes elsewhere than " + out + "[" + poly_text(p, sc.loop_vars) + "]" +
-                               at_line(st.line));
-                    Scope bs = sc;
-                    bs.offsets = nullptr;
-                    bs.guarded = bs.clamped = nullptr;
-                    border = emit(w.value, bs, w.line);
-                    Edges e;
-                    edge_terms(st.cond, sc, rows, e, st.line);
-                    edges = e;
-                    border_line = st.line;
-                    if (!with_continue) run(st.else_body, sc, in_loop);
-                    continue;
-                }
-                case Stmt::Kind::For: {
-                    auto values = unrolled_values(st, sc, 4096);
-                    if (!values)
-                        refuse("the loop over " + st.var + " inside each cell runs to " + nest::to_text(st.bound) +
-                               ", not a constant (only loops over neighbours at constant offsets are unrolled)" +
-                               at_line(st.line));
-                    for (long long v : *values) {
-                        if (++unrolled > 4096)
-                            refuse("the loops inside each cell run too long to unroll" + at_line(st.line));
-                        Scope body = sc;
-                        body.fixed[st.var] = v;
-                        for (const Stmt& in : st.body) {
-                            if (in.kind == Stmt::Kind::Assign && in.target->kind == Expr::Kind::Name &&
-                                sc.lets.count(in.target->text)) {
-                                // acc += e: the running value, term by term.
-                                auto upd = reduction_update(in, in.target->text);
-                                if (!upd || upd->first != "sum")
-                                    refuse("accumulates " + in.target->text + " other than by a sum" +
-                                           at_line(in.line));
-                                ExprPtr sofar = sc.lets[in.target->text];
-                                ExprPtr term = subst(upd->second, body);
-                                auto zero = constant_value(sofar);
-                                sc.lets[in.target->text] = zero && *zero == 0 ? term : Expr::binary("+", sofar, term);
-                                body.lets[in.target->text] = sc.lets[in.target->text];
-                            } else {
-                                run({in}, body, true);
-                                for (const auto& [n, e] : body.lets)
-                                    if (sc.lets.count(n)) sc.lets[n] = e;
-                            }
-                        }
-                    }
-                    continue;
-                }
-                default:
-                    refuse("has a statement the recogniser does not know inside each cell" + at_line(st.line));
+
+    void run(const Block& b, Scope& sc, bool in_loop);
+    void assign(const Stmt& st, Scope& sc, bool in_loop);
+    void edge_branch(const Stmt& st, Scope& sc, bool in_loop);
+    void unroll(const Stmt& st, Scope& sc);
+    Derived result();
+    Derived elementwise();
+    Derived padded_stencil();
+    Derived edge_stencil(long long rr, long long rc);
+};
+
+// The cell's statements; a constant-bound loop (over neighbours) is unrolled.
+void CellReader::run(const Block& b, Scope& sc, bool in_loop) {
+    for (std::size_t k = 0; k < b.size(); ++k) {
+        const Stmt& st = b[k];
+        if (map) refuse("does more after writing " + out + at_line(st.line));
+        switch (st.kind) {
+            case Stmt::Kind::Decl:
+                declare(st, sc);
+                continue;
+            case Stmt::Kind::Assign:
+                assign(st, sc, in_loop);
+                continue;
+            case Stmt::Kind::If:
+                edge_branch(st, sc, in_loop);
+                continue;
+            case Stmt::Kind::For:
+                unroll(st, sc);
+                continue;
+            default:
+                refuse("has a statement the recogniser does not know inside each cell" + at_line(st.line));
+        }
+    }
+}
+
+void CellReader::assign(const Stmt& st, Scope& sc, bool in_loop) {
+    if (st.target->kind == Expr::Kind::Name) {
+        if (!sc.lets.count(st.target->text))
+            refuse("assigns " + st.target->text + " before giving it a value" + at_line(st.line));
+        reassign(st, sc);
+        return;
+    }
+    if (in_loop || st.op != "=")
+        refuse("writes " + st.target->text + " inside a loop or with " + st.op + at_line(st.line));
+    if (auto [o, q] = access(st.target, sc); q != p)
+        refuse("writes " + o + "[" + poly_text(q, sc.loop_vars) + "] besides " + out + "[" +
+               poly_text(p, sc.loop_vars) + "]" + at_line(st.line));
+    if (transpose) {
+        Scope t = sc;
+        t.cells = false;
+        map = emit(st.value, t, st.line);
+    } else {
+        map = emit(st.value, sc, st.line);
+    }
+}
+
+// if (edge) { out[...] = ...; continue; } (or an else with the inner cells' statements).
+void CellReader::edge_branch(const Stmt& st, Scope& sc, bool in_loop) {
+    if (guarded_update(st, sc)) return;
+    bool with_continue = st.else_body.empty() && st.body.size() == 2 && st.body[1].kind == Stmt::Kind::Continue;
+    const Stmt& w = st.body.empty() ? st : st.body[0];
+    if (in_loop || border || (!with_continue && (st.else_body.empty() || st.body.size() != 1)) ||
+        w.kind != Stmt::Kind::Assign || w.target->kind != Expr::Kind::Index || w.op != "=")
+        refuse("has a branch other than one for the edge cells (if (edge) { " + out + "[...] = ...; continue; })" +
+               at_line(st.line));
+    if (access(w.target, sc).second != p)
+        refuse("the edge branch writes elsewhere than " + out + "[" + poly_text(p, sc.loop_vars) + "]" +
+               at_line(st.line));
+    Scope bs = sc;
+    bs.offsets = nullptr;
+    bs.guarded = bs.clamped = nullptr;
+    border = emit(w.value, bs, w.line);
+    Edges e;
+    edge_terms(st.cond, sc, rows, e, st.line);
+    edges = e;
+    border_line = st.line;
+    if (!with_continue) run(st.else_body, sc, in_loop);
+}
+
+// A loop over neighbours at constant offsets, its body read once per value; acc += e sums term by term.
+void CellReader::unroll(const Stmt& st, Scope& sc) {
+    auto values = unrolled_values(st, sc, 4096);
+    if (!values)
+        refuse("the loop over " + st.var + " inside each cell runs to " + nest::to_text(st.bound) +
+               ", not a constant (only loops over neighbours at constant offsets are unrolled)" + at_line(st.line));
+    for (long long v : *values) {
+        if (++unrolled > 4096) refuse("the loops inside each cell run too long to unroll" + at_line(st.line));
+        Scope body = sc;
+        body.fixed[st.var] = v;
+        for (const Stmt& in : st.body) {
+            if (in.kind == Stmt::Kind::Assign && in.target->kind == Expr::Kind::Name && sc.lets.count(in.target->text)) {
+                // acc += e: the running value, term by term.
+                auto upd = reduction_update(in, in.target->text);
+                if (!upd || upd->first != "sum")
+                    refuse("accumulates " + in.target->text + " other than by a sum" + at_line(in.line));
+                ExprPtr sofar = sc.lets[in.target->text];
+                ExprPtr term = subst(upd->second, body);
+                auto zero = constant_value(sofar);
+                sc.lets[in.target->text] = zero && *zero == 0 ? term : Expr::binary("+", sofar, term);
+                body.lets[in.target->text] = sc.lets[in.target->text];
+            } else {
+                run({in}, body, true);
+                for (const auto& [n, e] : body.lets)
+                    if (sc.lets.count(n)) sc.lets[n] = e;
             }
         }
-    };
-    run(inner.body, s, false);
+    }
+}
+
+// What the cell computes, from what it wrote and how far it read.
+Derived CellReader::result() {
     if (!map) refuse("the cell writes no output" + at_line(inner.line));
     if (transpose) {
         if (border) refuse("a transpose with an edge branch" + at_line(border_line));
@@ -320,33 +345,43 @@ Derived cell_body(const Stmt& inner, Scope s, const std::string& out, const Poly
         rr = std::max(rr, di < 0 ? -di : di);
         rc = std::max(rc, dj < 0 ? -dj : dj);
     }
-    if (rr == 0 && rc == 0) {
-        if (border) refuse("an edge branch, but no neighbour is read" + at_line(border_line));
-        // Per-column and per-row operands (bias[c], scale[r]): the computation language reads a
-        // tensor of cols (rows) elements at the cell's column (row) by its name alone.
-        static const std::regex at_col("\\b([A-Za-z_][A-Za-z0-9_]*)\\[col\\(\\)\\]"), at_row("\\b([A-Za-z_][A-Za-z0-9_]*)\\[row\\(\\)\\]");
-        const std::string broadcast = std::regex_replace(std::regex_replace(*map, at_col, "$1"), at_row, "$1");
-        if (broadcast.find("row()") != std::string::npos || broadcast.find("col()") != std::string::npos)
-            refuse("reads at an index of the cell's position other than its row or its column, without reading a neighbour "
-                   "(only a stencil reads so)" +
-                   at_line(inner.line));
-        if (broadcast != *map)
-            return {json{{"op", "elementwise"}, {"layout", layout}, {"map", broadcast}, {"output", out}},
-                    "an elementwise nest with per-row or per-column operands"};
-        return {json{{"op", "elementwise"}, {"map", *map}, {"output", out}}, "an elementwise nest"};
-    }
-    if (!guarded.empty() || !clamped.empty()) {
-        std::string pad = guarded.empty() ? "clamp" : "zero";
-        if (!guarded.empty() && !clamped.empty())
-            refuse("reads some neighbours under a bounds check and others clamped" + at_line(inner.line));
-        if (border) refuse("an edge branch besides padded neighbour reads" + at_line(border_line));
-        for (const auto& [di, dj] : offsets)
-            if (di || dj)
-                refuse("reads a neighbour at (" + std::to_string(di) + ", " + std::to_string(dj) +
-                       ") without a bounds check or a clamp, the others padded" + at_line(inner.line));
-        return {json{{"op", "stencil"}, {"layout", layout}, {"map", *map}, {"pad", pad}, {"output", out}},
-                pad == "zero" ? "a stencil with zero padding" : "a stencil with clamped padding"};
-    }
+    if (rr == 0 && rc == 0) return elementwise();
+    if (!guarded.empty() || !clamped.empty()) return padded_stencil();
+    return edge_stencil(rr, rc);
+}
+
+Derived CellReader::elementwise() {
+    if (border) refuse("an edge branch, but no neighbour is read" + at_line(border_line));
+    // Per-column and per-row operands (bias[c], scale[r]): the computation language reads a
+    // tensor of cols (rows) elements at the cell's column (row) by its name alone.
+    static const std::regex at_col("\\b([A-Za-z_][A-Za-z0-9_]*)\\[col\\(\\)\\]"), at_row("\\b([A-Za-z_][A-Za-z0-9_]*)\\[row\\(\\)\\]");
+    const std::string broadcast = std::regex_replace(std::regex_replace(*map, at_col, "$1"), at_row, "$1");
+    if (broadcast.find("row()") != std::string::npos || broadcast.find("col()") != std::string::npos)
+        refuse("reads at an index of the cell's position other than its row or its column, without reading a neighbour "
+               "(only a stencil reads so)" +
+               at_line(inner.line));
+    if (broadcast != *map)
+        return {json{{"op", "elementwise"}, {"layout", layout}, {"map", broadcast}, {"output", out}},
+                "an elementwise nest with per-row or per-column operands"};
+    return {json{{"op", "elementwise"}, {"map", *map}, {"output", out}}, "an elementwise nest"};
+}
+
+// Neighbours read under a bounds check (zero padding) or clamped to the edges.
+Derived CellReader::padded_stencil() {
+    std::string pad = guarded.empty() ? "clamp" : "zero";
+    if (!guarded.empty() && !clamped.empty())
+        refuse("reads some neighbours under a bounds check and others clamped" + at_line(inner.line));
+    if (border) refuse("an edge branch besides padded neighbour reads" + at_line(border_line));
+    for (const auto& [di, dj] : offsets)
+        if (di || dj)
+            refuse("reads a neighbour at (" + std::to_string(di) + ", " + std::to_string(dj) +
+                   ") without a bounds check or a clamp, the others padded" + at_line(inner.line));
+    return {json{{"op", "stencil"}, {"layout", layout}, {"map", *map}, {"pad", pad}, {"output", out}},
+            pad == "zero" ? "a stencil with zero padding" : "a stencil with clamped padding"};
+}
+
+// Neighbours read as they are, the cells within their reach (rr rows, rc columns) written by the edge branch.
+Derived CellReader::edge_stencil(long long rr, long long rc) {
     if (!border)
         refuse("reads neighbours at offsets up to " + std::to_string(std::max(rr, rc)) +
                " without a branch for the edge cells, a bounds check or a clamp" + at_line(inner.line));
@@ -360,6 +395,17 @@ Derived cell_body(const Stmt& inner, Scope s, const std::string& out, const Poly
                std::to_string(rr) + " rows, " + std::to_string(rc) + " columns)" + at_line(border_line));
     return {json{{"op", "stencil"}, {"layout", layout}, {"map", *map}, {"border", *border}, {"output", out}},
             "a stencil with an edge branch"};
+}
+
+Derived cell_body(const Stmt& inner, Scope s, const std::string& out, const Poly& p, bool transpose,
+                  const json& layout) {
+    CellReader r(inner, out, p, transpose, layout, s.rows);
+    s.cells = true;
+    s.offsets = &r.offsets;
+    s.guarded = &r.guarded;
+    s.clamped = &r.clamped;
+    r.run(inner.body, s, false);
+    return r.result();
 }
 
 }  // namespace
