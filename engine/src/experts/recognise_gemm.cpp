@@ -1,6 +1,8 @@
 // The AST recogniser's matrix products (recognise_parts.h): a two-level nest over the output's
 // cells, each cell a sum over the inner dimension of a rows x inner and an inner x cols
 // factor, then the epilogue written at the cell.
+#include <array>
+
 #include <nlohmann/json.hpp>
 
 #include "recognise_parts.h"
@@ -60,15 +62,10 @@ bool is_product_nest(const Stmt& outer, const Scope& scope) {
     return false;
 }
 
-Derived gemm(const Stmt& outer, Scope s) {
-    from_zero(outer);
-    s.loop_vars.insert(outer.var);
-    for (std::size_t k = 0; k + 1 < outer.body.size(); ++k) declare(outer.body[k], s);
-    const Stmt& inner = outer.body.back();
-    from_zero(inner);
-    s.loop_vars.insert(inner.var);
+namespace {
 
-    // The cell: declarations, one accumulator from 0, the loop summing the product, the output write.
+/** A product's cell read in order: declarations, one accumulator from 0, the loop summing the product, the output write. */
+struct GemmCell {
     std::string acc;
     ExprPtr acc_init;
     int acc_line = 0;
@@ -77,6 +74,13 @@ Derived gemm(const Stmt& outer, Scope s) {
     std::string term_text;  // as written, for the refusals
     Scope ks;               // the scope of the sum's term
     const Stmt* write = nullptr;
+
+    void read(const Stmt& inner, Scope& s);
+    void read_sum(const Stmt& st, const Scope& s);
+    void check(const Stmt& inner) const;
+};
+
+void GemmCell::read(const Stmt& inner, Scope& s) {
     for (std::size_t q = 0; q < inner.body.size(); ++q) {
         const Stmt& st = inner.body[q];
         if (write) refuse("does more after writing " + write->target->text + at_line(st.line));
@@ -105,35 +109,7 @@ Derived gemm(const Stmt& outer, Scope s) {
             continue;
         }
         if (st.kind == Stmt::Kind::For) {
-            if (sum)
-                refuse("a second loop over " + st.var + " in each cell (lines " + std::to_string(sum->line) + " and " +
-                       std::to_string(st.line) + ")");
-            from_zero(st);
-            if (constant_bounds(st, s))
-                refuse("the loop over " + st.var + " inside each cell runs to a constant, not to the inner size" +
-                       at_line(st.line));
-            if (acc.empty())
-                refuse("the loop over " + st.var + " has no accumulator declared before it" + at_line(st.line));
-            sum = &st;
-            ks = s;
-            ks.loop_vars.insert(st.var);
-            for (std::size_t k = 0; k < st.body.size(); ++k) {
-                const Stmt& in = st.body[k];
-                if (in.kind == Stmt::Kind::Decl && k + 1 < st.body.size()) {
-                    declare(in, ks);
-                    continue;
-                }
-                auto upd = in.kind == Stmt::Kind::Assign && in.target->kind == Expr::Kind::Name &&
-                                   in.target->text == acc && k + 1 == st.body.size()
-                               ? reduction_update(in, acc)
-                               : std::nullopt;
-                if (!upd || upd->first != "sum")
-                    refuse("the loop over " + st.var + " is not one sum into the accumulator (" + acc + " += a * b)" +
-                           at_line(in.line));
-                term = subst(upd->second, ks);
-                term_text = nest::to_text(upd->second);
-            }
-            if (!term) refuse("the loop over " + st.var + " sums nothing" + at_line(st.line));
+            read_sum(st, s);
             continue;
         }
         if (st.kind == Stmt::Kind::Assign && st.target->kind == Expr::Kind::Index && st.op == "=" && sum) {
@@ -142,24 +118,68 @@ Derived gemm(const Stmt& outer, Scope s) {
         }
         refuse("the cell is neither an accumulator, a loop summing into it nor the output's write" + at_line(st.line));
     }
+}
+
+// The loop over the inner dimension: declarations, then acc += term as its last statement.
+void GemmCell::read_sum(const Stmt& st, const Scope& s) {
+    if (sum)
+        refuse("a second loop over " + st.var + " in each cell (lines " + std::to_string(sum->line) + " and " +
+               std::to_string(st.line) + ")");
+    from_zero(st);
+    if (constant_bounds(st, s))
+        refuse("the loop over " + st.var + " inside each cell runs to a constant, not to the inner size" +
+               at_line(st.line));
+    if (acc.empty()) refuse("the loop over " + st.var + " has no accumulator declared before it" + at_line(st.line));
+    sum = &st;
+    ks = s;
+    ks.loop_vars.insert(st.var);
+    for (std::size_t k = 0; k < st.body.size(); ++k) {
+        const Stmt& in = st.body[k];
+        if (in.kind == Stmt::Kind::Decl && k + 1 < st.body.size()) {
+            declare(in, ks);
+            continue;
+        }
+        auto upd = in.kind == Stmt::Kind::Assign && in.target->kind == Expr::Kind::Name && in.target->text == acc &&
+                           k + 1 == st.body.size()
+                       ? reduction_update(in, acc)
+                       : std::nullopt;
+        if (!upd || upd->first != "sum")
+            refuse("the loop over " + st.var + " is not one sum into the accumulator (" + acc + " += a * b)" +
+                   at_line(in.line));
+        term = subst(upd->second, ks);
+        term_text = nest::to_text(upd->second);
+    }
+    if (!term) refuse("the loop over " + st.var + " sums nothing" + at_line(st.line));
+}
+
+void GemmCell::check(const Stmt& inner) const {
     if (!sum) refuse("the cell sums nothing" + at_line(inner.line));
     if (!write) refuse("the cell writes no output" + at_line(inner.line));
     if (!acc_init) refuse(acc + " has no starting value" + at_line(acc_line));
     if (auto v = constant_value(acc_init); !v || *v != 0)
         refuse(acc + " starts at " + nest::to_text(acc_init) + ": a matrix product's sum starts at 0" +
                at_line(acc_line));
+}
 
-    // The term: a product of two reads, one indexed by the row and the sum, one by the sum and the column.
+/** The term: a product of two reads, one indexed by the row and the sum, one by the sum and the column. */
+std::array<Factor, 2> factors(const GemmCell& cell) {
+    const ExprPtr& term = cell.term;
     if (term->kind != Expr::Kind::Binary || term->text != "*" || term->args[0]->kind != Expr::Kind::Index ||
         term->args[1]->kind != Expr::Kind::Index)
-        refuse("sums " + term_text + ", not a product of two tensor reads" + at_line(sum->line));
-    Factor f[2];
+        refuse("sums " + cell.term_text + ", not a product of two tensor reads" + at_line(cell.sum->line));
+    std::array<Factor, 2> f;
     for (int i = 0; i < 2; ++i) {
-        auto [t, p] = access(term->args[i], ks);
-        f[i] = {t, p, t + "[" + poly_text(p, ks.loop_vars) + "]"};
+        auto [t, p] = access(term->args[i], cell.ks);
+        f[i] = {t, p, t + "[" + poly_text(p, cell.ks.loop_vars) + "]"};
     }
-    const Poly k = variable(sum->var);
-    const Poly inner_size = poly_or_refuse(sum->bound, s, "the bound");
+    return f;
+}
+
+/** Which loop indexes the rows and which the columns, from the factors' indices; a transposed factor is refused. */
+Product find_product(const Stmt& outer, const Stmt& inner, const Stmt& sum, const std::array<Factor, 2>& f,
+                     const Scope& s) {
+    const Poly k = variable(sum.var);
+    const Poly inner_size = poly_or_refuse(sum.bound, s, "the bound");
     std::optional<Product> found;
     for (const Stmt* r : {&outer, &inner}) {
         const Stmt* c = r == &outer ? &inner : &outer;
@@ -168,36 +188,53 @@ Derived gemm(const Stmt& outer, Scope s) {
         for (int first = 0; first < 2; ++first)
             if (f[first].at == left && f[1 - first].at == right) found = Product{r, c, first == 0};
     }
-    if (!found) {
-        for (const Stmt* r : {&outer, &inner}) {
-            const Stmt* c = r == &outer ? &inner : &outer;
-            Poly left = add(mul(variable(r->var), inner_size), k);
-            Poly transposed = add(mul(variable(c->var), inner_size), k);
-            for (int first = 0; first < 2; ++first)
-                if (f[first].at == left && f[1 - first].at == transposed)
-                    refuse("sums " + f[0].shown + " * " + f[1].shown + ": " + f[1 - first].shown +
-                           " is a transposed factor, and a gemm reads its inner x cols factor at [" + sum->var +
-                           " * cols + c]" + at_line(sum->line));
-        }
-        refuse("sums " + f[0].shown + " * " + f[1].shown + ", not a rows x inner factor [r * " +
-               nest::to_text(sum->bound) + " + " + sum->var + "] times an inner x cols factor [" + sum->var +
-               " * cols + c] of the loops over " + outer.var + " and " + inner.var + at_line(sum->line));
+    if (found) return *found;
+    for (const Stmt* r : {&outer, &inner}) {
+        const Stmt* c = r == &outer ? &inner : &outer;
+        Poly left = add(mul(variable(r->var), inner_size), k);
+        Poly transposed = add(mul(variable(c->var), inner_size), k);
+        for (int first = 0; first < 2; ++first)
+            if (f[first].at == left && f[1 - first].at == transposed)
+                refuse("sums " + f[0].shown + " * " + f[1].shown + ": " + f[1 - first].shown +
+                       " is a transposed factor, and a gemm reads its inner x cols factor at [" + sum.var +
+                       " * cols + c]" + at_line(sum.line));
     }
-    const Stmt& rs = *found->row;
-    const Stmt& cs = *found->col;
+    refuse("sums " + f[0].shown + " * " + f[1].shown + ", not a rows x inner factor [r * " + nest::to_text(sum.bound) +
+           " + " + sum.var + "] times an inner x cols factor [" + sum.var + " * cols + c] of the loops over " +
+           outer.var + " and " + inner.var + at_line(sum.line));
+}
+
+}  // namespace
+
+Derived gemm(const Stmt& outer, Scope s) {
+    from_zero(outer);
+    s.loop_vars.insert(outer.var);
+    for (std::size_t k = 0; k + 1 < outer.body.size(); ++k) declare(outer.body[k], s);
+    const Stmt& inner = outer.body.back();
+    from_zero(inner);
+    s.loop_vars.insert(inner.var);
+
+    GemmCell cell;
+    cell.read(inner, s);
+    cell.check(inner);
+    const std::array<Factor, 2> f = factors(cell);
+    const Product found = find_product(outer, inner, *cell.sum, f, s);
+    const Stmt& rs = *found.row;
+    const Stmt& cs = *found.col;
 
     // The epilogue: the sum and reads at the cell, per column or per row.
     s.row = rs.var;
     s.col = cs.var;
     s.cols = poly_or_refuse(cs.bound, s, "the bound");
+    const Stmt* write = cell.write;
     auto [out, p] = access(write->target, s);
     if (p != cell_index(s))
         refuse("writes " + out + "[" + poly_text(p, s.loop_vars) + "], not " + out + "[" +
                poly_text(cell_index(s), s.loop_vars) + "] of the product's rows and columns" + at_line(write->line));
     std::string map = emit(write->value, s, write->line);
-    const std::string& a = f[found->left_first ? 0 : 1].tensor;
-    const std::string& b = f[found->left_first ? 1 : 0].tensor;
-    return {gemm_json(rs.bound, cs.bound, sum->bound, acc, a, b, map, out), "a matrix product"};
+    const std::string& a = f[found.left_first ? 0 : 1].tensor;
+    const std::string& b = f[found.left_first ? 1 : 0].tensor;
+    return {gemm_json(rs.bound, cs.bound, cell.sum->bound, cell.acc, a, b, map, out), "a matrix product"};
 }
 
 namespace {
