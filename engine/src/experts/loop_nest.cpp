@@ -298,8 +298,8 @@ public:
     /** The expression of a cursor without conversions, parentheses or casts around it. */
     ExprPtr expr_stripped(CXCursor cur) {
         CXCursorKind k = c_.getCursorKind(cur);
-        auto e = std::make_shared<Expr>();
         if (auto operand = truncated_operand(cur)) {  // (int)v: v truncated toward zero
+            auto e = std::make_shared<Expr>();
             e->kind = Expr::Kind::Cast;
             e->text = unqualified(c_.getCanonicalType(c_.getCursorType(cur)));
             e->integer = true;
@@ -309,64 +309,16 @@ public:
         switch (k) {
             case CXCursor_IntegerLiteral:
             case CXCursor_FloatingLiteral:
-            case CXCursor_CXXBoolLiteralExpr: {
-                bool integer = k != CXCursor_FloatingLiteral;
-                auto v = evaluate(cur, integer);
-                if (!v) refuse(cur, "a literal that does not evaluate");
-                const bool single = c_.getCanonicalType(c_.getCursorType(cur)).kind == CXType_Float;
-                if (single) v = shortest_float(*v);
-                auto lit = std::make_shared<Expr>(*Expr::number(*v, integer));
-                lit->f32 = single;
-                return lit;
-            }
-            case CXCursor_DeclRefExpr: {
-                std::string n = str(c_.getCursorSpelling(cur));
-                if (params_.empty()) return Expr::name(n);
-                auto p = params_.back().find(n);
-                if (p == params_.back().end())
-                    refuse(cur, "a helper function reading " + n + ", neither a parameter nor one of its declarations");
-                return p->second;
-            }
-            case CXCursor_ArraySubscriptExpr: {
-                std::vector<CXCursor> ch = children(cur);
-                if (ch.size() != 2) refuse(cur, "an array read it cannot take apart");
-                CXCursor base = strip(ch[0]);
-                if (c_.getCursorKind(base) != CXCursor_DeclRefExpr)
-                    refuse(cur, "an array read of something else than a named pointer");
-                e->kind = Expr::Kind::Index;
-                e->text = str(c_.getCursorSpelling(base));
-                e->args = {expr(ch[1])};
-                return e;
-            }
-            case CXCursor_UnaryOperator: {
-                std::vector<CXCursor> ch = children(cur);
-                auto toks = tokens(cur);
-                if (ch.size() != 1 || toks.empty()) refuse(cur, "a unary operator it cannot take apart");
-                std::string op = toks.front().first;
-                if (op == "+") return expr(ch[0]);
-                if (op != "-" && op != "!")
-                    refuse(cur, "the operator " + (op == "++" || op == "--" ? op : toks.back().first) +
-                                    " inside an expression");
-                e->kind = Expr::Kind::Unary;
-                e->text = op;
-                e->args = {expr(ch[0])};
-                if (op == "-" && e->args[0]->kind == Expr::Kind::Number) {
-                    auto neg = std::make_shared<Expr>(*e->args[0]);
-                    neg->value = -neg->value;
-                    return neg;
-                }
-                return e;
-            }
-            case CXCursor_BinaryOperator: {
-                std::vector<CXCursor> ch = children(cur);
-                if (ch.size() != 2) refuse(cur, "a binary operator it cannot take apart");
-                std::string op = binary_operator(cur, ch[0]);
-                static const std::vector<std::string> known = {
-                    "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
-                if (std::find(known.begin(), known.end(), op) == known.end())
-                    refuse(cur, "the operator '" + op + "' inside an expression");
-                return Expr::binary(op, expr(ch[0]), expr(ch[1]));
-            }
+            case CXCursor_CXXBoolLiteralExpr:
+                return literal(cur, k != CXCursor_FloatingLiteral);
+            case CXCursor_DeclRefExpr:
+                return named(cur);
+            case CXCursor_ArraySubscriptExpr:
+                return array_read(cur);
+            case CXCursor_UnaryOperator:
+                return unary(cur);
+            case CXCursor_BinaryOperator:
+                return binary(cur);
             case CXCursor_UnaryExpr: {  // sizeof(T), alignof(T): an integer constant
                 bool integer = true;
                 auto v = evaluate(cur, integer);
@@ -376,64 +328,141 @@ public:
             case CXCursor_ConditionalOperator: {
                 std::vector<CXCursor> ch = children(cur);
                 if (ch.size() != 3) refuse(cur, "a conditional it cannot take apart");
+                auto e = std::make_shared<Expr>();
                 e->kind = Expr::Kind::Select;
                 e->args = {expr(ch[0]), expr(ch[1]), expr(ch[2])};
                 return e;
             }
-            case CXCursor_CallExpr: {
-                if (str(c_.getCursorSpelling(cur)) == "operator()") {  // a lambda of kf_solve, called
-                    std::vector<CXCursor> ch = children(cur);
-                    CXCursor callee = ch.empty() ? cur : strip(ch.front());
-                    const std::string f = str(c_.getCursorSpelling(callee));
-                    const int n = c_.cursorGetNumArguments(cur);
-                    auto l = lambdas_.find(f);
-                    if (c_.getCursorKind(callee) != CXCursor_DeclRefExpr || l == lambdas_.end() || n < 1)
-                        refuse(cur, "a call of operator() of " + (f.empty() ? std::string("something unnamed") : f) +
-                                        ", not a lambda declared in kf_solve");
-                    std::vector<CXCursor> args;
-                    for (int i = 1; i < n; ++i) args.push_back(c_.cursorGetArgument(cur, static_cast<unsigned>(i)));
-                    return inline_body(cur, f, l->second, args);
-                }
-                if (str(c_.getCursorSpelling(cur)) == "operator[]") {  // a std::vector's element
-                    std::vector<CXCursor> ch = children(cur);
-                    CXCursor base = ch.empty() ? cur : strip(ch.front());
-                    if (ch.size() != 3 || c_.getCursorKind(base) != CXCursor_DeclRefExpr)
-                        refuse(cur, "an element read of something else than a named vector");
-                    e->kind = Expr::Kind::Index;
-                    e->text = str(c_.getCursorSpelling(base));
-                    e->args = {expr(ch.back())};
-                    return e;
-                }
-                std::string f = str(c_.getCursorSpelling(cur));
-                int n = c_.cursorGetNumArguments(cur);
-                if (n == 0) {  // INFINITY (__builtin_inff), std::numeric_limits<T>::infinity() ...
-                    bool integer = false;
-                    if (auto v = evaluate(cur, integer)) return Expr::number(*v, integer);
-                }
-                std::string name = math_name(f);
-                if (f == "clamp" && n == 3) {  // std::clamp(v, lo, hi): min(max(v, lo), hi)
-                    auto arg = [&](int i) { return expr(c_.cursorGetArgument(cur, static_cast<unsigned>(i))); };
-                    auto call2 = [](const std::string& fn, ExprPtr a, ExprPtr b) {
-                        auto c = std::make_shared<Expr>();
-                        c->kind = Expr::Kind::Call;
-                        c->text = fn;
-                        c->args = {std::move(a), std::move(b)};
-                        return c;
-                    };
-                    return call2("min", call2("max", arg(0), arg(1)), arg(2));
-                }
-                if (name.empty() && helpers_.count(f)) return inline_call(cur, f, n);
-                if (name.empty()) refuse(cur, "a call of " + (f.empty() ? std::string("something unnamed") : f));
-                e->kind = Expr::Kind::Call;
-                e->text = name;
-                for (int i = 0; i < n; ++i)
-                    e->args.push_back(expr(c_.cursorGetArgument(cur, static_cast<unsigned>(i))));
-                return e;
-            }
+            case CXCursor_CallExpr:
+                return call(cur);
             default:
                 break;
         }
         refuse(cur, "the expression kind " + str(c_.getCursorKindSpelling(k)));
+    }
+
+    /** An integer, floating or bool literal, a float one at its shortest float spelling. */
+    ExprPtr literal(CXCursor cur, bool integer) {
+        auto v = evaluate(cur, integer);
+        if (!v) refuse(cur, "a literal that does not evaluate");
+        const bool single = c_.getCanonicalType(c_.getCursorType(cur)).kind == CXType_Float;
+        if (single) v = shortest_float(*v);
+        auto lit = std::make_shared<Expr>(*Expr::number(*v, integer));
+        lit->f32 = single;
+        return lit;
+    }
+
+    /** A name; inside an inlined helper, its parameter's or declaration's expression. */
+    ExprPtr named(CXCursor cur) {
+        std::string n = str(c_.getCursorSpelling(cur));
+        if (params_.empty()) return Expr::name(n);
+        auto p = params_.back().find(n);
+        if (p == params_.back().end())
+            refuse(cur, "a helper function reading " + n + ", neither a parameter nor one of its declarations");
+        return p->second;
+    }
+
+    ExprPtr array_read(CXCursor cur) {
+        std::vector<CXCursor> ch = children(cur);
+        if (ch.size() != 2) refuse(cur, "an array read it cannot take apart");
+        CXCursor base = strip(ch[0]);
+        if (c_.getCursorKind(base) != CXCursor_DeclRefExpr)
+            refuse(cur, "an array read of something else than a named pointer");
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::Index;
+        e->text = str(c_.getCursorSpelling(base));
+        e->args = {expr(ch[1])};
+        return e;
+    }
+
+    /** -e, !e (a negated number folded), +e as e; ++ and -- are refused. */
+    ExprPtr unary(CXCursor cur) {
+        std::vector<CXCursor> ch = children(cur);
+        auto toks = tokens(cur);
+        if (ch.size() != 1 || toks.empty()) refuse(cur, "a unary operator it cannot take apart");
+        std::string op = toks.front().first;
+        if (op == "+") return expr(ch[0]);
+        if (op != "-" && op != "!")
+            refuse(cur, "the operator " + (op == "++" || op == "--" ? op : toks.back().first) + " inside an expression");
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::Unary;
+        e->text = op;
+        e->args = {expr(ch[0])};
+        if (op == "-" && e->args[0]->kind == Expr::Kind::Number) {
+            auto neg = std::make_shared<Expr>(*e->args[0]);
+            neg->value = -neg->value;
+            return neg;
+        }
+        return e;
+    }
+
+    ExprPtr binary(CXCursor cur) {
+        std::vector<CXCursor> ch = children(cur);
+        if (ch.size() != 2) refuse(cur, "a binary operator it cannot take apart");
+        std::string op = binary_operator(cur, ch[0]);
+        static const std::vector<std::string> known = {"+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+        if (std::find(known.begin(), known.end(), op) == known.end())
+            refuse(cur, "the operator '" + op + "' inside an expression");
+        return Expr::binary(op, expr(ch[0]), expr(ch[1]));
+    }
+
+    /** A call: of a lambda of kf_solve (inlined), a vector's operator[], a constant, std::clamp, a helper or a math function. */
+    ExprPtr call(CXCursor cur) {
+        if (str(c_.getCursorSpelling(cur)) == "operator()") return lambda_call(cur);
+        if (str(c_.getCursorSpelling(cur)) == "operator[]") return vector_element(cur);
+        std::string f = str(c_.getCursorSpelling(cur));
+        int n = c_.cursorGetNumArguments(cur);
+        if (n == 0) {  // INFINITY (__builtin_inff), std::numeric_limits<T>::infinity() ...
+            bool integer = false;
+            if (auto v = evaluate(cur, integer)) return Expr::number(*v, integer);
+        }
+        std::string name = math_name(f);
+        if (f == "clamp" && n == 3) {  // std::clamp(v, lo, hi): min(max(v, lo), hi)
+            auto arg = [&](int i) { return expr(c_.cursorGetArgument(cur, static_cast<unsigned>(i))); };
+            auto call2 = [](const std::string& fn, ExprPtr a, ExprPtr b) {
+                auto c = std::make_shared<Expr>();
+                c->kind = Expr::Kind::Call;
+                c->text = fn;
+                c->args = {std::move(a), std::move(b)};
+                return c;
+            };
+            return call2("min", call2("max", arg(0), arg(1)), arg(2));
+        }
+        if (name.empty() && helpers_.count(f)) return inline_call(cur, f, n);
+        if (name.empty()) refuse(cur, "a call of " + (f.empty() ? std::string("something unnamed") : f));
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::Call;
+        e->text = name;
+        for (int i = 0; i < n; ++i) e->args.push_back(expr(c_.cursorGetArgument(cur, static_cast<unsigned>(i))));
+        return e;
+    }
+
+    /** A lambda of kf_solve, called: its body inlined. */
+    ExprPtr lambda_call(CXCursor cur) {
+        std::vector<CXCursor> ch = children(cur);
+        CXCursor callee = ch.empty() ? cur : strip(ch.front());
+        const std::string f = str(c_.getCursorSpelling(callee));
+        const int n = c_.cursorGetNumArguments(cur);
+        auto l = lambdas_.find(f);
+        if (c_.getCursorKind(callee) != CXCursor_DeclRefExpr || l == lambdas_.end() || n < 1)
+            refuse(cur, "a call of operator() of " + (f.empty() ? std::string("something unnamed") : f) +
+                            ", not a lambda declared in kf_solve");
+        std::vector<CXCursor> args;
+        for (int i = 1; i < n; ++i) args.push_back(c_.cursorGetArgument(cur, static_cast<unsigned>(i)));
+        return inline_body(cur, f, l->second, args);
+    }
+
+    /** A std::vector's element. */
+    ExprPtr vector_element(CXCursor cur) {
+        std::vector<CXCursor> ch = children(cur);
+        CXCursor base = ch.empty() ? cur : strip(ch.front());
+        if (ch.size() != 3 || c_.getCursorKind(base) != CXCursor_DeclRefExpr)
+            refuse(cur, "an element read of something else than a named vector");
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::Index;
+        e->text = str(c_.getCursorSpelling(base));
+        e->args = {expr(ch.back())};
+        return e;
     }
 
     /**
