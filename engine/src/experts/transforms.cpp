@@ -151,6 +151,140 @@ std::vector<std::string> statements(const std::string& text) {
 
 using util::trim;
 
+/** A replacement of src's [pos, pos + len) by text; applied from the last to the first. */
+struct Edit {
+    std::size_t pos, len;
+    std::string text;
+};
+
+/** A loop's body (inside its braces, or its one statement with the semicolon) from `b`, and where the loop ends. */
+std::string loop_body(const std::string& src, std::size_t b, std::size_t end, std::size_t& body_end) {
+    if (src[b] == '{') {
+        const std::size_t cl = closing(src, b);
+        body_end = cl + 1;
+        return src.substr(b + 1, cl - b - 1);
+    }
+    std::size_t semi = b;
+    int depth = 0;
+    for (; semi < end; ++semi) {
+        if (src[semi] == '(' || src[semi] == '[') ++depth;
+        if (src[semi] == ')' || src[semi] == ']') --depth;
+        if (src[semi] == ';' && depth == 0) break;
+    }
+    body_end = semi + 1;
+    return src.substr(b, semi - b + 1);
+}
+
+/** A reduction's last statement read: its accumulator, combine (sum, max, min) and value; a store leaves acc empty. */
+struct RowReduction {
+    std::string acc, combine, value;
+};
+
+/** The loop's statements: const definitions, then one reduction or store; a refusal when not. */
+std::optional<std::string> read_row_statement(const std::string& body, RowReduction& red) {
+    static const std::regex decl("\\s*const\\s+[A-Za-z_][\\w\\s]*\\s+\\w+\\s*=[\\s\\S]*");
+    static const std::regex add("\\s*(\\w+)\\s*\\+=([\\s\\S]+)");
+    static const std::regex minmax("\\s*(\\w+)\\s*=\\s*(fmaxf|fmax|max|fminf|fmin|min)\\s*\\(\\s*(\\w+)\\s*,([\\s\\S]+)\\)\\s*");
+    static const std::regex store("\\s*\\w+\\s*\\[[\\s\\S]+\\]\\s*=[^=][\\s\\S]*");
+    std::vector<std::string> st = statements(body);
+    if (st.empty()) return "an empty loop";
+    for (std::size_t k = 0; k + 1 < st.size(); ++k)
+        if (!std::regex_match(st[k], decl)) return "a loop body other than const definitions and one reduction or store";
+    const std::string& last = st.back();
+    std::smatch sm;
+    if (std::regex_match(last, sm, add)) {
+        red.acc = sm[1], red.combine = "sum", red.value = sm[2];
+    } else if (std::regex_match(last, sm, minmax) && sm[1] == sm[3]) {
+        red.acc = sm[1], red.value = sm[4];
+        red.combine = sm[2].str().find("max") != std::string::npos ? "max" : "min";
+    } else if (!std::regex_match(last, store)) {
+        return "the loop's statement is neither a reduction (acc += e, acc = fmaxf(acc, e)) nor a store";
+    }
+    return std::nullopt;
+}
+
+/**
+ * One loop over the row at `pos`: its head made to step by lanes, and after a reduction the
+ * warp's combine of the accumulator; a refusal when the loop is not one warp_rows knows.
+ */
+std::optional<std::string> warp_row_loop(const std::string& src, std::size_t pos, std::size_t body_from, std::size_t end,
+                                         std::vector<Edit>& edits) {
+    static const std::regex loop_head("for\\s*\\(\\s*(int|long long)\\s+(\\w+)\\s*=\\s*([^;]+);\\s*\\2\\s*<\\s*([^;]+);\\s*"
+                                      "(?:\\+\\+\\s*\\2|\\2\\s*\\+\\+|\\2\\s*\\+=\\s*1)\\s*\\)");
+    static const std::regex for_word("\\bfor\\b");
+    std::smatch lh;
+    const std::string rest = src.substr(pos, end - pos);
+    if (!std::regex_search(rest, lh, loop_head, std::regex_constants::match_continuous))
+        return "a loop that is not for (int c = start; c < end; ++c) over the row";
+    const std::string c = lh[2];
+    std::size_t b = pos + static_cast<std::size_t>(lh.length(0));
+    while (b < end && std::isspace(static_cast<unsigned char>(src[b]))) ++b;
+    std::size_t body_end;  // just past the loop
+    const std::string body = loop_body(src, b, end, body_end);
+    if (std::regex_search(body, for_word) || body.find("while") != std::string::npos) return "a nested loop over the row";
+    RowReduction red;
+    if (auto why = read_row_statement(body, red)) return why;
+    std::string after;
+    if (!red.acc.empty()) {
+        const std::string& acc = red.acc;
+        if (std::regex_search(red.value, std::regex("\\b" + acc + "\\b"))) return "the reduction into '" + acc + "' reads it";
+        std::smatch dm;
+        const std::string before = src.substr(body_from, pos - body_from);
+        const std::regex acc_decl("(float|double|int|long long)\\s+" + acc + "\\s*=\\s*([^;]+);");
+        if (!std::regex_search(before, dm, acc_decl)) return "the accumulator '" + acc + "' is not declared in the kernel";
+        static const std::regex zero("\\s*0(\\.0*)?[fF]?\\s*|\\s*0?\\.0+[fF]?\\s*");
+        if (red.combine == "sum" && !std::regex_match(dm[2].str(), zero))
+            return "the sum into '" + acc + "' does not start at 0: every lane would add its start";
+        const std::size_t line = src.rfind('\n', pos) + 1;  // the loop's own indentation
+        after = "\n" + src.substr(line, pos - line) + acc + " = kf_warp_" + red.combine + "(" + acc + ");";
+    }
+    edits.push_back({pos, static_cast<std::size_t>(lh.length(0)),
+                     "for (" + lh[1].str() + " " + c + " = (" + trim(lh[3].str()) + ") + kf_lane; " + c + " < " + trim(lh[4].str()) + "; " + c +
+                         " += 32)"});
+    if (!after.empty()) edits.push_back({body_end, 0, after});
+    return std::nullopt;
+}
+
+/** The kernel's launch given 32 threads per row; a refusal when its grid or block size does not allow it. */
+std::optional<std::string> warp_row_launch(const std::string& src, const std::string& kernel, const std::string& rows,
+                                           std::vector<Edit>& edits) {
+    const std::regex launch("\\b" + kernel + "\\s*<<<");
+    std::smatch lm;
+    if (!std::regex_search(src, lm, launch)) return "no launch of " + kernel;
+    const std::size_t lpos = static_cast<std::size_t>(lm.position(0) + lm.length(0)) - 3;
+    auto g = ceil_launch(src.substr(lpos), rows, true);
+    if (!g) return "the launch is not <<<(" + rows + " + block - 1) / block, block>>>";
+    const std::string block = g->block;
+    if (std::isdigit(static_cast<unsigned char>(block[0]))) {
+        if (std::stoll(block) % 32 != 0) return "the block size " + block + " is not a multiple of 32";
+    } else {
+        try {  // a tunable block size: every value must make whole warps
+            for (const auto& t : parse_tunables(src).params)
+                if (t.name == block)
+                    for (long long v : t.values)
+                        if (v % 32 != 0) return "the block size " + block + " may be " + std::to_string(v) + ", not a multiple of 32";
+        } catch (const Error&) {
+        }
+    }
+    edits.push_back({lpos, g->len,
+                     "<<<static_cast<unsigned>((static_cast<long long>(" + rows + ") * 32 + " + block + " - 1) / " + block + "), " + block});
+    return std::nullopt;
+}
+
+/** `out` with the warp shuffles' butterflies (kf_warp_sum, kf_warp_max, kf_warp_min) after its includes. */
+std::string with_warp_butterflies(std::string out) {
+    out.insert(after_includes(out),
+               std::string(after_includes(out) ? "\n" : "") +
+                   "// Butterflies of warp shuffles: every lane ends with the warp's sum, maximum or minimum.\n"
+                   "template <typename T> __device__ __forceinline__ T kf_warp_sum(T v) {\n"
+                   "    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n    return v;\n}\n"
+                   "template <typename T> __device__ __forceinline__ T kf_warp_max(T v) {\n"
+                   "    for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));\n    return v;\n}\n"
+                   "template <typename T> __device__ __forceinline__ T kf_warp_min(T v) {\n"
+                   "    for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));\n    return v;\n}\n");
+    return out;
+}
+
 /**
  * warp-rows: a kernel with a thread per row (`r = blockIdx.x * blockDim.x + threadIdx.x; if
  * (r >= rows) return;`) whose loops over the row are reductions (`acc += e`, `acc =
@@ -179,104 +313,18 @@ TransformResult warp_rows(const std::string& src) {
     const std::size_t end = brace == std::string::npos ? brace : closing(src, brace);
     if (end == std::string::npos || brace > at) return refuse("cannot find the kernel's body");
 
-    struct Edit {
-        std::size_t pos, len;
-        std::string text;
-    };
     std::vector<Edit> edits;
-    static const std::regex loop_head("for\\s*\\(\\s*(int|long long)\\s+(\\w+)\\s*=\\s*([^;]+);\\s*\\2\\s*<\\s*([^;]+);\\s*"
-                                      "(?:\\+\\+\\s*\\2|\\2\\s*\\+\\+|\\2\\s*\\+=\\s*1)\\s*\\)");
-    static const std::regex decl("\\s*const\\s+[A-Za-z_][\\w\\s]*\\s+\\w+\\s*=[\\s\\S]*");
-    static const std::regex add("\\s*(\\w+)\\s*\\+=([\\s\\S]+)");
-    static const std::regex minmax("\\s*(\\w+)\\s*=\\s*(fmaxf|fmax|max|fminf|fmin|min)\\s*\\(\\s*(\\w+)\\s*,([\\s\\S]+)\\)\\s*");
-    static const std::regex store("\\s*\\w+\\s*\\[[\\s\\S]+\\]\\s*=[^=][\\s\\S]*");
     const std::size_t body_from = static_cast<std::size_t>(m.position(0) + m.length(0));
     int loops = 0;
     static const std::regex for_word("\\bfor\\b");
     for (auto it = std::sregex_iterator(src.begin() + static_cast<long>(body_from), src.begin() + static_cast<long>(end), for_word);
          it != std::sregex_iterator(); ++it) {
         const std::size_t pos = body_from + static_cast<std::size_t>(it->position(0));
-        std::smatch lh;
-        const std::string rest = src.substr(pos, end - pos);
-        if (!std::regex_search(rest, lh, loop_head, std::regex_constants::match_continuous))
-            return refuse("a loop that is not for (int c = start; c < end; ++c) over the row");
-        const std::string c = lh[2];
-        std::size_t b = pos + static_cast<std::size_t>(lh.length(0));
-        while (b < end && std::isspace(static_cast<unsigned char>(src[b]))) ++b;
-        std::size_t body_end;  // just past the loop
-        std::string body;
-        if (src[b] == '{') {
-            const std::size_t cl = closing(src, b);
-            body = src.substr(b + 1, cl - b - 1);
-            body_end = cl + 1;
-        } else {
-            std::size_t semi = b;
-            int depth = 0;
-            for (; semi < end; ++semi) {
-                if (src[semi] == '(' || src[semi] == '[') ++depth;
-                if (src[semi] == ')' || src[semi] == ']') --depth;
-                if (src[semi] == ';' && depth == 0) break;
-            }
-            body = src.substr(b, semi - b + 1);
-            body_end = semi + 1;
-        }
-        if (std::regex_search(body, for_word) || body.find("while") != std::string::npos) return refuse("a nested loop over the row");
-        std::vector<std::string> st = statements(body);
-        if (st.empty()) return refuse("an empty loop");
-        for (std::size_t k = 0; k + 1 < st.size(); ++k)
-            if (!std::regex_match(st[k], decl)) return refuse("a loop body other than const definitions and one reduction or store");
-        const std::string& last = st.back();
-        std::smatch sm;
-        std::string acc, combine, value;
-        if (std::regex_match(last, sm, add)) {
-            acc = sm[1], combine = "sum", value = sm[2];
-        } else if (std::regex_match(last, sm, minmax) && sm[1] == sm[3]) {
-            acc = sm[1], value = sm[4];
-            combine = sm[2].str().find("max") != std::string::npos ? "max" : "min";
-        } else if (!std::regex_match(last, store)) {
-            return refuse("the loop's statement is neither a reduction (acc += e, acc = fmaxf(acc, e)) nor a store");
-        }
-        std::string after;
-        if (!acc.empty()) {
-            if (std::regex_search(value, std::regex("\\b" + acc + "\\b"))) return refuse("the reduction into '" + acc + "' reads it");
-            std::smatch dm;
-            const std::string before = src.substr(body_from, pos - body_from);
-            const std::regex acc_decl("(float|double|int|long long)\\s+" + acc + "\\s*=\\s*([^;]+);");
-            if (!std::regex_search(before, dm, acc_decl)) return refuse("the accumulator '" + acc + "' is not declared in the kernel");
-            static const std::regex zero("\\s*0(\\.0*)?[fF]?\\s*|\\s*0?\\.0+[fF]?\\s*");
-            if (combine == "sum" && !std::regex_match(dm[2].str(), zero))
-                return refuse("the sum into '" + acc + "' does not start at 0: every lane would add its start");
-            const std::size_t line = src.rfind('\n', pos) + 1;  // the loop's own indentation
-            after = "\n" + src.substr(line, pos - line) + acc + " = kf_warp_" + combine + "(" + acc + ");";
-        }
-        edits.push_back({pos, static_cast<std::size_t>(lh.length(0)),
-                         "for (" + lh[1].str() + " " + c + " = (" + trim(lh[3].str()) + ") + kf_lane; " + c + " < " + trim(lh[4].str()) + "; " + c +
-                             " += 32)"});
-        if (!after.empty()) edits.push_back({body_end, 0, after});
+        if (auto why = warp_row_loop(src, pos, body_from, end, edits)) return refuse(*why);
         ++loops;
     }
     if (loops == 0) return refuse("no loop over the row in the kernel");
-    // The launch: 32 threads per row.
-    const std::regex launch("\\b" + kernel + "\\s*<<<");
-    std::smatch lm;
-    if (!std::regex_search(src, lm, launch)) return refuse("no launch of " + kernel);
-    const std::size_t lpos = static_cast<std::size_t>(lm.position(0) + lm.length(0)) - 3;
-    auto g = ceil_launch(src.substr(lpos), rows, true);
-    if (!g) return refuse("the launch is not <<<(" + rows + " + block - 1) / block, block>>>");
-    const std::string block = g->block;
-    if (std::isdigit(static_cast<unsigned char>(block[0]))) {
-        if (std::stoll(block) % 32 != 0) return refuse("the block size " + block + " is not a multiple of 32");
-    } else {
-        try {  // a tunable block size: every value must make whole warps
-            for (const auto& t : parse_tunables(src).params)
-                if (t.name == block)
-                    for (long long v : t.values)
-                        if (v % 32 != 0) return refuse("the block size " + block + " may be " + std::to_string(v) + ", not a multiple of 32");
-        } catch (const Error&) {
-        }
-    }
-    edits.push_back({lpos, g->len,
-                     "<<<static_cast<unsigned>((static_cast<long long>(" + rows + ") * 32 + " + block + " - 1) / " + block + "), " + block});
+    if (auto why = warp_row_launch(src, kernel, rows, edits)) return refuse(*why);
     // The row index: one per warp.
     edits.push_back({at, src.find(';', at) - at,
                      "const int kf_lane = threadIdx.x & 31;\n    " + m[1].str() + type + " " + r + " = static_cast<" + type +
@@ -284,16 +332,7 @@ TransformResult warp_rows(const std::string& src) {
     std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.pos > b.pos; });
     std::string out = src;
     for (const auto& e : edits) out.replace(e.pos, e.len, e.text);
-    out.insert(after_includes(out),
-               std::string(after_includes(out) ? "\n" : "") +
-                   "// Butterflies of warp shuffles: every lane ends with the warp's sum, maximum or minimum.\n"
-                   "template <typename T> __device__ __forceinline__ T kf_warp_sum(T v) {\n"
-                   "    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n    return v;\n}\n"
-                   "template <typename T> __device__ __forceinline__ T kf_warp_max(T v) {\n"
-                   "    for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));\n    return v;\n}\n"
-                   "template <typename T> __device__ __forceinline__ T kf_warp_min(T v) {\n"
-                   "    for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));\n    return v;\n}\n");
-    return {out, {}};
+    return {with_warp_butterflies(out), {}};
 }
 
 /**
