@@ -1135,30 +1135,10 @@ TemplateKernel cuda_stencil_rows(const Task& task, const Computation& c) {
             "stencil along rows, 4 cells per thread from vector loads of the row and its halo (tunable: BLOCK)", os.str()};
 }
 
-/**
- * A 2-D stencil of small radii (rows and columns at most 4): a thread takes 4 consecutive cells
- * of a row and ITEMS consecutive rows. Where its warp's cells and their halo are inside, the
- * rows start on 4-element boundaries of aligned tensors and the group's rows and their halo
- * rows are inside, each row of each neighbour tensor comes in one vector load per thread,
- * the column halo from the neighbouring lanes (warp shuffles; the warp's first and last
- * lanes read theirs), each row is kept in registers for the ITEMS + 2 * row radius rows that
- * read it, and the 4 outputs of a row go out in one vector store. A padded stencil's window
- * takes the pad where it reaches outside (rows and halo columns clamped, or zeros), so every
- * whole warp of a whole group of rows is fast, at the edges too. Elsewhere cell by cell, the
- * edge cells from the border or the padded map. BLOCK threads (a multiple of 32) along the
- * row, groups of ITEMS rows over the grid's y (in rounds beyond 65535).
- */
-TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
-    const std::string T = element_type(task, c);
-    const bool f32 = is_fp32(task, c);
-    const int RR = c.radius_rows, R = c.radius_cols;
-    const std::string rr = std::to_string(RR), r = std::to_string(R), width = std::to_string(4 + 2 * R);
+/** The stencil-window source up to its kernel's fast path: includes, tunables, helpers, the warp's test. */
+std::string stencil_window_head(const Task& task, const Computation& c, const std::string& T) {
+    const std::string rr = std::to_string(c.radius_rows), r = std::to_string(c.radius_cols);
     const bool padded = !c.pad.empty();
-    const StencilCells sc = stencil_cells(task, c, T, f32);
-    const auto& neighbours = sc.neighbours;
-    const auto& cell = sc.cell;
-    const std::string& scalar_map = sc.scalar_map;
-    const std::string& edge = sc.edge;
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Stencil in a window of rows (CUDA): 4 cells of ITEMS rows per thread, a vector load per row, the halo by warp shuffles.", c)
@@ -1180,6 +1160,14 @@ TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
        << "        const long long kf_r0 = kf_g * ITEMS;\n"
        << (padded ? "        if (kf_warp_inner && kf_r0 + ITEMS <= kf_rows) {\n"
                   : "        if (kf_warp_inner && kf_r0 >= " + rr + " && kf_r0 + ITEMS + " + rr + " <= kf_rows) {\n");
+    return os.str();
+}
+
+/** Each neighbour tensor's window: ITEMS + 2 * RR rows of the thread's 4 cells and their halo, the halo by shuffles. */
+std::string stencil_window_loads(const Computation& c, const std::string& T, const std::set<std::string>& neighbours) {
+    const int RR = c.radius_rows, R = c.radius_cols;
+    const std::string rr = std::to_string(RR), r = std::to_string(R), width = std::to_string(4 + 2 * R);
+    std::ostringstream os;
     // The window's row kf_j of a neighbour tensor n (clamped, or zeros outside), and its halo at the warp's ends.
     auto window_row = [&](const std::string& n) -> std::string {
         if (c.pad == "clamp")
@@ -1225,6 +1213,15 @@ TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
         }
         os << "            }\n";
     }
+    return os.str();
+}
+
+/** The fast path's ITEMS rows of 4 cells, their neighbours from the windows, each row in one vector store. */
+std::string stencil_window_cells(const Computation& c, const std::string& T, bool f32, const StencilCells& sc) {
+    const int RR = c.radius_rows, R = c.radius_cols;
+    const auto& neighbours = sc.neighbours;
+    const auto& cell = sc.cell;
+    std::ostringstream os;
     os << "#pragma unroll\n"
        << "            for (int kf_it = 0; kf_it < ITEMS; ++kf_it) {\n"
        << "                const long long kf_r = kf_r0 + kf_it;\n"
@@ -1247,8 +1244,17 @@ TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
     os << "                kf_store<4>(" << c.output << " + kf_r * kf_cols + kf_c0, kf_out);\n"
        << "            }\n"
        << "            continue;\n"
-       << "        }\n"
-       << "        for (int kf_it = 0; kf_it < ITEMS; ++kf_it) {\n"
+       << "        }\n";
+    return os.str();
+}
+
+/** Elsewhere cell by cell: the inner cells from the map, the edge cells from the border or the padded map. */
+std::string stencil_window_cell_by_cell(const Computation& c, const std::string& T, const StencilCells& sc) {
+    const std::string rr = std::to_string(c.radius_rows), r = std::to_string(c.radius_cols);
+    const std::string& scalar_map = sc.scalar_map;
+    const std::string& edge = sc.edge;
+    std::ostringstream os;
+    os << "        for (int kf_it = 0; kf_it < ITEMS; ++kf_it) {\n"
        << "            const long long kf_r = kf_r0 + kf_it;\n"
        << "            if (kf_r >= kf_rows) break;\n"
        << "            for (long long kf_c = kf_c0; kf_c < kf_c0 + 4 && kf_c < kf_cols; ++kf_c) {\n"
@@ -1260,8 +1266,15 @@ TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
        << "            }\n"
        << "        }\n"
        << "    }\n"
-       << "}\n\n"
-       << entry_definition(task, Backend::Cuda) << " {\n"
+       << "}\n\n";
+    return os.str();
+}
+
+/** The entry: vector access where rows start on 4-element boundaries of aligned tensors, the grid of row groups. */
+std::string stencil_window_entry(const Task& task, const Computation& c, const std::string& T,
+                                 const std::set<std::string>& neighbours) {
+    std::ostringstream os;
+    os << entry_definition(task, Backend::Cuda) << " {\n"
        << layout_consts(c)
        << "    if (kf_rows <= 0 || kf_cols <= 0) return;\n"
        << "    // Vector loads and stores where every row starts on a 4-element boundary of aligned tensors.\n"
@@ -1274,34 +1287,37 @@ TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
        << "                       static_cast<unsigned>(kf_groups < 65535 ? kf_groups : 65535));\n"
        << "    kf_stencil_window_kernel<<<kf_grid, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_rows, kf_cols, kf_groups, kf_vec);\n"
        << launch_check() << "}\n";
-    return {"stencil-window", "template/stencil-window",
-            "2-D stencil, 4 cells of ITEMS rows per thread: a vector load per row kept in registers, the halo by warp shuffles "
-            "(tunables: BLOCK, ITEMS)",
-            os.str()};
+    return os.str();
 }
 
 /**
- * Histogram: a grid of BLOCKS_PER_SM blocks per multiprocessor strides over the input in
- * VEC-element vector loads; each block counts into COPIES sub-histograms in shared memory,
- * interleaved (bin b of copy k at b * copies + k; a thread uses copy threadIdx.x % copies, so
- * that with 32 copies lane l only ever touches bank l and a warp's atomics never conflict),
- * then adds its counts to the output with one global atomic per bin. Copies are halved until
- * they fit in 48 KiB; bins that do not fit even once are counted with global atomics. Where
- * the number of bins is a constant, it and the copies are compile-time constants in the
- * kernel: a bin's check then folds away for a byte input and 256 bins, and a count is a
- * shift, an add and the atomic.
+ * A 2-D stencil of small radii (rows and columns at most 4): a thread takes 4 consecutive cells
+ * of a row and ITEMS consecutive rows. Where its warp's cells and their halo are inside, the
+ * rows start on 4-element boundaries of aligned tensors and the group's rows and their halo
+ * rows are inside, each row of each neighbour tensor comes in one vector load per thread,
+ * the column halo from the neighbouring lanes (warp shuffles; the warp's first and last
+ * lanes read theirs), each row is kept in registers for the ITEMS + 2 * row radius rows that
+ * read it, and the 4 outputs of a row go out in one vector store. A padded stencil's window
+ * takes the pad where it reaches outside (rows and halo columns clamped, or zeros), so every
+ * whole warp of a whole group of rows is fast, at the edges too. Elsewhere cell by cell, the
+ * edge cells from the border or the padded map. BLOCK threads (a multiple of 32) along the
+ * row, groups of ITEMS rows over the grid's y (in rounds beyond 65535).
  */
-TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std::string& n_expr) {
-    std::string out_type = "int32_t";
-    bool wide = false;
-    for (const auto& t : task.tensors)
-        if (t.name == c.output) wide = t.dtype == DType::I64;
-    if (wide) out_type = "int64_t";
-    auto bin = resolver(task, c, "double", [](const std::string& n) { return "kf_p_" + n + "[kf_k]"; });
-    auto bin_scalar = resolver(task, c, "double", [](const std::string& n) { return n + "[kf_i]"; });
-    const std::string bin_c = c.map.to_c(bin, false, true), bin_scalar_c = c.map.to_c(bin_scalar, false, true);
-    // The bins as a constant where their expression names no size.
-    const bool constant_bins = !std::regex_search(c.bins, std::regex("[A-Za-z_]"));
+TemplateKernel cuda_stencil_window(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    const StencilCells sc = stencil_cells(task, c, T, f32);
+    const std::string source = stencil_window_head(task, c, T) + stencil_window_loads(c, T, sc.neighbours) +
+                               stencil_window_cells(c, T, f32, sc) + stencil_window_cell_by_cell(c, T, sc) +
+                               stencil_window_entry(task, c, T, sc.neighbours);
+    return {"stencil-window", "template/stencil-window",
+            "2-D stencil, 4 cells of ITEMS rows per thread: a vector load per row kept in registers, the halo by warp shuffles "
+            "(tunables: BLOCK, ITEMS)",
+            source};
+}
+
+/** The histogram source's includes, tunables and device helpers (the global add of a count, the copies' shift). */
+std::string histogram_prelude(const Computation& c, const std::string& out_type, bool wide) {
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n\n"
        << header_comment("Histogram (CUDA): vector loads, COPIES sub-histograms per block in shared memory, one global atomic per bin and block.", c)
@@ -1320,8 +1336,14 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
        << "    while ((2u << shift) <= static_cast<unsigned>(COPIES)) ++shift;\n"
        << "    while (shift > 0 && (bins << shift) * static_cast<long long>(sizeof(unsigned int)) > 48 * 1024) --shift;\n"
        << "    return shift;\n"
-       << "}\n\n"
-       << "template <int V, bool SHARED>\n__global__ void __launch_bounds__(BLOCK) kf_histogram_kernel("
+       << "}\n\n";
+    return os.str();
+}
+
+/** The kernel up to its loop over the input: the bins and copies, the shared sub-histograms, kf_count. */
+std::string histogram_kernel_head(const Task& task, const Computation& c, bool constant_bins) {
+    std::ostringstream os;
+    os << "template <int V, bool SHARED>\n__global__ void __launch_bounds__(BLOCK) kf_histogram_kernel("
        << entry_params(task, Backend::Cuda) << ", long long kf_n, long long kf_bins_arg, unsigned kf_shift_arg) {\n";
     if (constant_bins)
         os << "    // The bins are a constant: so are the copies, and a bin's check folds away where its type bounds it.\n"
@@ -1350,6 +1372,13 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
        << "    const long long kf_stride = static_cast<long long>(gridDim.x) * BLOCK;\n"
        << "    const long long kf_nv = kf_n / V;\n"
        << "    for (long long kf_j = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x; kf_j < kf_nv; kf_j += kf_stride) {\n";
+    return os.str();
+}
+
+/** The kernel's counts (vector packs, then the tail one by one) and the sub-histograms added to the output. */
+std::string histogram_kernel_counts(const Task& task, const Computation& c, const std::string& bin_c,
+                                    const std::string& bin_scalar_c) {
+    std::ostringstream os;
     for (const auto& [n, ix] : c.inputs) {
         (void)ix;
         std::string type;
@@ -1373,8 +1402,15 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
        << "            if (kf_t != 0) kf_global_add(" << c.output << " + kf_b, kf_t);\n"
        << "        }\n"
        << "    }\n"
-       << "}\n\n"
-       << "static bool kf_aligned(const void* p, int bytes) {\n"
+       << "}\n\n";
+    return os.str();
+}
+
+/** The entry: the output cleared, the grid capped by the multiprocessors, shared or global counting by what fits. */
+std::string histogram_entry(const Task& task, const Computation& c, const std::string& n_expr,
+                            const std::string& out_type) {
+    std::ostringstream os;
+    os << "static bool kf_aligned(const void* p, int bytes) {\n"
        << "    return reinterpret_cast<unsigned long long>(p) % static_cast<unsigned long long>(bytes) == 0;\n"
        << "}\n\n"
        << sm_count_function()
@@ -1408,9 +1444,37 @@ TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std:
        << "        else kf_histogram_kernel<1, false><<<kf_g, BLOCK, 0, stream>>>(" << entry_args(task) << ", kf_n, kf_bins, 0u);\n"
        << "    }\n"
        << launch_check() << "}\n";
+    return os.str();
+}
+
+/**
+ * Histogram: a grid of BLOCKS_PER_SM blocks per multiprocessor strides over the input in
+ * VEC-element vector loads; each block counts into COPIES sub-histograms in shared memory,
+ * interleaved (bin b of copy k at b * copies + k; a thread uses copy threadIdx.x % copies, so
+ * that with 32 copies lane l only ever touches bank l and a warp's atomics never conflict),
+ * then adds its counts to the output with one global atomic per bin. Copies are halved until
+ * they fit in 48 KiB; bins that do not fit even once are counted with global atomics. Where
+ * the number of bins is a constant, it and the copies are compile-time constants in the
+ * kernel: a bin's check then folds away for a byte input and 256 bins, and a count is a
+ * shift, an add and the atomic.
+ */
+TemplateKernel cuda_histogram(const Task& task, const Computation& c, const std::string& n_expr) {
+    std::string out_type = "int32_t";
+    bool wide = false;
+    for (const auto& t : task.tensors)
+        if (t.name == c.output) wide = t.dtype == DType::I64;
+    if (wide) out_type = "int64_t";
+    auto bin = resolver(task, c, "double", [](const std::string& n) { return "kf_p_" + n + "[kf_k]"; });
+    auto bin_scalar = resolver(task, c, "double", [](const std::string& n) { return n + "[kf_i]"; });
+    const std::string bin_c = c.map.to_c(bin, false, true), bin_scalar_c = c.map.to_c(bin_scalar, false, true);
+    // The bins as a constant where their expression names no size.
+    const bool constant_bins = !std::regex_search(c.bins, std::regex("[A-Za-z_]"));
+    const std::string source = histogram_prelude(c, out_type, wide) + histogram_kernel_head(task, c, constant_bins) +
+                               histogram_kernel_counts(task, c, bin_c, bin_scalar_c) +
+                               histogram_entry(task, c, n_expr, out_type);
     return {"histogram-shared", "template/histogram-shared",
             "histogram, vector loads into per-block shared-memory sub-histograms (tunables: BLOCK, VEC, COPIES, BLOCKS_PER_SM)",
-            os.str()};
+            source};
 }
 
 /** The first `upto` stats of a column reduction as locals kf_s_<name>, from kf_stats at column kf_c. */
@@ -1530,23 +1594,8 @@ TemplateKernel cuda_cols(const Task& task, const Computation& c) {
             "column reduction over SPLIT slices of the rows, BX columns x BY threads per block (tunables: BX, BY, SPLIT)", os.str()};
 }
 
-/**
- * A column's sum and centred second moment in one pass (is_centred_moment): each thread sums
- * d = e - k and d * d over its rows, k being e at the column's first row, so that every
- * element is read once and the sums stay small; a second kernel adds the SPLIT partials and
- * gives s = sum(d) + rows * k and the moment sum(d * d) - sum(d)^2 / rows. Where e is an fp32
- * tensor read as it is, a thread takes VEC adjacent columns in vector loads (when the columns
- * divide by VEC and the tensor is aligned; one column per thread otherwise).
- */
-TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
-    const std::string T = element_type(task, c);
-    const bool f32 = is_fp32(task, c);
-    auto at = element_resolver(task, c, T, "kf_r * kf_cols + kf_c", "kf_c", "kf_r");
-    const std::string e = c.stats[0].map.to_c(at, f32, true);
-    const std::string params = entry_params(task, Backend::Cuda), args = entry_args(task);
-    const std::string zero = identity("sum", f32);
-    const std::string name = c.stats[0].map.text();
-    const bool vector = f32 && c.stats[0].map.is_name() && c.inputs.count(name) && c.inputs.at(name) == Indexing::Full;
+/** The cols-moments source's includes, description and tunables. */
+std::string cols_moments_prelude(const Computation& c, bool vector) {
     std::ostringstream os;
     os << "#include \"kf_task.h\"\n\n#include <math.h>\n#include <stdint.h>\n\n"
        << header_comment("Column sum and centred second moment (CUDA) in one pass: sums of e - k and (e - k)^2 per column, "
@@ -1559,8 +1608,15 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
        // VEC 2 measured faster than 4 on col_std in three runs on the H200 (docs/benchmarks.md).
        << (vector ? "#define VEC 2     // @kf tunable values(1, 2, 4)\n" : "#define VEC 1\n")
        << "// @kf constraint BX * BY <= 1024\n\n"
-       << (vector ? pack_loader() : std::string())
-       << "// e at row kf_r of the V columns from kf_c0, into o.\n"
+       << (vector ? pack_loader() : std::string());
+    return os.str();
+}
+
+/** kf_row (e at a row of V columns, a vector load where e is the tensor itself) and kf_add_row (a row into the sums). */
+std::string cols_moments_row_functions(const std::string& T, const std::string& params, const std::string& e,
+                                       const std::string& name, bool vector) {
+    std::ostringstream os;
+    os << "// e at row kf_r of the V columns from kf_c0, into o.\n"
        << "template <int V>\n"
        << "__device__ __forceinline__ void kf_row(" << params << ", long long kf_r, long long kf_c0, long long kf_cols, " << T
        << " (&o)[V]) {\n";
@@ -1583,8 +1639,15 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
        << "        d1[kf_j] += kf_d;\n"
        << "        d2[kf_j] += kf_d * kf_d;\n"
        << "    }\n"
-       << "}\n\n"
-       << "template <int V>\n"
+       << "}\n\n";
+    return os.str();
+}
+
+/** kf_col_moments: each thread's sums of d and d * d over its rows of a slice, the block's into kf_part. */
+std::string cols_moments_kernel(const std::string& T, const std::string& params, const std::string& args,
+                                const std::string& zero) {
+    std::ostringstream os;
+    os << "template <int V>\n"
        << "__global__ void __launch_bounds__(BX * BY) kf_col_moments(" << params << ", " << T
        << "* kf_part, long long kf_rows, long long kf_cols, long long kf_chunk, long long kf_split) {\n"
        << "    __shared__ " << T << " kf_sm[2][BY][BX * V];\n"
@@ -1631,8 +1694,15 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
        << "            kf_part[(kf_split + static_cast<long long>(blockIdx.y)) * kf_cols + kf_c0 + kf_j] = kf_d2[kf_j];\n"
        << "        }\n"
        << "    }\n"
-       << "}\n\n"
-       << "__global__ void kf_col_moments_combine(" << params << ", " << T
+       << "}\n\n";
+    return os.str();
+}
+
+/** kf_col_moments_combine: the SPLIT partials added, the sum and the moment of each column into kf_stats. */
+std::string cols_moments_combine(const std::string& T, const std::string& params, const std::string& args,
+                                 const std::string& zero) {
+    std::ostringstream os;
+    os << "__global__ void kf_col_moments_combine(" << params << ", " << T
        << "* kf_stats, const " << T << "* kf_part, long long kf_rows, long long kf_cols, long long kf_split) {\n"
        << "    const long long kf_c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
        << "    if (kf_c >= kf_cols) return;\n"
@@ -1648,6 +1718,14 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
        << "    " << T << " kf_m2 = kf_d2 - kf_d1 * kf_d1 / kf_n;\n"
        << "    kf_stats[kf_cols + kf_c] = kf_m2 > " << zero << " ? kf_m2 : " << zero << ";\n"
        << "}\n\n";
+    return os.str();
+}
+
+/** The epilogue kernel and the entry: scratch, the launches (vector where columns and tensor allow), the epilogue. */
+std::string cols_moments_entry(const Task& task, const Computation& c, const std::string& T,
+                               const std::function<std::string(const std::string&)>& at, bool f32, const std::string& args,
+                               const std::string& name, bool vector) {
+    std::ostringstream os;
     os << col_epilogue_kernel(task, c, T, at, f32) << col_entry_start(task, c, T, 2)
        << "    const unsigned kf_flat = static_cast<unsigned>((kf_cols + 255) / 256);\n"
        << "    const bool kf_vec = VEC > 1 && kf_cols % VEC == 0"
@@ -1663,11 +1741,34 @@ TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
        << "    kf_col_epilogue<<<kf_flat, 256, 0, stream>>>(" << entry_args(task) << ", kf_stats, kf_cols);\n"
        << "    cudaFreeAsync(kf_scratch, stream);\n"
        << launch_check() << "}\n";
+    return os.str();
+}
+
+/**
+ * A column's sum and centred second moment in one pass (is_centred_moment): each thread sums
+ * d = e - k and d * d over its rows, k being e at the column's first row, so that every
+ * element is read once and the sums stay small; a second kernel adds the SPLIT partials and
+ * gives s = sum(d) + rows * k and the moment sum(d * d) - sum(d)^2 / rows. Where e is an fp32
+ * tensor read as it is, a thread takes VEC adjacent columns in vector loads (when the columns
+ * divide by VEC and the tensor is aligned; one column per thread otherwise).
+ */
+TemplateKernel cuda_cols_moments(const Task& task, const Computation& c) {
+    const std::string T = element_type(task, c);
+    const bool f32 = is_fp32(task, c);
+    auto at = element_resolver(task, c, T, "kf_r * kf_cols + kf_c", "kf_c", "kf_r");
+    const std::string e = c.stats[0].map.to_c(at, f32, true);
+    const std::string params = entry_params(task, Backend::Cuda), args = entry_args(task);
+    const std::string zero = identity("sum", f32);
+    const std::string name = c.stats[0].map.text();
+    const bool vector = f32 && c.stats[0].map.is_name() && c.inputs.count(name) && c.inputs.at(name) == Indexing::Full;
+    const std::string source = cols_moments_prelude(c, vector) + cols_moments_row_functions(T, params, e, name, vector) +
+                               cols_moments_kernel(T, params, args, zero) + cols_moments_combine(T, params, args, zero) +
+                               cols_moments_entry(task, c, T, at, f32, args, name, vector);
     return {"cols-moments", "template/cols-moments",
             "column sum and centred second moment in one pass over SPLIT slices of the rows, BX threads x BY rows per block, "
             "UNROLL rows per step, VEC columns per thread in vector loads where e is a tensor read as it is "
             "(tunables: BX, BY, SPLIT, UNROLL, VEC)",
-            os.str()};
+            source};
 }
 
 /** What the column scans share: the stat, its identity, the tensors its map reads at the element and the resolvers. */
