@@ -485,12 +485,10 @@ std::string opaque_what(const Stmt& st) {
 }
 
 /**
- * Why the iterations of `loop` may not run in parallel (empty when they may), the loops in
- * `held` (outer ones of a collapsed chain) held at their start. `atomics` receives the
- * tensors only added to, which the kernel then updates atomically.
+ * Why an iteration of `loop` leaves it or touches what others share (exits, outer scalars and
+ * local arrays, opaque statements, pointers it cannot follow); empty when none.
  */
-std::string parallel_why(const Context& cx, const Stmt& loop, const Facts& f, const std::vector<const Stmt*>& held,
-                         std::set<std::string>& atomics) {
+std::string escape_why(const Context& cx, const Stmt& loop, const Facts& f) {
     const std::string& v = loop.var;
     for (const auto& [st, depth] : f.exits) {
         if (st->kind == Stmt::Kind::Return) return "it returns from kf_solve inside the loop over " + v + " (line " + std::to_string(st->line) + ")";
@@ -518,6 +516,96 @@ std::string parallel_why(const Context& cx, const Stmt& loop, const Facts& f, co
             return std::string("it ") + (a.write ? "writes" : "reads") + " through " + a.tensor.substr(1) +
                    ", a pointer it cannot follow (line " + std::to_string(a.line) + ")";
     }
+    return {};
+}
+
+/** True when a tensor's accesses only add to it (+=, -=; the walker's read of a compound write is part of it). */
+bool only_added_to(const std::vector<const Access*>& acc) {
+    bool only_added = true;
+    for (const Access* a : acc) {
+        if (a->write && a->op != "+=" && a->op != "-=") only_added = false;
+        if (!a->write) {
+            bool paired = std::any_of(acc.begin(), acc.end(), [&](const Access* w) {
+                return w->write && w->line == a->line && w->index == a->index && (w->op == "+=" || w->op == "-=");
+            });
+            if (!paired) only_added = false;
+        }
+    }
+    return only_added;
+}
+
+/** A tensor's accesses as K * v + R, one K for all (into `k`), each R into `rests`; why not, empty when they are. */
+std::string common_stride(const std::string& t, const std::vector<const Access*>& acc, const std::string& v,
+                          std::optional<Poly>& k, std::vector<std::pair<const Access*, Poly>>& rests) {
+    for (const Access* a : acc) {
+        if (!a->index) return t + " is accessed at an index that is not an integer expression of the loops (line " + std::to_string(a->line) + ")";
+        auto split = split_affine(*a->index, v);
+        if (!split) return t + "'s index is not linear in " + v + " (line " + std::to_string(a->line) + ")";
+        if (k && *k != split->first)
+            return t + " is accessed with different strides along " + v + " (line " + std::to_string(a->line) + ")";
+        k = split->first;
+        rests.emplace_back(a, split->second);
+    }
+    return {};
+}
+
+/**
+ * Why two iterations of `loop` may access one element of t, in some case of the task: the
+ * accesses' offsets from K * v must span less than K * step (the loops in `held` at their start).
+ */
+std::string overlap_why(const Context& cx, const Stmt& loop, const Facts& f, const std::vector<const Stmt*>& held,
+                        const std::string& t, const Poly& k, const std::vector<std::pair<const Access*, Poly>>& rests) {
+    const std::string& v = loop.var;
+    for (const Env& base : cx.envs) {
+        Env env = base;
+        for (const Stmt* h : held)
+            if (auto s0 = evaluate(h->start, env)) env[h->var] = *s0;
+        auto kv = eval_poly(k, env);
+        double lo = INFINITY, hi = -INFINITY;
+        for (const auto& [a, rest] : rests) {
+            std::map<std::string, std::pair<double, double>> ranges;
+            bool runs = true, known = kv.has_value();
+            for (const auto& lv : a->loops) {
+                auto r = loop_range(*f.loops.at(lv).loop, env);
+                if (!r) {
+                    known = known && evaluate(f.loops.at(lv).loop->bound, env).has_value() &&
+                            evaluate(f.loops.at(lv).loop->start, env).has_value();
+                    runs = false;  // a loop that never runs in this case: the access does not happen
+                    break;
+                }
+                ranges[lv] = *r;
+            }
+            auto r = known && runs ? poly_range(rest, env, ranges) : std::nullopt;
+            if (!known || (runs && !r))
+                return t + "'s index " + ast::poly_text(*a->index) + " cannot be evaluated in every case (line " +
+                       std::to_string(a->line) + ")";
+            if (!runs) continue;
+            lo = std::min(lo, r->first);
+            hi = std::max(hi, r->second);
+        }
+        if (lo > hi) continue;
+        const double stride = std::fabs(*kv * static_cast<double>(loop.step));
+        if (stride == 0 || hi - lo >= stride) {
+            std::string why = "two iterations of the loop over " + v + " may access one element of " + t;
+            for (const auto& [a, rest] : rests)
+                if (a->write) {
+                    why += " (line " + std::to_string(a->line) + ")";
+                    break;
+                }
+            return why;
+        }
+    }
+    return {};
+}
+
+/**
+ * Why the iterations of `loop` may not run in parallel (empty when they may), the loops in
+ * `held` (outer ones of a collapsed chain) held at their start. `atomics` receives the
+ * tensors only added to, which the kernel then updates atomically.
+ */
+std::string parallel_why(const Context& cx, const Stmt& loop, const Facts& f, const std::vector<const Stmt*>& held,
+                         std::set<std::string>& atomics) {
+    if (std::string why = escape_why(cx, loop, f); !why.empty()) return why;
     // Written tensors: each access at K * v + R, one K, R spanning less than K * step.
     std::map<std::string, std::vector<const Access*>> by_tensor;
     std::set<std::string> written;
@@ -528,81 +616,12 @@ std::string parallel_why(const Context& cx, const Stmt& loop, const Facts& f, co
     }
     for (const auto& t : written) {
         const auto& acc = by_tensor[t];
-        // Only added to (+=, -=; the read the walker records for a compound write is part of it).
-        bool only_added = true;
-        for (const Access* a : acc) {
-            if (a->write && a->op != "+=" && a->op != "-=") only_added = false;
-            if (!a->write) {
-                bool paired = std::any_of(acc.begin(), acc.end(), [&](const Access* w) {
-                    return w->write && w->line == a->line && w->index == a->index && (w->op == "+=" || w->op == "-=");
-                });
-                if (!paired) only_added = false;
-            }
-        }
-        std::string why;
         std::optional<Poly> k;
         std::vector<std::pair<const Access*, Poly>> rests;  // each access's index less K * v
-        for (const Access* a : acc) {
-            if (!a->index) {
-                why = t + " is accessed at an index that is not an integer expression of the loops (line " + std::to_string(a->line) + ")";
-                break;
-            }
-            auto split = split_affine(*a->index, v);
-            if (!split) {
-                why = t + "'s index is not linear in " + v + " (line " + std::to_string(a->line) + ")";
-                break;
-            }
-            if (k && *k != split->first) {
-                why = t + " is accessed with different strides along " + v + " (line " + std::to_string(a->line) + ")";
-                break;
-            }
-            k = split->first;
-            rests.emplace_back(a, split->second);
-        }
-        // In every case: the accesses' offsets from K * v span less than K * step.
-        for (const Env& base : cx.envs) {
-            if (!why.empty() || !k) break;
-            Env env = base;
-            for (const Stmt* h : held)
-                if (auto s0 = evaluate(h->start, env)) env[h->var] = *s0;
-            auto kv = eval_poly(*k, env);
-            double lo = INFINITY, hi = -INFINITY;
-            for (const auto& [a, rest] : rests) {
-                std::map<std::string, std::pair<double, double>> ranges;
-                bool runs = true, known = kv.has_value();
-                for (const auto& lv : a->loops) {
-                    auto r = loop_range(*f.loops.at(lv).loop, env);
-                    if (!r) {
-                        known = known && evaluate(f.loops.at(lv).loop->bound, env).has_value() &&
-                                evaluate(f.loops.at(lv).loop->start, env).has_value();
-                        runs = false;  // a loop that never runs in this case: the access does not happen
-                        break;
-                    }
-                    ranges[lv] = *r;
-                }
-                auto r = known && runs ? poly_range(rest, env, ranges) : std::nullopt;
-                if (!known || (runs && !r)) {
-                    why = t + "'s index " + ast::poly_text(*a->index) + " cannot be evaluated in every case (line " +
-                          std::to_string(a->line) + ")";
-                    break;
-                }
-                if (!runs) continue;
-                lo = std::min(lo, r->first);
-                hi = std::max(hi, r->second);
-            }
-            if (!why.empty() || lo > hi) continue;
-            const double stride = std::fabs(*kv * static_cast<double>(loop.step));
-            if (stride == 0 || hi - lo >= stride) {
-                why = "two iterations of the loop over " + v + " may access one element of " + t;
-                for (const auto& [a, rest] : rests)
-                    if (a->write) {
-                        why += " (line " + std::to_string(a->line) + ")";
-                        break;
-                    }
-            }
-        }
+        std::string why = common_stride(t, acc, loop.var, k, rests);
+        if (why.empty() && k) why = overlap_why(cx, loop, f, held, t, *k, rests);
         if (why.empty()) continue;
-        if (only_added) {
+        if (only_added_to(acc)) {
             // The tensor, and the pointers into it its additions are written through.
             atomics.insert(t);
             for (const Access* a : acc)
