@@ -16,6 +16,7 @@
 #include "kf/llm.h"
 #include "kf/paths.h"
 #include "kf/run_summary.h"
+#include "kf/task.h"
 
 namespace kf::cli {
 

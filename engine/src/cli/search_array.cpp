@@ -12,6 +12,7 @@
 #include "kf/exec.h"
 #include "kf/paths.h"
 #include "kf/process.h"
+#include "kf/task.h"
 
 namespace kf::cli {
 

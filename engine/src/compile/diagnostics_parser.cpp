@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kf/compile.h"
-#include "../util/text.h"
+#include "kf/text.h"
 
 namespace kf {
 

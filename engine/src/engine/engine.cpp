@@ -153,22 +153,6 @@ Diagnosis Engine::profile(const CandidateProfile& request) {
     return d;
 }
 
-CandidateRecord user_child(const CandidateRecord& parent, std::string source, std::string rationale) {
-    CandidateRecord child;
-    child.run_id = parent.run_id;
-    child.task = parent.task;
-    child.source = std::move(source);
-    child.expert = "user";  // the origin word of every kernel the user wrote
-    child.author = "user";
-    child.rationale = std::move(rationale);
-    child.family = parent.family;
-    child.island = parent.island;
-    child.generation = parent.generation + 1;
-    child.tunables = parent.tunables;
-    child.parents = {parent.id};
-    return child;
-}
-
 HandEvaluationResult Engine::evaluate_by_hand(const HandEvaluation& request) {
     HandEvaluationResult result;
     auto cancelled = [&] { return request.cancelled && request.cancelled(); };

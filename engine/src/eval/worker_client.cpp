@@ -4,7 +4,6 @@
 #include <mutex>
 
 #include "kf/evaluator.h"
-#include "kf/exec.h"
 #include "kf/process.h"
 
 namespace kf {

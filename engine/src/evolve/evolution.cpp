@@ -15,7 +15,7 @@
 #include "kf/process.h"
 #include "kf/retrieval.h"
 #include "kf/tunables.h"
-#include "../util/stats.h"
+#include "kf/stats.h"
 #include "run_steps.h"
 
 namespace kf {

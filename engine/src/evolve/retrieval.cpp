@@ -10,17 +10,6 @@
 
 namespace kf {
 
-std::string entry_signature(const Task& task, Backend backend) {
-    std::string header = entry_header(task, backend);
-    std::size_t at = header.find("void kf_solve(");
-    if (at == std::string::npos) return {};
-    std::size_t begin = header.rfind("extern", at);
-    if (begin == std::string::npos || header.find('\n', begin) < at - 1) begin = at;
-    std::size_t end = header.find(';', at);
-    std::string sig = header.substr(begin, end == std::string::npos ? std::string::npos : end - begin + 1);
-    return normalize_signature(sig);
-}
-
 namespace {
 
 const char* indexing_name(Indexing ix) {

@@ -1,7 +1,6 @@
 // The executor's options and the worker command line each executor runs.
 #include <unistd.h>
 
-#include <climits>
 #include <cstdlib>
 
 #include "kf/exec.h"
@@ -87,12 +86,6 @@ bool slurm_available(std::string* why) {
         }
     }
     return true;
-}
-
-std::string host_name() {
-    char buf[HOST_NAME_MAX + 1] = {};
-    if (::gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "localhost";
-    return buf;
 }
 
 }  // namespace kf

@@ -4,7 +4,7 @@
 
 #include "kf/error.h"
 #include "kf/process.h"
-#include "../util/text.h"
+#include "kf/text.h"
 
 namespace kf::exec {
 

@@ -21,6 +21,7 @@
 #include <iostream>
 
 #include "kf/exec.h"
+#include "kf/process.h"
 #include "line_channel.h"
 #include "slurm_jobs.h"
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <regex>
 
-#include "kf/retrieval.h"
+#include "kf/task.h"
 
 namespace kf::templates {
 

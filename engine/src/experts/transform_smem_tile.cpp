@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "../util/text.h"
+#include "kf/text.h"
 #include "transform_parts.h"
 
 namespace kf::rewrites {

@@ -12,7 +12,7 @@
 
 #include "kf/tunables.h"
 #include "transform_parts.h"
-#include "../util/text.h"
+#include "kf/text.h"
 
 namespace kf {
 

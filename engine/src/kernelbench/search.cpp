@@ -9,7 +9,6 @@
 #include <future>
 #include <set>
 
-#include "kf/engine.h"
 #include "kf/error.h"
 #include "kf/evolution.h"
 #include "kf/kernelbench_search.h"

@@ -1,5 +1,4 @@
-// Small conversions shared by the library's tables: timestamps, signatures, JSON columns.
-#include <cctype>
+// Small conversions shared by the library's tables: timestamps, JSON columns.
 #include <chrono>
 #include <ctime>
 
@@ -15,29 +14,6 @@ std::string now_iso() {
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
 }
-
-}  // namespace kf::library_detail
-
-namespace kf {
-
-std::string normalize_signature(const std::string& s) {
-    std::string out;
-    bool space = false;
-    for (char c : s) {
-        if (std::isspace(static_cast<unsigned char>(c))) {
-            space = !out.empty();
-            continue;
-        }
-        if (space) out += ' ';
-        space = false;
-        out += c;
-    }
-    return out;
-}
-
-}  // namespace kf
-
-namespace kf::library_detail {
 
 std::string to_json_text(const std::vector<std::string>& v) {
     return nlohmann::json(v).dump();

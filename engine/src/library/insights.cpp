@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "library_impl.h"
-#include "../util/stats.h"
+#include "kf/stats.h"
 
 namespace kf {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../util/sqlite.h"
+#include "kf/sqlite.h"
 #include "kf/library.h"
 
 namespace kf {

@@ -1,6 +1,7 @@
 // Patterns: upsert by name, retrieval by filters and full-text search ranked by evidence.
 #include <cctype>
 
+#include "kf/task.h"
 #include "library_impl.h"
 
 namespace kf {

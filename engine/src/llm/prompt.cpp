@@ -8,7 +8,7 @@
 #include "kf/error.h"
 #include "kf/llm/prompt.h"
 #include "kf/vocabulary.h"
-#include "../util/text.h"
+#include "kf/text.h"
 
 namespace kf::llm {
 

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "kf/profile.h"
-#include "../util/text.h"
+#include "kf/text.h"
 
 namespace kf {
 

@@ -171,4 +171,20 @@ std::optional<std::pair<CandidateRecord, EvaluationRecord>> ProjectStore::best(s
     return std::make_pair(read_candidate(s, *impl_), read_evaluation(s, *impl_, kCandidateColumnCount));
 }
 
+CandidateRecord user_child(const CandidateRecord& parent, std::string source, std::string rationale) {
+    CandidateRecord child;
+    child.run_id = parent.run_id;
+    child.task = parent.task;
+    child.source = std::move(source);
+    child.expert = "user";  // the origin word of every kernel the user wrote
+    child.author = "user";
+    child.rationale = std::move(rationale);
+    child.family = parent.family;
+    child.island = parent.island;
+    child.generation = parent.generation + 1;
+    child.tunables = parent.tunables;
+    child.parents = {parent.id};
+    return child;
+}
+
 }  // namespace kf

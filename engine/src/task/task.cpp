@@ -1,4 +1,5 @@
 // Task queries and the generated entry point (typed header and glue).
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -219,6 +220,32 @@ std::string entry_glue(const Task& task, Backend b, const std::string& candidate
     }
     os << ");\n}\n";
     return os.str();
+}
+
+std::string normalize_signature(const std::string& s) {
+    std::string out;
+    bool space = false;
+    for (char c : s) {
+        if (std::isspace(static_cast<unsigned char>(c))) {
+            space = !out.empty();
+            continue;
+        }
+        if (space) out += ' ';
+        space = false;
+        out += c;
+    }
+    return out;
+}
+
+std::string entry_signature(const Task& task, Backend backend) {
+    std::string header = entry_header(task, backend);
+    std::size_t at = header.find("void kf_solve(");
+    if (at == std::string::npos) return {};
+    std::size_t begin = header.rfind("extern", at);
+    if (begin == std::string::npos || header.find('\n', begin) < at - 1) begin = at;
+    std::size_t end = header.find(';', at);
+    std::string sig = header.substr(begin, end == std::string::npos ? std::string::npos : end - begin + 1);
+    return normalize_signature(sig);
 }
 
 }  // namespace kf

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kf/error.h"
+#include "kf/paths.h"
 #include "kf/task.h"
 
 namespace kf {
@@ -470,6 +471,18 @@ std::vector<std::filesystem::path> find_task_dirs(const std::filesystem::path& r
     }
     std::sort(out.begin(), out.end());
     return out;
+}
+
+std::optional<std::filesystem::path> resolve_task(const std::string& arg) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(arg, ec) || fs::is_regular_file(arg, ec)) return fs::path(arg);
+    fs::path root = bundled_tasks_dir();
+    if (root.empty()) return std::nullopt;
+    if (fs::is_regular_file(root / arg / "task.json", ec)) return root / arg;
+    for (const auto& dir : find_task_dirs(root))
+        if (dir.filename() == arg) return dir;
+    return std::nullopt;
 }
 
 }  // namespace kf

@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "kf/process.h"
-#include "kf/task.h"
 
 namespace kf {
 
@@ -24,18 +23,6 @@ std::string read_text_file(const std::filesystem::path& p) {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
-}
-
-std::optional<std::filesystem::path> resolve_task(const std::string& arg) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (fs::is_directory(arg, ec) || fs::is_regular_file(arg, ec)) return fs::path(arg);
-    fs::path root = bundled_tasks_dir();
-    if (root.empty()) return std::nullopt;
-    if (fs::is_regular_file(root / arg / "task.json", ec)) return root / arg;
-    for (const auto& dir : find_task_dirs(root))
-        if (dir.filename() == arg) return dir;
-    return std::nullopt;
 }
 
 }  // namespace kf

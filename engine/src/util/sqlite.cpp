@@ -1,4 +1,4 @@
-#include "sqlite.h"
+#include "kf/sqlite.h"
 
 #include <exception>
 

@@ -28,7 +28,7 @@
 #include "cuda/launch_counter.h"
 #include "device.h"
 #include "rng.h"
-#include "../../util/stats.h"
+#include "kf/stats.h"
 #include "shared_arena.h"
 
 namespace kf::worker {

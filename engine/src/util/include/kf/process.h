@@ -89,4 +89,7 @@ std::string describe_wait_status(int status);
 /** Directory of the running executable (for finding the worker and bundled resources). */
 std::filesystem::path executable_dir();
 
+/** This machine's host name (gethostname), "localhost" when it has none. */
+std::string host_name();
+
 }  // namespace kf

@@ -1,7 +1,6 @@
 #pragma once
 /** Where the engine finds bundled things, relative to the running executable (relocatable). */
 #include <filesystem>
-#include <optional>
 #include <string>
 
 namespace kf {
@@ -11,10 +10,6 @@ namespace kf {
  * <exe>/../share/kernel-foundry/tasks (installed). Empty when none exists.
  */
 std::filesystem::path bundled_tasks_dir();
-
-/** Resolves a task argument: a folder or manifest path, or a name under the bundled tasks
- * ("softmax" or "level1/softmax"). nullopt when nothing matches. */
-std::optional<std::filesystem::path> resolve_task(const std::string& arg);
 
 /** A file's whole content; empty when it cannot be read. */
 std::string read_text_file(const std::filesystem::path& p);

@@ -102,6 +102,10 @@ Task load_task(const std::filesystem::path& dir_or_manifest);
 /** Task folders (those holding a task.json) under root, sorted by path. */
 std::vector<std::filesystem::path> find_task_dirs(const std::filesystem::path& root);
 
+/** Resolves a task argument: a folder or manifest path, or a name under the bundled tasks
+ * (kf::bundled_tasks_dir: "softmax" or "level1/softmax"). nullopt when nothing matches. */
+std::optional<std::filesystem::path> resolve_task(const std::string& arg);
+
 /** The typed entry-point header shown to users and included by candidates. */
 std::string entry_header(const Task& task, Backend backend);
 
@@ -110,6 +114,11 @@ std::string entry_header(const Task& task, Backend backend);
  * candidate file, then defines `kf_entry`, the untyped trampoline the worker calls.
  */
 std::string entry_glue(const Task& task, Backend backend, const std::string& candidate_file);
+
+/** A signature with whitespace runs collapsed to one space: how pattern signatures are compared. */
+std::string normalize_signature(const std::string& signature);
+/** The `extern "C" void kf_solve(...);` declaration of a task's entry point, on one line. */
+std::string entry_signature(const Task& task, Backend backend);
 
 /** Name of the exported trampoline and its signature. */
 inline constexpr const char* kEntrySymbol = "kf_entry";

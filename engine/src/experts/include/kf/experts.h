@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kf/population.h"
+#include "kf/member.h"
 #include "kf/vocabulary.h"
 #include "kf/task.h"
 #include "kf/templates.h"

@@ -68,6 +68,10 @@ struct CandidateRecord {
     bool is_reference() const { return expert == "seed" && family == "reference"; }
 };
 
+/** The record of a source the user edited from `parent`: expert and author "user", the
+    parent's run, task, family, island and tunables, one generation later. */
+CandidateRecord user_child(const CandidateRecord& parent, std::string source, std::string rationale);
+
 /** One evaluation of a candidate: status and fitness copied out of the full diagnosis. */
 struct EvaluationRecord {
     std::int64_t id = 0, candidate_id = 0;

@@ -144,9 +144,6 @@ struct ImportReport {
     std::vector<std::string> skipped;
 };
 
-/** A signature with whitespace runs collapsed to one space: how pattern signatures are compared. */
-std::string normalize_signature(const std::string& signature);
-
 /** (successes+1)/(applications+failures+2) × median gain, never below 0.05. */
 double insight_weight(const InsightEvidence& e);
 

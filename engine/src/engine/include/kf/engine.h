@@ -100,10 +100,6 @@ struct HandEvaluationResult {
     Diagnosis diagnosis;
 };
 
-/** The record of a source the user edited from `parent`: expert and author "user", the
-    parent's run, task, family, island and tunables, one generation later. */
-CandidateRecord user_child(const CandidateRecord& parent, std::string source, std::string rationale);
-
 class Engine {
 public:
     Engine();

@@ -70,9 +70,6 @@ bool slurm_available(std::string* why = nullptr);
 std::string submit_job_array(const SlurmOptions& opt, const std::filesystem::path& script, int count,
                              const std::string& name);
 
-/** This machine's host name (gethostname), "localhost" when it has none. */
-std::string host_name();
-
 /** `kfoundry slurm-relay CONFIG_JSON`: the engine's end of a Slurm worker. Returns an exit code. */
 int slurm_relay_main(const std::string& config_json);
 /** `kfoundry slurm-agent CONNECT_FILE`: runs inside the job; starts the worker, bridges it to the relay. */

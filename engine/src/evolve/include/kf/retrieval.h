@@ -20,9 +20,6 @@
 
 namespace kf {
 
-/** The `extern "C" void kf_solve(...);` declaration of a task's entry point, on one line. */
-std::string entry_signature(const Task& task, Backend backend);
-
 /**
  * What a computation computes, as one line independent of the task's names: its tensors
  * become t0, t1... in the manifest's order, its sizes s0, s1..., its params p0, p1..., its
