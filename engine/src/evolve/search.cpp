@@ -149,6 +149,54 @@ private:
     std::deque<std::pair<Child, Diagnosis>> done_;
 };
 
+/** The parents to ask for a child, in turn: the tournament's winner first, then the island's other members,
+ * fittest first. */
+template <class Open>
+std::vector<const Member*> parents_in_turn(const Member* chosen, const std::vector<Member>& members, Open open) {
+    std::vector<const Member*> parents;
+    if (open(*chosen)) parents.push_back(chosen);
+    for (const auto& m : members)
+        if (&m != chosen && open(m)) parents.push_back(&m);
+    if (parents.empty()) return parents;
+    std::stable_sort(parents.begin() + (parents.front() == chosen ? 1 : 0), parents.end(),
+                     [](const Member* a, const Member* b) { return a->fitness > b->fitness; });
+    return parents;
+}
+
+/** The expert the router named (the last of that name), or null. */
+Expert* expert_named(const std::vector<std::shared_ptr<Expert>>& experts, const std::string& name) {
+    Expert* expert = nullptr;
+    for (auto& e : experts)
+        if (e->name() == name) expert = e.get();
+    return expert;
+}
+
+/** What an expert called at once reads: the search's own state, through pointers. */
+ProposalContext context_now(const SearchConfig& cfg, const Member* parent, const Member* other, DiagnosisClass dclass,
+                            const std::vector<PatternSource>& patterns, const std::set<std::string>& tried,
+                            SearchRng& rng) {
+    ProposalContext ctx;
+    ctx.task = cfg.task;
+    ctx.backend = cfg.backend;
+    ctx.parent = parent;
+    ctx.other = other;
+    ctx.diagnosis_class = dclass;
+    ctx.patterns = &patterns;
+    ctx.tried = &tried;
+    ctx.rng = &rng;
+    return ctx;
+}
+
+Child child_of(Proposal p, int island, int generation, const RouteDecision& route, double parent_fitness) {
+    Child c;
+    c.proposal = std::move(p);
+    c.island = island;
+    c.generation = generation;
+    c.route = route;
+    c.parent_fitness = parent_fitness;
+    return c;
+}
+
 }  // namespace
 
 /** A proposal being written by a blocking expert on its own thread, with the context it reads. */
@@ -166,7 +214,84 @@ struct Search::AsyncProposal {
     std::string refusal;
     std::atomic<bool> written{false};  ///< the expert has answered (result is about to be ready)
     std::future<std::optional<Proposal>> result;
+
+    /** Asks `asked` for a child of `of` (and `with`) on a thread of its own, with what it reads copied now. */
+    static std::unique_ptr<AsyncProposal> ask(const Search& search, Expert* asked, int on_island,
+                                              const RouteDecision& chosen_route, const Member& of, const Member* with,
+                                              DiagnosisClass dclass);
+
+private:
+    /** The expert's call, on its thread; however it ends, `written` is set and `wake` notified. */
+    std::optional<Proposal> write(const Task* task, Backend backend, const std::vector<PatternSource>* patterns,
+                                  DiagnosisClass dclass, Wakeup* wake);
 };
+
+std::unique_ptr<Search::AsyncProposal> Search::AsyncProposal::ask(const Search& search, Expert* asked, int on_island,
+                                                                  const RouteDecision& chosen_route, const Member& of,
+                                                                  const Member* with, DiagnosisClass dclass) {
+    auto a = std::make_unique<AsyncProposal>();
+    a->expert = asked;
+    a->island = on_island;
+    a->generation = search.islands_.generation(on_island) + 1;
+    a->route = chosen_route;
+    a->parent = of;
+    a->parent_fitness = of.fitness;
+    if (with) {
+        a->other = *with;
+        a->has_other = true;
+    }
+    if (search.hooks_.diagnosis_of) {
+        a->parent_diagnosis = search.hooks_.diagnosis_of(of.id);
+        if (with) a->other_diagnosis = search.hooks_.diagnosis_of(with->id);
+    }
+    for (int j = 0; j < search.islands_.islands(); ++j)
+        if (j != on_island)
+            if (const Member* b = search.islands_.best(j); b && b->fitness > 0) a->inspirations.push_back(*b);
+    if (search.hooks_.library_notes) a->notes = search.hooks_.library_notes(dclass);
+    AsyncProposal* raw = a.get();
+    const Task* task = search.cfg_.task;
+    Backend backend = search.cfg_.backend;
+    const std::vector<PatternSource>* patterns = &search.patterns_;
+    std::shared_ptr<Wakeup> wake = search.wake_;
+    raw->result =
+        std::async(std::launch::async, [raw, task, backend, patterns, dclass, wake]() -> std::optional<Proposal> {
+            return raw->write(task, backend, patterns, dclass, wake.get());
+        });
+    return a;
+}
+
+std::optional<Proposal> Search::AsyncProposal::write(const Task* task, Backend backend,
+                                                     const std::vector<PatternSource>* patterns, DiagnosisClass dclass,
+                                                     Wakeup* wake) {
+    // However the expert ends, the search hears of it at once.
+    struct Answered {
+        AsyncProposal* a;
+        Wakeup* w;
+        ~Answered() {
+            a->written = true;
+            w->notify();
+        }
+    } answered{this, wake};
+    ProposalContext ctx;
+    ctx.task = task;
+    ctx.backend = backend;
+    ctx.parent = &parent;
+    ctx.other = has_other ? &other : nullptr;
+    ctx.diagnosis_class = dclass;
+    ctx.patterns = patterns;
+    ctx.parent_diagnosis = parent_diagnosis.is_null() ? nullptr : &parent_diagnosis;
+    ctx.other_diagnosis = other_diagnosis.is_null() ? nullptr : &other_diagnosis;
+    for (const auto& m : inspirations) ctx.inspirations.push_back(&m);
+    ctx.library_notes = &notes;
+    try {
+        auto p = expert->propose(ctx);
+        if (!p) refusal = expert->refusal();
+        return p;
+    } catch (const std::exception& e) {
+        refusal = std::string("failed: ") + e.what();
+        return std::nullopt;
+    }
+}
 
 Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& ready) {
     const Member* chosen = islands_.select(i, rng_);
@@ -183,13 +308,8 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
         auto p = repairs_in_flight_.find(m.id);
         return (f == failed_repairs_.end() ? 0 : f->second) + (p == repairs_in_flight_.end() ? 0 : p->second) < kMaxFailedRepairs;
     };
-    std::vector<const Member*> parents;
-    if (open(*chosen)) parents.push_back(chosen);
-    for (const auto& m : islands_.members(i))
-        if (&m != chosen && open(m)) parents.push_back(&m);
+    std::vector<const Member*> parents = parents_in_turn(chosen, islands_.members(i), open);
     if (parents.empty()) return ProposeOutcome::Nothing;
-    std::stable_sort(parents.begin() + (parents.front() == chosen ? 1 : 0), parents.end(),
-                     [](const Member* a, const Member* b) { return a->fitness > b->fitness; });
     const auto& favoured = cfg_.island_experts.empty()
                                ? std::vector<std::string>{}
                                : cfg_.island_experts[static_cast<std::size_t>(i) % cfg_.island_experts.size()];
@@ -199,9 +319,7 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
         // Ask the router; an expert that refuses (or is busy) is taken out for this parent.
         while (!allowed.empty()) {
             RouteDecision route = router_.choose(dclass, favoured, allowed);
-            Expert* expert = nullptr;
-            for (auto& e : experts_)
-                if (e->name() == route.expert) expert = e.get();
+            Expert* expert = expert_named(experts_, route.expert);
             const Member* other = nullptr;
             if (route.expert == "crossover") {
                 if (auto pair = islands_.select_pair(i, rng_)) {
@@ -213,82 +331,15 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
                 // One call at a time per blocking expert; the others keep the queue fed meanwhile.
                 bool busy = std::any_of(async_.begin(), async_.end(), [&](const auto& a) { return a->expert == expert; });
                 if (!busy) {
-                    auto a = std::make_unique<AsyncProposal>();
-                    a->expert = expert;
-                    a->island = i;
-                    a->generation = islands_.generation(i) + 1;
-                    a->route = route;
-                    a->parent = *parent;
-                    a->parent_fitness = parent->fitness;
-                    if (other) {
-                        a->other = *other;
-                        a->has_other = true;
-                    }
-                    if (hooks_.diagnosis_of) {
-                        a->parent_diagnosis = hooks_.diagnosis_of(parent->id);
-                        if (other) a->other_diagnosis = hooks_.diagnosis_of(other->id);
-                    }
-                    for (int j = 0; j < islands_.islands(); ++j)
-                        if (j != i)
-                            if (const Member* b = islands_.best(j); b && b->fitness > 0) a->inspirations.push_back(*b);
-                    if (hooks_.library_notes) a->notes = hooks_.library_notes(dclass);
-                    AsyncProposal* raw = a.get();
-                    const Task* task = cfg_.task;
-                    Backend backend = cfg_.backend;
-                    const std::vector<PatternSource>* patterns = &patterns_;
-                    std::shared_ptr<Wakeup> wake = wake_;
-                    raw->result = std::async(std::launch::async, [raw, task, backend, patterns, dclass, wake]() -> std::optional<Proposal> {
-                        // However the expert ends, the search hears of it at once.
-                        struct Answered {
-                            AsyncProposal* a;
-                            Wakeup* w;
-                            ~Answered() {
-                                a->written = true;
-                                w->notify();
-                            }
-                        } answered{raw, wake.get()};
-                        ProposalContext ctx;
-                        ctx.task = task;
-                        ctx.backend = backend;
-                        ctx.parent = &raw->parent;
-                        ctx.other = raw->has_other ? &raw->other : nullptr;
-                        ctx.diagnosis_class = dclass;
-                        ctx.patterns = patterns;
-                        ctx.parent_diagnosis = raw->parent_diagnosis.is_null() ? nullptr : &raw->parent_diagnosis;
-                        ctx.other_diagnosis = raw->other_diagnosis.is_null() ? nullptr : &raw->other_diagnosis;
-                        for (const auto& m : raw->inspirations) ctx.inspirations.push_back(&m);
-                        ctx.library_notes = &raw->notes;
-                        try {
-                            auto p = raw->expert->propose(ctx);
-                            if (!p) raw->refusal = raw->expert->refusal();
-                            return p;
-                        } catch (const std::exception& e) {
-                            raw->refusal = std::string("failed: ") + e.what();
-                            return std::nullopt;
-                        }
-                    });
-                    async_.push_back(std::move(a));
+                    async_.push_back(AsyncProposal::ask(*this, expert, i, route, *parent, other, dclass));
                     return ProposeOutcome::Started;
                 }
             } else if (expert) {
-                ProposalContext ctx;
-                ctx.task = cfg_.task;
-                ctx.backend = cfg_.backend;
-                ctx.parent = parent;
-                ctx.other = other;
-                ctx.diagnosis_class = dclass;
-                ctx.patterns = &patterns_;
-                ctx.tried = &tried_;
-                ctx.rng = &rng_;
-                std::optional<Proposal> p = expert->propose(ctx);
+                std::optional<Proposal> p =
+                    expert->propose(context_now(cfg_, parent, other, dclass, patterns_, tried_, rng_));
                 if (p) {
                     tried_.insert(proposal_key(p->source, p->tunables));
-                    Child c;
-                    c.proposal = std::move(*p);
-                    c.island = i;
-                    c.generation = islands_.generation(i) + 1;
-                    c.route = route;
-                    c.parent_fitness = parent->fitness;
+                    Child c = child_of(std::move(*p), i, islands_.generation(i) + 1, route, parent->fitness);
                     note_repair_in_flight(c);
                     ready.push_back(std::move(c));
                     return ProposeOutcome::Proposed;
