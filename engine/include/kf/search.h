@@ -160,6 +160,7 @@ public:
 
 private:
     struct AsyncProposal;
+    struct RunLoop;  ///< one call of run() (search.cpp)
     enum class ProposeOutcome { Proposed, Started, Nothing };
     Member evaluate_into_member(const Child& c, const Diagnosis& d);
     ProposeOutcome propose_one(std::deque<Child>& ready);

@@ -475,142 +475,195 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
                     {{"fitness", mig.member.fitness}}});
 }
 
+namespace {
+
+// The loop sleeps until something happens: a result, an expert's answer, a stop, pause or
+// injection. Stop predicates that are plain functions (should_stop) cannot wake it; they
+// are polled at least every kPollInterval.
+constexpr auto kPollInterval = std::chrono::milliseconds(200);
+
+/** Takes the search's wakeup back from the queue and the run control when a run ends. */
+struct Unhook {
+    EvaluationQueue* queue;
+    RunControl* control;
+    ~Unhook() {
+        queue->notify_results(nullptr);
+        if (control) control->set_wakeup(nullptr);
+    }
+};
+
+}  // namespace
+
+/** One call of run(): the queue it submits to, the children to submit before any new proposal, where it stands. */
+struct Search::RunLoop {
+    RunLoop(Search& s, EvaluationQueue& q) : search(s), queue(q) {}
+
+    /** Children lost in flight by a killed run first, then the seeds, spread over the islands. */
+    void take_pending();
+    /** Runs until a stop, a spent budget or an exhausted space; `why` then says which. */
+    void until_stopped();
+
+    Search& search;
+    EvaluationQueue& queue;
+    bool queue_wakes = false;  ///< the queue wakes the loop when a result comes
+    std::deque<Child> ready;
+    StopReason why;
+    bool stopping = false, exhausted = false, was_paused = false;
+
+private:
+    void submit(Child c);
+    /** Stops proposing; what waits is dropped: it stays in the store unevaluated and is resumed later. */
+    void stop();
+    /** Submits the user's injections and the experts' answers, and keeps the queue full of new proposals. */
+    void feed(bool paused);
+    /** With nothing in flight: whether the run ends (after waiting out a pause, it goes on). */
+    bool ends_when_idle(bool paused);
+    /** Takes the next result from the queue, waiting for it at most kPollInterval, and processes it. */
+    void take_result(std::uint64_t seen);
+};
+
+void Search::RunLoop::take_pending() {
+    for (auto& c : search.pending_children_) ready.push_back(std::move(c));
+    search.pending_children_.clear();
+    for (std::size_t k = 0; k < search.pending_seeds_.size(); ++k) {
+        Proposal& s = search.pending_seeds_[k];
+        std::string key = proposal_key(s.source, s.tunables);
+        if (search.tried_.count(key)) continue;
+        search.tried_.insert(key);
+        Child c;
+        c.proposal = s;
+        c.island = static_cast<int>(k % static_cast<std::size_t>(search.islands_.islands()));
+        ready.push_back(std::move(c));
+    }
+    search.pending_seeds_.clear();
+}
+
+void Search::RunLoop::submit(Child c) {
+    if (c.id == 0 && search.hooks_.on_child) search.hooks_.on_child(c);
+    if (c.id == 0) c.id = search.next_id_++;
+    else search.next_id_ = std::max(search.next_id_, c.id + 1);
+    if (c.proposal.expert != "seed")
+        search.notify({"proposed", c.island, c.id, c.route.reason + " -> " + c.proposal.rationale,
+                       {{"expert", c.proposal.expert}, {"route", c.route.reason}}});
+    search.in_flight_[c.id] = c;
+    queue.submit(c);
+}
+
+void Search::RunLoop::until_stopped() {
+    while (true) {
+        const std::uint64_t seen = search.wake_->generation();
+        if (!stopping && search.must_stop(why)) stop();
+        bool paused = !stopping && search.hooks_.control && search.hooks_.control->paused();
+        if (paused != was_paused) {
+            search.notify({paused ? "paused" : "resumed", -1, 0, paused ? "paused" : "resumed", {}});
+            was_paused = paused;
+        }
+        if (!stopping) feed(paused);
+        if (search.in_flight_.empty() && search.async_.empty()) {
+            if (ends_when_idle(paused)) break;
+            continue;
+        }
+        if (search.in_flight_.empty()) {
+            // Only blocking experts are at work: sleep until one of them answers.
+            search.wake_->wait(seen, kPollInterval);
+            continue;
+        }
+        take_result(seen);
+    }
+}
+
+void Search::RunLoop::stop() {
+    stopping = true;
+    for (const Child& c : queue.cancel_waiting()) search.in_flight_.erase(c.id);
+    for (auto& a : search.async_) a->result.wait();
+    search.async_.clear();
+}
+
+void Search::RunLoop::feed(bool paused) {
+    if (search.hooks_.control)
+        for (auto& inj : search.hooks_.control->take_injections()) {
+            Child c;
+            c.proposal = std::move(inj.proposal);
+            if (c.proposal.expert.empty()) c.proposal.expert = "user";
+            c.island = std::clamp(inj.island, 0, search.islands_.islands() - 1);
+            c.generation = search.islands_.generation(c.island) + 1;
+            c.route.reason = "written by the user";
+            search.tried_.insert(proposal_key(c.proposal.source, c.proposal.tunables));
+            submit(std::move(c));  // the user's own kernels skip the budget and the queue
+        }
+    search.collect_async(ready, false);
+    exhausted = false;
+    // Experts that keep answering with nothing new (a kernel already evaluated, or a
+    // refusal) are asked no more: the space counts as exhausted once they are done.
+    const bool fruitless = search.cfg_.max_fruitless > 0 && search.fruitless_ >= search.cfg_.max_fruitless;
+    if (fruitless) exhausted = true;
+    while (!fruitless && !paused &&
+           static_cast<int>(search.in_flight_.size() + search.async_.size()) < queue.capacity() &&
+           search.budget_allows(1)) {
+        if (!ready.empty()) {
+            Child c = std::move(ready.front());
+            ready.pop_front();
+            submit(std::move(c));
+            continue;
+        }
+        if (search.propose_one(ready) == ProposeOutcome::Nothing) {
+            exhausted = true;
+            break;
+        }
+    }
+}
+
+bool Search::RunLoop::ends_when_idle(bool paused) {
+    if (stopping) return true;
+    if (paused) {
+        search.hooks_.control->wait_while_paused();
+        return false;
+    }
+    if (!ready.empty() && search.budget_allows(1)) return false;
+    if (!search.budget_allows(1)) {
+        why = StopReason::evaluation_budget(search.cfg_.budget);
+        return true;
+    }
+    if (search.must_stop(why)) return true;  // e.g. experts that refused because a budget ran out
+    if (exhausted) {
+        why = StopReason::exhausted();
+        return true;
+    }
+    return false;
+}
+
+void Search::RunLoop::take_result(std::uint64_t seen) {
+    auto res = queue.next(std::chrono::milliseconds(0));
+    if (!res) {
+        if (queue_wakes) {
+            search.wake_->wait(seen, kPollInterval);
+            return;
+        }
+        res = queue.next(kPollInterval);
+        if (!res) return;
+    }
+    search.in_flight_.erase(res->first.id);
+    search.process_result(res->first, res->second);
+    if (search.hooks_.on_batch_done) search.hooks_.on_batch_done();
+}
+
 SearchResult Search::run() {
     SearchResult result;
     std::shared_ptr<EvaluationQueue> queue = hooks_.queue;
     if (!queue) queue = std::make_shared<BatchQueue>(hooks_.evaluate, islands_.islands());
-    std::deque<Child> ready;  // children to submit before any new proposal
-    // Children lost in flight by a killed run first, then the seeds, spread over the islands.
-    for (auto& c : pending_children_) ready.push_back(std::move(c));
-    pending_children_.clear();
-    for (std::size_t k = 0; k < pending_seeds_.size(); ++k) {
-        Proposal& s = pending_seeds_[k];
-        std::string key = proposal_key(s.source, s.tunables);
-        if (tried_.count(key)) continue;
-        tried_.insert(key);
-        Child c;
-        c.proposal = s;
-        c.island = static_cast<int>(k % static_cast<std::size_t>(islands_.islands()));
-        ready.push_back(std::move(c));
-    }
-    pending_seeds_.clear();
-
-    auto submit = [&](Child c) {
-        if (c.id == 0 && hooks_.on_child) hooks_.on_child(c);
-        if (c.id == 0) c.id = next_id_++;
-        else next_id_ = std::max(next_id_, c.id + 1);
-        if (c.proposal.expert != "seed")
-            notify({"proposed", c.island, c.id, c.route.reason + " -> " + c.proposal.rationale,
-                    {{"expert", c.proposal.expert}, {"route", c.route.reason}}});
-        in_flight_[c.id] = c;
-        queue->submit(c);
-    };
-
-    // The loop sleeps until something happens: a result, an expert's answer, a stop, pause or
-    // injection. Stop predicates that are plain functions (should_stop) cannot wake it; they
-    // are polled at least every kPollInterval.
-    constexpr auto kPollInterval = std::chrono::milliseconds(200);
-    const bool queue_wakes = queue->notify_results(wake_);
+    RunLoop loop(*this, *queue);
+    loop.take_pending();
+    loop.queue_wakes = queue->notify_results(wake_);
     if (hooks_.control) hooks_.control->set_wakeup(wake_);
-    struct Unhook {
-        EvaluationQueue* queue;
-        RunControl* control;
-        ~Unhook() {
-            queue->notify_results(nullptr);
-            if (control) control->set_wakeup(nullptr);
-        }
-    } unhook{queue.get(), hooks_.control};
-
-    StopReason why;
-    bool stopping = false, exhausted = false, was_paused = false;
-    while (true) {
-        const std::uint64_t seen = wake_->generation();
-        if (!stopping && must_stop(why)) {
-            stopping = true;
-            // What waits is dropped: it stays in the store unevaluated and is resumed later.
-            for (const Child& c : queue->cancel_waiting()) in_flight_.erase(c.id);
-            for (auto& a : async_) a->result.wait();
-            async_.clear();
-        }
-        bool paused = !stopping && hooks_.control && hooks_.control->paused();
-        if (paused != was_paused) {
-            notify({paused ? "paused" : "resumed", -1, 0, paused ? "paused" : "resumed", {}});
-            was_paused = paused;
-        }
-        if (!stopping) {
-            if (hooks_.control)
-                for (auto& inj : hooks_.control->take_injections()) {
-                    Child c;
-                    c.proposal = std::move(inj.proposal);
-                    if (c.proposal.expert.empty()) c.proposal.expert = "user";
-                    c.island = std::clamp(inj.island, 0, islands_.islands() - 1);
-                    c.generation = islands_.generation(c.island) + 1;
-                    c.route.reason = "written by the user";
-                    tried_.insert(proposal_key(c.proposal.source, c.proposal.tunables));
-                    submit(std::move(c));  // the user's own kernels skip the budget and the queue
-                }
-            collect_async(ready, false);
-            exhausted = false;
-            // Experts that keep answering with nothing new (a kernel already evaluated, or a
-            // refusal) are asked no more: the space counts as exhausted once they are done.
-            const bool fruitless = cfg_.max_fruitless > 0 && fruitless_ >= cfg_.max_fruitless;
-            if (fruitless) exhausted = true;
-            while (!fruitless && !paused && static_cast<int>(in_flight_.size() + async_.size()) < queue->capacity() &&
-                   budget_allows(1)) {
-                if (!ready.empty()) {
-                    Child c = std::move(ready.front());
-                    ready.pop_front();
-                    submit(std::move(c));
-                    continue;
-                }
-                if (propose_one(ready) == ProposeOutcome::Nothing) {
-                    exhausted = true;
-                    break;
-                }
-            }
-        }
-        if (in_flight_.empty() && async_.empty()) {
-            if (stopping) break;
-            if (paused) {
-                hooks_.control->wait_while_paused();
-                continue;
-            }
-            if (!ready.empty() && budget_allows(1)) continue;
-            if (!budget_allows(1)) {
-                why = StopReason::evaluation_budget(cfg_.budget);
-                break;
-            }
-            if (must_stop(why)) break;  // e.g. experts that refused because a budget ran out
-            if (exhausted) {
-                why = StopReason::exhausted();
-                break;
-            }
-            continue;
-        }
-        if (in_flight_.empty()) {
-            // Only blocking experts are at work: sleep until one of them answers.
-            wake_->wait(seen, kPollInterval);
-            continue;
-        }
-        auto res = queue->next(std::chrono::milliseconds(0));
-        if (!res) {
-            if (queue_wakes) {
-                wake_->wait(seen, kPollInterval);
-                continue;
-            }
-            res = queue->next(kPollInterval);
-            if (!res) continue;
-        }
-        in_flight_.erase(res->first.id);
-        process_result(res->first, res->second);
-        if (hooks_.on_batch_done) hooks_.on_batch_done();
-    }
-    result.stop_reason = why;
+    Unhook unhook{queue.get(), hooks_.control};
+    loop.until_stopped();
+    result.stop_reason = loop.why;
     result.evaluations = evaluations_;
     result.outcomes = outcomes_;
     if (const Member* b = islands_.best()) result.best = *b;
-    SearchEvent stopped("stopped", -1, 0, to_string(why), {{"evaluations", evaluations_}, {"pipeline", queue->stats()}});
-    stopped.stop = why;
+    SearchEvent stopped("stopped", -1, 0, to_string(loop.why),
+                        {{"evaluations", evaluations_}, {"pipeline", queue->stats()}});
+    stopped.stop = loop.why;
     notify(std::move(stopped));
     return result;
 }
