@@ -20,6 +20,98 @@
 
 namespace kfgui {
 
+namespace {
+
+/** The problems asked for (a set, or one problem) and the Python worker that evaluates them. */
+void setProblemsAndWorker(const RunRequest& request, bool isSet, kf::KernelBenchRequest& kb) {
+    kb.project = toPath(request.projectDir);
+    kf::kb::ProblemSetRequest& set = kb.problems;
+    for (int id : isSet ? request.kbIds : QList<int>{request.kbId})
+        set.problems.push_back(kf::kb::find_problem(toPath(request.kbRoot), request.kbLevel, id));
+    set.single = !isSet;
+    set.skip_finished = isSet && request.kbSkipFinished;
+
+    if (!request.python.isEmpty()) kb.worker.python = request.python.toStdString();
+    if (!request.kbWorker.isEmpty()) kb.worker.script = toPath(request.kbWorker);
+    // The host backend is the worker's CPU testing mode; CUDA runs on the chosen device.
+    kb.worker.device =
+        request.config.backend == QLatin1String("cuda") ? std::to_string(request.config.device) : std::string("cpu");
+    kb.worker.executor = request.executor;
+}
+
+/** Settings › Executor: how the worker evaluates a ModelNew, as `kernelbench run` takes it. */
+void setEvalOptions(const RunRequest& request, kf::kb::EvalOptions& eval) {
+    if (request.kbTrials < 1 || request.kbReps < 1)
+        throw kf::Error(SearchWorker::tr("KernelBench trials and timed calls must be at least 1").toStdString());
+    const std::string tolerance = request.kbTolerance.toStdString();
+    if (kf::kb::describe_tolerance(tolerance).empty())
+        throw kf::Error(SearchWorker::tr("unknown KernelBench tolerance policy '%1' (Settings › Executor)")
+                            .arg(request.kbTolerance)
+                            .toStdString());
+    eval.trials = request.kbTrials;
+    eval.reps = request.kbReps;
+    eval.tolerance = tolerance;
+    eval.baselines.clear();
+    for (const QString& b : request.kbBaselines) {
+        if (b != QLatin1String("eager") && b != QLatin1String("compile"))
+            throw kf::Error(
+                SearchWorker::tr("unknown KernelBench baseline '%1' (eager or compile)").arg(b).toStdString());
+        eval.baselines.push_back(b.toStdString());
+    }
+}
+
+/** The LLM experts' configuration with the request's keys, and the islands' experts; without one, the tuner. */
+void setLlmOptions(const RunRequest& request, kf::kb::ProblemSearchOptions& base) {
+    if (!request.llmConfig.isEmpty()) {
+        const nlohmann::json j = nlohmann::json::parse(request.llmConfig.toStdString(), nullptr, false);
+        if (j.is_discarded())
+            throw kf::Error(SearchWorker::tr("the LLM configuration is not valid JSON").toStdString());
+        auto cfg = std::make_shared<kf::llm::LlmConfig>(kf::llm::parse_llm_config(j));
+        for (kf::llm::ProviderConfig& p : cfg->providers) {
+            const QString apiKey = request.llmKeys.value(fromUtf8(p.name));
+            if (!apiKey.isEmpty()) p.api_key = apiKey.toStdString();
+        }
+        if (!cfg->prompts_dir.empty()) base.prompts_dir = cfg->prompts_dir;
+        base.llm = cfg;
+        // The islands' experts as `kfoundry kernelbench run --llm-config` sets them.
+        base.search.island_experts = kf::kb::kLlmIslandExperts;
+    } else {
+        base.search.island_experts = {{"tuner"}};
+    }
+}
+
+/** The request as the app's engine takes it: the problems, the worker, each search's options, the level's budgets. */
+kf::KernelBenchRequest kernelBenchRequest(const RunRequest& request, bool isSet) {
+    kf::KernelBenchRequest kb;
+    setProblemsAndWorker(request, isSet, kb);
+    kf::kb::ProblemSetRequest& set = kb.problems;
+    kf::kb::ProblemSearchOptions& base = set.base;
+    setEvalOptions(request, base.eval);
+    base.search.islands.islands = request.config.islands;
+    base.search.islands.population = request.config.population;
+    base.search.budget = request.config.budget;
+    base.search.time_limit_s = request.config.timeLimitS;
+    base.search.seed = static_cast<std::uint64_t>(request.config.seed);
+    base.jobs = request.config.compileThreads > 0 ? request.config.compileThreads
+                                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    setLlmOptions(request, base);
+    if (!request.libraryPath.isEmpty()) base.experience_library = toPath(request.libraryPath);
+
+    // A level's budgets hold over the set, as `kernelbench run --level-budget ...` has them;
+    // the LLM configuration's own budgets hold over it too.
+    set.level.evaluations = request.kbLevelEvaluations;
+    set.level.tokens = request.kbLevelTokens;
+    set.level.cost = request.kbLevelCost;
+    set.level.time_s = request.kbLevelTimeS;
+    if (base.llm) set.level = kf::kb::with_llm_budgets(set.level, *base.llm);
+    set.run_config = {{"kb", std::filesystem::absolute(toPath(request.kbRoot)).string()},
+                      {"device", kb.worker.device},
+                      {"origin", "app"}};
+    return kb;
+}
+
+}  // namespace
+
 void SearchWorker::runKernelBench(const RunRequest& request) {
     RunOutcome outcome;
     runId_ = 0;
@@ -28,75 +120,9 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
     QStringList skipped;
     int searched = 0;
     const bool isSet = !request.kbIds.isEmpty();
-    std::size_t asked = 0;
     try {
-        kf::KernelBenchRequest kb;
-        kb.project = toPath(request.projectDir);
-        kf::kb::ProblemSetRequest& set = kb.problems;
-        for (int id : isSet ? request.kbIds : QList<int>{request.kbId})
-            set.problems.push_back(kf::kb::find_problem(toPath(request.kbRoot), request.kbLevel, id));
-        asked = set.problems.size();
-        set.single = !isSet;
-        set.skip_finished = isSet && request.kbSkipFinished;
-
-        if (!request.python.isEmpty()) kb.worker.python = request.python.toStdString();
-        if (!request.kbWorker.isEmpty()) kb.worker.script = toPath(request.kbWorker);
-        // The host backend is the worker's CPU testing mode; CUDA runs on the chosen device.
-        kb.worker.device = request.config.backend == QLatin1String("cuda") ? std::to_string(request.config.device) : std::string("cpu");
-        kb.worker.executor = request.executor;
-
-        kf::kb::ProblemSearchOptions& base = set.base;
-        // Settings › Executor: how the worker evaluates a ModelNew, as `kernelbench run` takes it.
-        if (request.kbTrials < 1 || request.kbReps < 1)
-            throw kf::Error(tr("KernelBench trials and timed calls must be at least 1").toStdString());
-        const std::string tolerance = request.kbTolerance.toStdString();
-        if (kf::kb::describe_tolerance(tolerance).empty())
-            throw kf::Error(tr("unknown KernelBench tolerance policy '%1' (Settings › Executor)")
-                                .arg(request.kbTolerance)
-                                .toStdString());
-        base.eval.trials = request.kbTrials;
-        base.eval.reps = request.kbReps;
-        base.eval.tolerance = tolerance;
-        base.eval.baselines.clear();
-        for (const QString& b : request.kbBaselines) {
-            if (b != QLatin1String("eager") && b != QLatin1String("compile"))
-                throw kf::Error(tr("unknown KernelBench baseline '%1' (eager or compile)").arg(b).toStdString());
-            base.eval.baselines.push_back(b.toStdString());
-        }
-        base.search.islands.islands = request.config.islands;
-        base.search.islands.population = request.config.population;
-        base.search.budget = request.config.budget;
-        base.search.time_limit_s = request.config.timeLimitS;
-        base.search.seed = static_cast<std::uint64_t>(request.config.seed);
-        base.jobs = request.config.compileThreads > 0 ? request.config.compileThreads
-                                                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        if (!request.llmConfig.isEmpty()) {
-            const nlohmann::json j = nlohmann::json::parse(request.llmConfig.toStdString(), nullptr, false);
-            if (j.is_discarded()) throw kf::Error(tr("the LLM configuration is not valid JSON").toStdString());
-            auto cfg = std::make_shared<kf::llm::LlmConfig>(kf::llm::parse_llm_config(j));
-            for (kf::llm::ProviderConfig& p : cfg->providers) {
-                const QString apiKey = request.llmKeys.value(fromUtf8(p.name));
-                if (!apiKey.isEmpty()) p.api_key = apiKey.toStdString();
-            }
-            if (!cfg->prompts_dir.empty()) base.prompts_dir = cfg->prompts_dir;
-            base.llm = cfg;
-            // The islands' experts as `kfoundry kernelbench run --llm-config` sets them.
-            base.search.island_experts = kf::kb::kLlmIslandExperts;
-        } else {
-            base.search.island_experts = {{"tuner"}};
-        }
-        if (!request.libraryPath.isEmpty()) base.experience_library = toPath(request.libraryPath);
-
-        // A level's budgets hold over the set, as `kernelbench run --level-budget ...` has them;
-        // the LLM configuration's own budgets hold over it too.
-        set.level.evaluations = request.kbLevelEvaluations;
-        set.level.tokens = request.kbLevelTokens;
-        set.level.cost = request.kbLevelCost;
-        set.level.time_s = request.kbLevelTimeS;
-        if (base.llm) set.level = kf::kb::with_llm_budgets(set.level, *base.llm);
-        set.run_config = {{"kb", std::filesystem::absolute(toPath(request.kbRoot)).string()},
-                          {"device", kb.worker.device},
-                          {"origin", "app"}};
+        const kf::KernelBenchRequest kb = kernelBenchRequest(request, isSet);
+        const std::size_t asked = kb.problems.problems.size();
 
         // The app's engine owns the run: the device's Python worker (shared with other
         // searches there), the run's store connection and its life; this thread hears its events.
