@@ -11,7 +11,7 @@ bool EngineEvent::isEvaluation() const {
 
 EngineEvent toEngineEvent(const kf::SearchEvent& e) {
     EngineEvent out;
-    out.kind = fromUtf8(e.kind);
+    out.kind = fromUtf8(std::string(kf::to_string(e.kind)));
     out.island = e.island;
     out.member = e.member;
     out.message = fromUtf8(e.message);

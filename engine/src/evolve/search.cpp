@@ -344,7 +344,8 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
                     ready.push_back(std::move(c));
                     return ProposeOutcome::Proposed;
                 }
-                if (parent == chosen) notify({"refused", i, parent->id, route.expert + ": " + expert->refusal(), {}});
+                if (parent == chosen)
+                    notify({EventKind::Refused, i, parent->id, route.expert + ": " + expert->refusal(), {}});
             }
             allowed.erase(std::remove(allowed.begin(), allowed.end(), route.expert), allowed.end());
         }
@@ -382,7 +383,8 @@ void Search::collect_async(std::deque<Child>& ready, bool wait) {
             std::string key = proposal_key(p->source, p->tunables);
             if (tried_.count(key)) {
                 ++fruitless_;
-                notify({"refused", a.island, a.parent.id, a.expert->name() + ": proposed a kernel already evaluated", {}});
+                notify({EventKind::Refused, a.island, a.parent.id,
+                        a.expert->name() + ": proposed a kernel already evaluated", {}});
             } else {
                 fruitless_ = 0;
                 tried_.insert(key);
@@ -397,7 +399,7 @@ void Search::collect_async(std::deque<Child>& ready, bool wait) {
             }
         } else {
             ++fruitless_;
-            notify({"refused", a.island, a.parent.id, a.expert->name() + ": " + a.refusal, {}});
+            notify({EventKind::Refused, a.island, a.parent.id, a.expert->name() + ": " + a.refusal, {}});
             // A refusal is a failed try for the router, so that it learns to ask someone else.
             if (a.route.diagnosis_class) router_.reward(*a.route.diagnosis_class, a.expert->name(), 0.0);
         }
@@ -414,7 +416,8 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
     if (c.proposal.expert == "seed") {
         islands_.add(m);
         if (m.fitness > best_fitness_) best_fitness_ = m.fitness;
-        SearchEvent seeded("seeded", m.island, m.id, m.family + ": " + d.message, {{"fitness", m.fitness}, {"status", status}});
+        SearchEvent seeded(EventKind::Seeded, m.island, m.id, m.family + ": " + d.message,
+                           {{"fitness", m.fitness}, {"status", status}});
         seeded.status = m.status;
         notify(std::move(seeded));
         return;
@@ -439,14 +442,15 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
         failed_repairs_[m.id] = failures;
         if (failures >= kMaxFailedRepairs) abandoned_.insert(m.id);
         if (failures >= kMaxFailedRepairs && abandoned_.insert(parent).second)
-            notify({"log", c.island, parent,
+            notify({EventKind::Log, c.island, parent,
                     "abandoned failed candidate " + std::to_string(parent) + " after " + std::to_string(kMaxFailedRepairs) +
                         " children that did not repair it",
                     {}});
     }
     bool island_best = islands_.add(m);
     SearchEvent evaluated(
-        "evaluated", c.island, m.id, status + (m.fitness > 0 ? " " + std::to_string(m.fitness) + "x" : std::string()),
+        EventKind::Evaluated, c.island, m.id,
+        status + (m.fitness > 0 ? " " + std::to_string(m.fitness) + "x" : std::string()),
             {{"fitness", m.fitness},
              {"status", status},
              {"gain", gain},
@@ -460,7 +464,7 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
     if (island_best) {
         char text[64];
         std::snprintf(text, sizeof text, "new island best %.3gx", m.fitness);
-        notify({"improved", c.island, m.id, text, {{"fitness", m.fitness}}});
+        notify({EventKind::Improved, c.island, m.id, text, {{"fitness", m.fitness}}});
     }
     if (m.fitness > best_fitness_) {
         best_fitness_ = m.fitness;
@@ -471,7 +475,8 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
     islands_.end_generation(c.island);
     if (islands_.migration_due())
         for (const auto& mig : islands_.migrate())
-            notify({"migrated", mig.to, mig.member.id, "island " + std::to_string(mig.from) + " -> " + std::to_string(mig.to),
+            notify({EventKind::Migrated, mig.to, mig.member.id,
+                    "island " + std::to_string(mig.from) + " -> " + std::to_string(mig.to),
                     {{"fitness", mig.member.fitness}}});
 }
 
@@ -543,7 +548,7 @@ void Search::RunLoop::submit(Child c) {
     if (c.id == 0) c.id = search.next_id_++;
     else search.next_id_ = std::max(search.next_id_, c.id + 1);
     if (c.proposal.expert != "seed")
-        search.notify({"proposed", c.island, c.id, c.route.reason + " -> " + c.proposal.rationale,
+        search.notify({EventKind::Proposed, c.island, c.id, c.route.reason + " -> " + c.proposal.rationale,
                        {{"expert", c.proposal.expert}, {"route", c.route.reason}}});
     search.in_flight_[c.id] = c;
     queue.submit(c);
@@ -555,7 +560,7 @@ void Search::RunLoop::until_stopped() {
         if (!stopping && search.must_stop(why)) stop();
         bool paused = !stopping && search.hooks_.control && search.hooks_.control->paused();
         if (paused != was_paused) {
-            search.notify({paused ? "paused" : "resumed", -1, 0, paused ? "paused" : "resumed", {}});
+            search.notify({paused ? EventKind::Paused : EventKind::Resumed, -1, 0, paused ? "paused" : "resumed", {}});
             was_paused = paused;
         }
         if (!stopping) feed(paused);
@@ -661,7 +666,7 @@ SearchResult Search::run() {
     result.evaluations = evaluations_;
     result.outcomes = outcomes_;
     if (const Member* b = islands_.best()) result.best = *b;
-    SearchEvent stopped("stopped", -1, 0, to_string(loop.why),
+    SearchEvent stopped(EventKind::Stopped, -1, 0, to_string(loop.why),
                         {{"evaluations", evaluations_}, {"pipeline", queue->stats()}});
     stopped.stop = loop.why;
     notify(std::move(stopped));

@@ -274,10 +274,10 @@ std::function<void(const SearchEvent&)> event_hook(ProjectStore& store, std::int
                                                    const std::shared_ptr<llm::LlmEnsemble>& ens,
                                                    const ProblemSearchOptions& opt) {
     return [&store, run, &facts, &library, &ens, &opt](const SearchEvent& e) {
-        if (e.kind != "proposed")
+        if (e.kind != EventKind::Proposed)
             store.add_event(run, e.kind,
                             {{"island", e.island}, {"member", e.member}, {"message", e.message}, {"data", e.data}});
-        const bool child = e.kind == "evaluated" && e.data.value("has_parent", false);
+        const bool child = e.kind == EventKind::Evaluated && e.data.value("has_parent", false);
         if (library) record_child_evidence(*library, facts.op_class, e, run);
         if (opt.on_event) opt.on_event(e);
         if (!ens) return;
@@ -331,8 +331,8 @@ ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStor
     const std::int64_t run = open_run(store, p, opt, cfg, out.resumed);
     out.run_id = run;
     auto log = [&](const std::string& line) {
-        store.add_event(run, "log", {{"message", line}});
-        if (opt.on_event) opt.on_event({"log", -1, 0, line, {}});
+        store.add_event(run, EventKind::Log, {{"message", line}});
+        if (opt.on_event) opt.on_event({EventKind::Log, -1, 0, line, {}});
     };
     fs::path files = store.dir() / "kernelbench" / "candidates";
     fs::create_directories(files);
