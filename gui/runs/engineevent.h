@@ -18,7 +18,7 @@ namespace kfgui {
  * its own project store, so that the GUI never has to look them up per event.
  */
 struct EngineEvent {
-    QString kind;  ///< seeded, proposed, evaluated, improved, migrated, refused, stopped, log, llm_usage
+    kf::EventKind kind = kf::EventKind::Log;
     int island = -1;
     qint64 member = 0;
     QString message;

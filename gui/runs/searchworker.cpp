@@ -80,11 +80,11 @@ void SearchWorker::onEngineEvent(const kf::SearchEvent& e, const kf::ProjectView
     if (event.isEvaluation()) addStoredDetails(event, store);
     publish(event);
     // The engine pauses itself (kf::RunControl::set_paused) and says so with these events.
-    if (event.kind == QLatin1String("paused")) Q_EMIT stateChanged(QStringLiteral("paused"));
-    if (event.kind == QLatin1String("resumed")) Q_EMIT stateChanged(QStringLiteral("running"));
+    if (event.kind == kf::EventKind::Paused) Q_EMIT stateChanged(QStringLiteral("paused"));
+    if (event.kind == kf::EventKind::Resumed) Q_EMIT stateChanged(QStringLiteral("running"));
     // The last events of a batch come right before the next (long) evaluation: send the
     // stop event at once rather than leaving it in the queue.
-    if (event.kind == QLatin1String("stopped")) flush();
+    if (event.kind == kf::EventKind::Stopped) flush();
 }
 
 bool SearchWorker::pollStop() {

@@ -278,7 +278,7 @@ private slots:
             const char* statuses[] = {"ok", "ok", "ok", "incorrect", "compile_error", "timeout", "integrity_violation"};
             for (int i = 0; i < kEvents; ++i) {
                 kfgui::EngineEvent e;
-                e.kind = QStringLiteral("evaluated");
+                e.kind = kf::EventKind::Evaluated;
                 e.island = i % 4;
                 e.member = i + 1;
                 e.status = QString::fromLatin1(statuses[i % 7]);
