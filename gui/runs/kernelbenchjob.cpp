@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "engine.h"
-#include "enginewords.h"
 #include "kf/engine.h"
 #include "kf/kernelbench.h"
 #include "kf/kernelbench_search.h"
@@ -114,6 +113,7 @@ kf::KernelBenchRequest kernelBenchRequest(const RunRequest& request, bool isSet)
 
 void SearchWorker::runKernelBench(const RunRequest& request) {
     RunOutcome outcome;
+    std::optional<kf::RunState> searchedState;  // the last problem's run; none when no problem was searched
     runId_ = 0;
     // A problem set (kbIds) is searched problem by problem; what was skipped, and why, is
     // told at the end.
@@ -132,7 +132,7 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
         callbacks.on_run = [this](std::int64_t run, const kf::kb::Problem&) {
             runId_ = run;
             Q_EMIT runStarted(runId_);
-            Q_EMIT stateChanged(QStringLiteral("running"));
+            Q_EMIT stateChanged(kf::RunState::Running);
         };
         callbacks.on_event = [this](const kf::SearchEvent& e, const kf::ProjectView& store) { onEngineEvent(e, store); };
         callbacks.set.on_skipped = [&skipped](const kf::kb::Problem& p, const std::string& why) {
@@ -146,17 +146,18 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
             outcome.runId = out.run_id;
             outcome.reason = out.result.stop_reason;
             outcome.evaluations += out.result.evaluations;
-            outcome.state = control().stop_requested() ? QStringLiteral("stopped") : QStringLiteral("done");
-            if (auto r = kf::ProjectView::open(kb.project).run(out.run_id)) outcome.state = runStateWord(r->state);
+            searchedState = control().stop_requested() ? kf::RunState::Stopped : kf::RunState::Done;
+            if (auto r = kf::ProjectView::open(kb.project).run(out.run_id)) searchedState = r->state;
             if (out.result.best) {
                 outcome.bestFitness = out.result.best->fitness;
                 outcome.bestCandidate = out.result.best->id;
             }
         };
         engine().run_kernelbench(kb, callbacks);
+        // Nothing searched (skipped, or stopped before the first problem): stopped or done.
+        outcome.state = searchedState.value_or(control().stop_requested() ? kf::RunState::Stopped : kf::RunState::Done);
         if (isSet) {
             // The set's outcome: its last run, and what was searched and skipped.
-            if (outcome.state.isEmpty()) outcome.state = control().stop_requested() ? QStringLiteral("stopped") : QStringLiteral("done");
             QString text = tr("%1 of %2 problem(s) of the set searched").arg(searched).arg(asked);
             if (!skipped.isEmpty()) text += tr("; skipped: %1").arg(skipped.join(QStringLiteral(", ")));
             outcome.reason = kf::StopReason{kf::StopKind::Other, 0, 0, text.toStdString()};
@@ -164,11 +165,11 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
     } catch (const std::exception& e) {
         // The engine has marked the problem's run failed, when there was one.
         outcome.runId = runId_;
-        outcome.state = QStringLiteral("failed");
+        outcome.state = kf::RunState::Failed;
         outcome.reason = kf::StopReason{kf::StopKind::Other, 0, 0, e.what()};
     } catch (...) {
         outcome.runId = runId_;
-        outcome.state = QStringLiteral("failed");
+        outcome.state = kf::RunState::Failed;
         outcome.reason = kf::StopReason{kf::StopKind::Other, 0, 0, tr("unknown error in the engine thread").toStdString()};
     }
     finish(outcome);

@@ -135,9 +135,9 @@ private slots:
         QVERIFY(!panel.llmCheck()->isChecked());  // off by default
         panel.llmCheck()->setChecked(true);
         QVERIFY(panel.llmExperts());
-        panel.setState(QStringLiteral("running"));
+        panel.setState(kfgui::RunPhase::Running);
         QVERIFY(!panel.llmCheck()->isEnabled());
-        panel.setState(QStringLiteral("done"));
+        panel.setState(kfgui::RunPhase::Done);
         panel.setLlmAvailable(false);
         QVERIFY(!panel.llmExperts());
         QVERIFY(!panel.llmCheck()->isEnabled());
