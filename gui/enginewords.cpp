@@ -38,16 +38,17 @@ const Word kStages[] = {
     {"done", QT_TRANSLATE_NOOP("kfgui::EngineWords", "done")},
 };
 
-const Word kRunStates[] = {
-    {"idle", QT_TRANSLATE_NOOP("kfgui::EngineWords", "idle")},
-    {"starting", QT_TRANSLATE_NOOP("kfgui::EngineWords", "starting…")},
-    {"running", QT_TRANSLATE_NOOP("kfgui::EngineWords", "running")},
-    {"pausing", QT_TRANSLATE_NOOP("kfgui::EngineWords", "pausing after the batch in flight…")},
-    {"paused", QT_TRANSLATE_NOOP("kfgui::EngineWords", "paused")},
-    {"stopping", QT_TRANSLATE_NOOP("kfgui::EngineWords", "stopping after the batch in flight…")},
-    {"done", QT_TRANSLATE_NOOP("kfgui::EngineWords", "done")},
-    {"stopped", QT_TRANSLATE_NOOP("kfgui::EngineWords", "stopped")},
-    {"failed", QT_TRANSLATE_NOOP("kfgui::EngineWords", "failed")},
+struct RunStateWord {
+    kf::RunState state;
+    const char* text;
+};
+
+const RunStateWord kRunStates[] = {
+    {kf::RunState::Running, QT_TRANSLATE_NOOP("kfgui::EngineWords", "running")},
+    {kf::RunState::Paused, QT_TRANSLATE_NOOP("kfgui::EngineWords", "paused")},
+    {kf::RunState::Done, QT_TRANSLATE_NOOP("kfgui::EngineWords", "done")},
+    {kf::RunState::Stopped, QT_TRANSLATE_NOOP("kfgui::EngineWords", "stopped")},
+    {kf::RunState::Failed, QT_TRANSLATE_NOOP("kfgui::EngineWords", "failed")},
 };
 
 const Word kSeverities[] = {
@@ -104,15 +105,19 @@ QString statusText(const QString& status) {
     return typed ? statusText(*typed) : status;
 }
 QString stageText(const QString& stage) { return lookup(kStages, stage); }
-QString runStateText(const QString& state) { return lookup(kRunStates, state); }
-
-QString runStateWord(kf::RunState state) { return QString::fromLatin1(kf::to_string(state)); }
 QString severityText(const QString& severity) { return lookup(kSeverities, severity); }
 
 QString statusText(kf::Status status) {
     for (const StatusWord& w : kStatuses)
         if (w.status == status) return QCoreApplication::translate(kContext, w.text);
     return statusWord(status);
+}
+
+QString runStateText(kf::RunState state) {
+    for (const RunStateWord& w : kRunStates)
+        if (w.state == state) return QCoreApplication::translate(kContext, w.text);
+    const std::string_view word = kf::to_string(state);
+    return QString::fromLatin1(word.data(), static_cast<qsizetype>(word.size()));
 }
 
 QString stopReasonText(const kf::StopReason& reason) {
@@ -138,7 +143,6 @@ QStringList knownStatuses() {
     return out;
 }
 QStringList knownStages() { return keys(kStages); }
-QStringList knownRunStates() { return keys(kRunStates); }
 QStringList knownSeverities() { return keys(kSeverities); }
 
 QList<kf::StopKind> knownStopKinds() {

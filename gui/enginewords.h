@@ -15,10 +15,8 @@ namespace kfgui {
 QString statusText(const QString& status);
 /** compile, load, correctness, integrity, timing, profile, done. */
 QString stageText(const QString& stage);
-/** Run states of the store and of the run controller: idle, starting, running, pausing, paused, stopping, done, stopped, failed. */
-QString runStateText(const QString& state);
-/** The word of an engine run state ("done"), as runStateText() and the run controller take it. */
-QString runStateWord(kf::RunState state);
+/** running, paused, done, stopped, failed (the run controller's own steps: runPhaseText()). */
+QString runStateText(kf::RunState state);
 QString statusText(kf::Status status);
 /** The engine's own word for a status ("compile_error"), as the store and the events hold it. */
 QString statusWord(kf::Status status);
@@ -30,7 +28,6 @@ QString severityText(const QString& severity);
 /** The engine words each function above knows (for tests). */
 QStringList knownStatuses();
 QStringList knownStages();
-QStringList knownRunStates();
 QStringList knownSeverities();
 /** The stop kinds with a translated text (every kind but StopKind::Other). */
 QList<kf::StopKind> knownStopKinds();

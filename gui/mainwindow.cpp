@@ -22,6 +22,7 @@
 
 #include "candidate/candidateview.h"
 #include "compare/compareview.h"
+#include "enginewords.h"
 #include "kf/experts.h"
 #include "kf/library.h"
 #include "kf/store.h"
@@ -284,7 +285,7 @@ QString MainWindow::kernelBenchRunSummary(const QString& key) const {
     try {
         const auto run = store->latest_run(key.toStdString());
         if (!run) return {};
-        const QString state = runStateText(runStateWord(run->state));
+        const QString state = runStateText(run->state);
         const auto best = store->best(run->id);
         if (!best || best->second.fitness <= 0)
             return tr("Latest run: %1 (%2), no correct ModelNew yet.").arg(run->id).arg(state);
@@ -353,13 +354,13 @@ void MainWindow::showRun(qint64 runId) {
         const bool live = runs_->isActive() && runId == runs_->runId();
         const QString task = fromUtf8(run->task);
         if (live)
-            searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(task, runStateText(runs_->state())));
+            searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(task, runPhaseText(runs_->state())));
         else if (run->stop_reason.empty())
-            searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(task, runStateText(runStateWord(run->state))));
+            searchView_->setSummary(tr("Run %1 on %2: %3").arg(runId).arg(task, runStateText(run->state)));
         else
             searchView_->setSummary(tr("Run %1 on %2: %3 — %4")
                                         .arg(runId)
-                                        .arg(task, runStateText(runStateWord(run->state)), stopReasonText(run->stop())));
+                                        .arg(task, runStateText(run->state), stopReasonText(run->stop())));
     } catch (const std::exception& e) {
         searchView_->setSummary(tr("Cannot read run %1: %2").arg(runId).arg(fromUtf8(e.what())));
     }
@@ -545,7 +546,7 @@ bool MainWindow::startRequest(const RunRequest& request) {
         // The keys come from the keyring, which answers asynchronously; the run starts then.
         keysPending_ = true;
         pendingRequest_ = withLlm;
-        runPanel_->setState(QStringLiteral("starting"));
+        runPanel_->setState(RunPhase::Starting);
         searchView_->setSummary(tr("Reading the LLM providers' keys…"));
         keyring_->readKeys(llmProviderNames(config));
         // A keyring that never answers (a locked wallet left unattended) does not hold the run
@@ -587,20 +588,20 @@ void MainWindow::onRunStarted(qint64 runId) {
         }
     refreshRunPicker();
     searchView_->runPicker()->selectRun(runId);
-    QString text = tr("Run %1 on %2: %3").arg(runId).arg(runTask_, runStateText(runs_->state()));
+    QString text = tr("Run %1 on %2: %3").arg(runId).arg(runTask_, runPhaseText(runs_->state()));
     const TaskEntry* entry = browser_->currentEntry();
     if (entry && entry->isKernelBench() && entry->relativePath == runTask_)
         text = tr("Run %1 on KernelBench %2: %3 (the Python worker evaluates ModelNew files; Pause does not apply)")
                    .arg(runId)
-                   .arg(runTask_, runStateText(runs_->state()));
+                   .arg(runTask_, runPhaseText(runs_->state()));
     searchView_->setSummary(text);
     statusBar()->showMessage(text);  // replaces the previous run's outcome
 }
 
-void MainWindow::onRunStateChanged(const QString& state) {
+void MainWindow::onRunStateChanged(RunPhase state) {
     runPanel_->setState(state);
     if (runs_->runId() > 0)
-        searchView_->setSummary(tr("Run %1 on %2: %3").arg(runs_->runId()).arg(runTask_, runStateText(state)));
+        searchView_->setSummary(tr("Run %1 on %2: %3").arg(runs_->runId()).arg(runTask_, runPhaseText(state)));
 }
 
 KernelBenchReportDialog* MainWindow::showKernelBenchReport() {
@@ -618,7 +619,7 @@ KernelBenchReportDialog* MainWindow::showKernelBenchReport() {
 
 void MainWindow::onRunFinished(const RunOutcome& outcome) {
     searchView_->applyPending();
-    runPanel_->setState(outcome.state, stopReasonText(outcome.reason));
+    runPanel_->setState(runPhase(outcome.state), stopReasonText(outcome.reason));
     refreshRunPicker();
     // A problem set whose problems were all skipped ends without a run of its own.
     QString text = outcome.runId > 0 ? tr("Run %1: %2 — %3; %n evaluation(s)", nullptr, outcome.evaluations)

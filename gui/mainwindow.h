@@ -7,6 +7,7 @@
 #include "project/kernelbenchset.h"
 #include "runs/engineevent.h"
 #include "runs/kernelbenchsetsearch.h"
+#include "runs/runphase.h"
 
 class QDockWidget;
 class QMenu;
@@ -96,7 +97,7 @@ private:
     void updateStatus(int count, int failed);
     void updateTaskForRun();
     void onRunStarted(qint64 runId);
-    void onRunStateChanged(const QString& state);
+    void onRunStateChanged(RunPhase state);
     void onRunFinished(const RunOutcome& outcome);
     void onCandidateSelected(qint64 id);
     void injectCandidate(const QString& source, int island, qint64 parentId);

@@ -39,7 +39,7 @@ void ProvenancePanel::setRow(int row, const QString& value) {
 
 void ProvenancePanel::setCandidate(const kf::CandidateRecord& c, const std::optional<kf::RunRecord>& run) {
     setRow(kTask, QString::fromStdString(c.task));
-    setRow(kRun, run ? tr("%1 (%2, %3)").arg(run->id).arg(runStateText(runStateWord(run->state)),
+    setRow(kRun, run ? tr("%1 (%2, %3)").arg(run->id).arg(runStateText(run->state),
                                               QString::fromStdString(run->config.value("backend", std::string())))
                      : QString::number(c.run_id));
     setRow(kExpert, QString::fromStdString(c.expert));

@@ -6,12 +6,12 @@
 namespace kfgui {
 
 bool EngineEvent::isEvaluation() const {
-    return kind == QLatin1String("evaluated") || kind == QLatin1String("seeded");
+    return kind == kf::EventKind::Evaluated || kind == kf::EventKind::Seeded;
 }
 
 EngineEvent toEngineEvent(const kf::SearchEvent& e) {
     EngineEvent out;
-    out.kind = fromUtf8(e.kind);
+    out.kind = e.kind;
     out.island = e.island;
     out.member = e.member;
     out.message = fromUtf8(e.message);
@@ -30,7 +30,7 @@ EngineEvent toEngineEvent(const kf::SearchEvent& e) {
         out.expert = text("expert");
         out.fitness = number("fitness", 0);
         out.gain = number("gain", 0);
-        if (out.kind == QLatin1String("llm_usage")) {
+        if (out.kind == kf::EventKind::LlmUsage) {
             const auto totals = e.data.find("totals");
             if (totals != e.data.end() && totals->is_object()) {
                 out.llmCalls = totals->value("calls", std::int64_t{0});
@@ -40,7 +40,7 @@ EngineEvent toEngineEvent(const kf::SearchEvent& e) {
             }
         }
     }
-    if (out.kind == QLatin1String("seeded") && out.expert.isEmpty()) out.expert = QStringLiteral("seed");
+    if (out.kind == kf::EventKind::Seeded && out.expert.isEmpty()) out.expert = QStringLiteral("seed");
     return out;
 }
 

@@ -18,7 +18,7 @@ namespace kfgui {
  * its own project store, so that the GUI never has to look them up per event.
  */
 struct EngineEvent {
-    QString kind;  ///< seeded, proposed, evaluated, improved, migrated, refused, stopped, log, llm_usage
+    kf::EventKind kind = kf::EventKind::Log;
     int island = -1;
     qint64 member = 0;
     QString message;
@@ -46,10 +46,10 @@ using EngineEventList = QList<EngineEvent>;
 /** The fields the event itself carries; nothing is looked up. */
 EngineEvent toEngineEvent(const kf::SearchEvent& e);
 
-/** What a run came to. state: done | stopped | failed. */
+/** What a run came to. */
 struct RunOutcome {
     qint64 runId = 0;
-    QString state;
+    kf::RunState state = kf::RunState::Done;  ///< Done, Stopped or Failed
     kf::StopReason reason;  ///< why it ended; a failure's message as StopKind::Other
     int evaluations = 0;
     double bestFitness = 0;
@@ -60,3 +60,4 @@ struct RunOutcome {
 
 Q_DECLARE_METATYPE(kfgui::EngineEvent)
 Q_DECLARE_METATYPE(kfgui::RunOutcome)
+Q_DECLARE_METATYPE(kf::RunState)

@@ -11,6 +11,7 @@ RunController::RunController(QObject* parent) : QObject(parent) {
     qRegisterMetaType<kfgui::EngineEvent>();
     qRegisterMetaType<kfgui::EngineEventList>("kfgui::EngineEventList");
     qRegisterMetaType<kfgui::RunOutcome>();
+    qRegisterMetaType<kf::RunState>();
     qRegisterMetaType<kfgui::RunRequest>();
 }
 
@@ -45,13 +46,13 @@ bool RunController::startJob(std::function<void(SearchWorker&)> job) {
         runId_ = id;
         Q_EMIT runStarted(id);
     }, Qt::QueuedConnection);
-    connect(worker_, &SearchWorker::stateChanged, this, [this](const QString& s) {
-        // A late "running" must not hide a stop the user already asked for.
-        if (state_ != QLatin1String("stopping")) setState(s);
+    connect(worker_, &SearchWorker::stateChanged, this, [this](kf::RunState s) {
+        // A late Running must not hide a stop the user already asked for.
+        if (state_ != RunPhase::Stopping) setState(runPhase(s));
     }, Qt::QueuedConnection);
     connect(worker_, &SearchWorker::finished, this, &RunController::onFinished, Qt::QueuedConnection);
     thread_->start();
-    setState(QStringLiteral("starting"));
+    setState(RunPhase::Starting);
     SearchWorker* worker = worker_;
     QMetaObject::invokeMethod(worker_, [worker, job = std::move(job)] { job(*worker); }, Qt::QueuedConnection);
     return true;
@@ -60,20 +61,20 @@ bool RunController::startJob(std::function<void(SearchWorker&)> job) {
 void RunController::pause() {
     if (!isActive() || !control_ || !pausable_) return;
     control_->set_paused(true);
-    if (state_ == QLatin1String("running") || state_ == QLatin1String("starting")) setState(QStringLiteral("pausing"));
+    if (state_ == RunPhase::Running || state_ == RunPhase::Starting) setState(RunPhase::Pausing);
 }
 
 void RunController::resume() {
     if (!isActive() || !control_) return;
     control_->set_paused(false);
-    if (state_ == QLatin1String("paused") || state_ == QLatin1String("pausing")) setState(QStringLiteral("running"));
+    if (state_ == RunPhase::Paused || state_ == RunPhase::Pausing) setState(RunPhase::Running);
 }
 
 void RunController::stop() {
     if (!isActive() || !control_) return;
     control_->request_stop();
     control_->set_paused(false);
-    setState(QStringLiteral("stopping"));
+    setState(RunPhase::Stopping);
 }
 
 bool RunController::inject(const kf::Proposal& proposal, int island) {
@@ -82,7 +83,7 @@ bool RunController::inject(const kf::Proposal& proposal, int island) {
     return true;
 }
 
-void RunController::setState(const QString& state) {
+void RunController::setState(RunPhase state) {
     if (state == state_) return;
     state_ = state;
     Q_EMIT stateChanged(state_);
@@ -102,7 +103,7 @@ void RunController::onFinished(const RunOutcome& outcome) {
     join();
     control_.reset();
     if (outcome.runId > 0) runId_ = outcome.runId;
-    setState(outcome.state);
+    setState(runPhase(outcome.state));
     Q_EMIT finished(outcome);
 }
 

@@ -7,6 +7,7 @@
 
 #include "runs/engineevent.h"
 #include "runs/runconfig.h"
+#include "runs/runphase.h"
 
 class QThread;
 
@@ -32,8 +33,8 @@ public:
     explicit RunController(QObject* parent = nullptr);
     ~RunController() override;
 
-    /** idle | starting | running | pausing | paused | stopping | done | stopped | failed */
-    QString state() const { return state_; }
+    /** Idle, Starting, Running, Pausing, Paused, Stopping, Done, Stopped or Failed. */
+    RunPhase state() const { return state_; }
     bool isActive() const { return thread_ != nullptr; }
     qint64 runId() const { return runId_; }
     QString projectDir() const { return projectDir_; }
@@ -56,18 +57,18 @@ public:
 Q_SIGNALS:
     void runStarted(qint64 runId);
     void eventsReady(const kfgui::EngineEventList& events);
-    void stateChanged(const QString& state);
+    void stateChanged(kfgui::RunPhase state);
     void finished(const kfgui::RunOutcome& outcome);
 
 private:
-    void setState(const QString& state);
+    void setState(RunPhase state);
     void onFinished(const RunOutcome& outcome);
     void join();
 
     QThread* thread_ = nullptr;
     SearchWorker* worker_ = nullptr;
     std::shared_ptr<kf::RunControl> control_;
-    QString state_ = QStringLiteral("idle");
+    RunPhase state_ = RunPhase::Idle;
     QString projectDir_;
     qint64 runId_ = 0;
     bool pausable_ = true;  ///< a KernelBench search has no pause

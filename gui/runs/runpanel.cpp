@@ -59,7 +59,7 @@ RunPanel::RunPanel(QWidget* parent)
     connect(stop_, &QPushButton::clicked, this, &RunPanel::stopRequested);
     setTask({});
     setLlmAvailable(false);
-    setState(QStringLiteral("idle"));
+    setState(RunPhase::Idle);
 }
 
 void RunPanel::setLlmAvailable(bool available) {
@@ -80,21 +80,21 @@ void RunPanel::setTask(const QString& name, const QString& problem) {
     updateButtons();
 }
 
-void RunPanel::setState(const QString& state, const QString& detail) {
-    stateName_ = state;
-    const QString text = tr("State: %1").arg(runStateText(state));
+void RunPanel::setState(RunPhase state, const QString& detail) {
+    phase_ = state;
+    const QString text = tr("State: %1").arg(runPhaseText(state));
     state_->setText(detail.isEmpty() ? text : text + QLatin1Char('\n') + detail);
     updateButtons();
 }
 
 void RunPanel::updateButtons() {
-    const QString& s = stateName_;
-    const bool active = s == QLatin1String("starting") || s == QLatin1String("running") ||
-                        s == QLatin1String("pausing") || s == QLatin1String("paused") || s == QLatin1String("stopping");
+    const RunPhase s = phase_;
+    const bool active = s == RunPhase::Starting || s == RunPhase::Running || s == RunPhase::Pausing ||
+                        s == RunPhase::Paused || s == RunPhase::Stopping;
     start_->setEnabled(!active && taskReady_);
-    pause_->setEnabled(s == QLatin1String("running") || s == QLatin1String("starting"));
-    resume_->setEnabled(s == QLatin1String("paused") || s == QLatin1String("pausing"));
-    stop_->setEnabled(active && s != QLatin1String("stopping"));
+    pause_->setEnabled(s == RunPhase::Running || s == RunPhase::Starting);
+    resume_->setEnabled(s == RunPhase::Paused || s == RunPhase::Pausing);
+    stop_->setEnabled(active && s != RunPhase::Stopping);
     config_->setEnabled(!active);
     llm_->setEnabled(!active && llm_->property("available").toBool());
 }

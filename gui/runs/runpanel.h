@@ -1,7 +1,7 @@
 #pragma once
 #include <QWidget>
 
-#include "enginewords.h"
+#include "runs/runphase.h"
 
 class QCheckBox;
 class QLabel;
@@ -33,7 +33,7 @@ public:
     bool llmExperts() const;
     QCheckBox* llmCheck() const { return llm_; }
     /** Enables the buttons that make sense in `state` (RunController::state()). */
-    void setState(const QString& state, const QString& detail = {});
+    void setState(RunPhase state, const QString& detail = {});
 
 Q_SIGNALS:
     void startRequested();
@@ -52,7 +52,7 @@ private:
     QPushButton* resume_;
     QPushButton* stop_;
     QLabel* state_;
-    QString stateName_ = QStringLiteral("idle");
+    RunPhase phase_ = RunPhase::Idle;
     bool taskReady_ = false;
 };
 

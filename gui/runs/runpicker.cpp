@@ -24,7 +24,7 @@ QList<RunSummary> readRunSummaries(const QString& projectDir) {
         s.id = r.id;
         s.created = fromUtf8(r.created);
         s.task = fromUtf8(r.task);
-        s.state = runStateWord(r.state);
+        s.state = r.state;
         s.evaluations = static_cast<int>(store.evaluations(r.id).size());
         if (const auto best = store.best(r.id)) {
             s.best = best->second.fitness;

@@ -3,6 +3,8 @@
 #include <QList>
 #include <QString>
 
+#include "kf/vocabulary.h"
+
 template <typename T>
 class QFutureWatcher;
 
@@ -13,7 +15,7 @@ struct RunSummary {
     qint64 id = 0;
     QString created;  ///< ISO-8601 UTC
     QString task;
-    QString state;
+    kf::RunState state = kf::RunState::Running;
     int evaluations = 0;
     double best = 0;
     bool hasBest = false;

@@ -110,10 +110,10 @@ void SearchView::applyPending() {
     QStringList lines;
     const EngineEvent* usage = nullptr;
     for (const EngineEvent& e : events) {
-        if (e.kind == QLatin1String("llm_usage")) usage = &e;
-        else if (e.kind == QLatin1String("log")) lines << e.message;
-        else if (e.kind == QLatin1String("stopped")) lines << tr("stopped: %1").arg(stopReasonText(e.stop));
-        else if (e.kind == QLatin1String("improved") || e.kind == QLatin1String("migrated"))
+        if (e.kind == kf::EventKind::LlmUsage) usage = &e;
+        else if (e.kind == kf::EventKind::Log) lines << e.message;
+        else if (e.kind == kf::EventKind::Stopped) lines << tr("stopped: %1").arg(stopReasonText(e.stop));
+        else if (e.kind == kf::EventKind::Improved || e.kind == kf::EventKind::Migrated)
             lines << tr("island %1: %2").arg(e.island).arg(e.message);
     }
     if (!lines.isEmpty()) log_->appendPlainText(lines.join(QLatin1Char('\n')));
@@ -145,7 +145,7 @@ void SearchView::loadRun(const kf::ProjectView& store, qint64 runId) {
         auto it = byId.find(ev.candidate_id);
         if (it == byId.end()) continue;
         EngineEvent e;
-        e.kind = QStringLiteral("evaluated");
+        e.kind = kf::EventKind::Evaluated;
         e.member = ev.candidate_id;
         e.island = it->second->island;
         e.status = fromUtf8(ev.status);
@@ -157,7 +157,7 @@ void SearchView::loadRun(const kf::ProjectView& store, qint64 runId) {
     // The LLM usage the engine kept for the run (runs with LLM experts only).
     if (const auto llm = store.get_state(runId, "llm"); llm && llm->is_object() && llm->contains("usage")) {
         EngineEvent usage;
-        usage.kind = QStringLiteral("llm_usage");
+        usage.kind = kf::EventKind::LlmUsage;
         const nlohmann::json& totals = (*llm)["usage"].value("totals", nlohmann::json::object());
         usage.llmCalls = totals.value("calls", std::int64_t{0});
         usage.llmInputTokens = totals.value("input_tokens", std::int64_t{0});

@@ -1,7 +1,6 @@
 #include "runs/searchworker.h"
 
 #include "engine.h"
-#include "enginewords.h"
 
 #include <algorithm>
 #include <exception>
@@ -80,11 +79,11 @@ void SearchWorker::onEngineEvent(const kf::SearchEvent& e, const kf::ProjectView
     if (event.isEvaluation()) addStoredDetails(event, store);
     publish(event);
     // The engine pauses itself (kf::RunControl::set_paused) and says so with these events.
-    if (event.kind == QLatin1String("paused")) Q_EMIT stateChanged(QStringLiteral("paused"));
-    if (event.kind == QLatin1String("resumed")) Q_EMIT stateChanged(QStringLiteral("running"));
+    if (event.kind == kf::EventKind::Paused) Q_EMIT stateChanged(kf::RunState::Paused);
+    if (event.kind == kf::EventKind::Resumed) Q_EMIT stateChanged(kf::RunState::Running);
     // The last events of a batch come right before the next (long) evaluation: send the
     // stop event at once rather than leaving it in the queue.
-    if (event.kind == QLatin1String("stopped")) flush();
+    if (event.kind == kf::EventKind::Stopped) flush();
 }
 
 bool SearchWorker::pollStop() {
@@ -124,7 +123,7 @@ void SearchWorker::run(const RunRequest& request) {
         callbacks.on_run = [this](std::int64_t run, bool) {
             runId_ = run;
             Q_EMIT runStarted(runId_);
-            Q_EMIT stateChanged(QStringLiteral("running"));
+            Q_EMIT stateChanged(kf::RunState::Running);
         };
         callbacks.on_event = [this](const kf::SearchEvent& e, const kf::ProjectView& store) { onEngineEvent(e, store); };
         callbacks.should_stop = [this] { return pollStop(); };
@@ -132,8 +131,8 @@ void SearchWorker::run(const RunRequest& request) {
         outcome.runId = out.run_id;
         outcome.reason = out.result.stop_reason;
         outcome.evaluations = out.result.evaluations;
-        outcome.state = control_->stop_requested() ? QStringLiteral("stopped") : QStringLiteral("done");
-        if (auto r = kf::ProjectView::open(search.project).run(out.run_id)) outcome.state = runStateWord(r->state);
+        outcome.state = control_->stop_requested() ? kf::RunState::Stopped : kf::RunState::Done;
+        if (auto r = kf::ProjectView::open(search.project).run(out.run_id)) outcome.state = r->state;
         if (out.result.best) {
             outcome.bestFitness = out.result.best->fitness;
             outcome.bestCandidate = out.result.best->id;
@@ -141,11 +140,11 @@ void SearchWorker::run(const RunRequest& request) {
     } catch (const std::exception& e) {
         // The engine has marked the run failed, when there was one.
         outcome.runId = runId_;
-        outcome.state = QStringLiteral("failed");
+        outcome.state = kf::RunState::Failed;
         outcome.reason = kf::StopReason{kf::StopKind::Other, 0, 0, e.what()};
     } catch (...) {
         outcome.runId = runId_;
-        outcome.state = QStringLiteral("failed");
+        outcome.state = kf::RunState::Failed;
         outcome.reason = kf::StopReason{kf::StopKind::Other, 0, 0, tr("unknown error in the engine thread").toStdString()};
     }
     finish(outcome);

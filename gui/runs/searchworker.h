@@ -54,8 +54,8 @@ public:
 Q_SIGNALS:
     void runStarted(qint64 runId);
     void eventsReady(const kfgui::EngineEventList& events);
-    /** running | paused, as the engine reports it ("paused" / "resumed" events). */
-    void stateChanged(const QString& state);
+    /** Running or Paused, as the engine reports it (its Paused and Resumed events). */
+    void stateChanged(kf::RunState state);
     void finished(const kfgui::RunOutcome& outcome);
 
 private:

@@ -57,6 +57,41 @@ LlmProvidersPage::LlmProvidersPage(QWidget* parent)
       error_(new QLabel(this)),
       keys_(new LlmKeyring(this)) {
     setObjectName(QStringLiteral("llmProvidersPage"));
+    initProviderTable();
+    auto* add = new QPushButton(tr("Add provider"), this);
+    add->setObjectName(QStringLiteral("addProviderButton"));
+    auto* remove = new QPushButton(tr("Remove provider"), this);
+    remove->setObjectName(QStringLiteral("removeProviderButton"));
+
+    initKeyWidgets();
+    initRoleTable();
+    initBudgets();
+
+    QGroupBox* providerBox = providerGroup(add, remove);
+    QGroupBox* roleBox = roleGroup();
+    QGroupBox* budgetBox = budgetGroup();
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(providerBox, 1);
+    layout->addWidget(roleBox, 1);
+    layout->addWidget(budgetBox);
+    layout->addWidget(error_);
+
+    connect(add, &QPushButton::clicked, this, [this] { providers_->selectRow(addProvider()); });
+    connect(remove, &QPushButton::clicked, this, [this] {
+        const int row = providers_->currentRow();
+        if (row >= 0) providers_->removeRow(row);
+        updateKeyRow();
+    });
+    connect(providers_, &QTableWidget::currentCellChanged, this, [this] { updateKeyRow(); });
+    connect(storeKey_, &QPushButton::clicked, this, &LlmProvidersPage::storeKey);
+    connectKeyring();
+
+    QString loadError;
+    setConfig(loadLlmConfig(&loadError));
+    if (!loadError.isEmpty()) error_->setText(loadError);
+}
+
+void LlmProvidersPage::initProviderTable() {
     providers_->setObjectName(QStringLiteral("llmProviders"));
     providers_->setHorizontalHeaderLabels({tr("Name"), tr("Kind"), tr("Base URL"), tr("Models"), tr("Input per Mtok"),
                                            tr("Output per Mtok"), tr("Concurrency"), tr("Key variable")});
@@ -67,11 +102,9 @@ LlmProvidersPage::LlmProvidersPage(QWidget* parent)
     providers_->setSelectionMode(QAbstractItemView::SingleSelection);
     providers_->setToolTip(tr("Models: the model ids the endpoint serves, separated by commas. Key variable: the "
                               "environment variable that holds the key when it is not in the keyring."));
-    auto* add = new QPushButton(tr("Add provider"), this);
-    add->setObjectName(QStringLiteral("addProviderButton"));
-    auto* remove = new QPushButton(tr("Remove provider"), this);
-    remove->setObjectName(QStringLiteral("removeProviderButton"));
+}
 
+void LlmProvidersPage::initKeyWidgets() {
     key_->setObjectName(QStringLiteral("llmKeyEdit"));
     key_->setEchoMode(QLineEdit::Password);
     key_->setPlaceholderText(tr("API key of the selected provider"));
@@ -81,7 +114,9 @@ LlmProvidersPage::LlmProvidersPage(QWidget* parent)
     error_->setObjectName(QStringLiteral("llmConfigError"));
     error_->setWordWrap(true);
     error_->setStyleSheet(QStringLiteral("color: #b02020"));
+}
 
+void LlmProvidersPage::initRoleTable() {
     roles_->setObjectName(QStringLiteral("llmRoles"));
     roles_->setHorizontalHeaderLabels({tr("Expert role"), tr("Models (empty: every model)")});
     roles_->horizontalHeader()->setSectionResizeMode(RoleNameColumn, QHeaderView::ResizeToContents);
@@ -98,7 +133,9 @@ LlmProvidersPage::LlmProvidersPage(QWidget* parent)
         roles_->setItem(row, RoleNameColumn, name);
         roles_->setItem(row, RoleModelsColumn, new QTableWidgetItem);
     }
+}
 
+void LlmProvidersPage::initBudgets() {
     maxTokens_->setObjectName(QStringLiteral("llmMaxTokens"));
     maxTokens_->setRange(0, 2000000000);
     maxTokens_->setSpecialValueText(tr("unlimited"));
@@ -109,7 +146,9 @@ LlmProvidersPage::LlmProvidersPage(QWidget* parent)
     maxCalls_->setObjectName(QStringLiteral("llmMaxCalls"));
     maxCalls_->setRange(0, 1000000);
     maxCalls_->setSpecialValueText(tr("unlimited"));
+}
 
+QGroupBox* LlmProvidersPage::providerGroup(QPushButton* add, QPushButton* remove) {
     auto* providerButtons = new QHBoxLayout;
     providerButtons->addWidget(add);
     providerButtons->addWidget(remove);
@@ -125,34 +164,29 @@ LlmProvidersPage::LlmProvidersPage(QWidget* parent)
     providerLayout->addLayout(providerButtons);
     providerLayout->addLayout(keyRow);
     providerLayout->addWidget(keyring_);
+    return providerBox;
+}
 
+QGroupBox* LlmProvidersPage::roleGroup() {
     auto* roleBox = new QGroupBox(tr("Models per expert role"), this);
     auto* roleLayout = new QVBoxLayout(roleBox);
     roleLayout->addWidget(roles_);
     // All the roles in view without scrolling.
     roles_->setMinimumHeight(roles_->horizontalHeader()->sizeHint().height() +
                              roles_->verticalHeader()->defaultSectionSize() * roles_->rowCount() + 2 * roles_->frameWidth());
+    return roleBox;
+}
 
+QGroupBox* LlmProvidersPage::budgetGroup() {
     auto* budgetBox = new QGroupBox(tr("Budgets of a run (0: unlimited)"), this);
     auto* budgetLayout = new QFormLayout(budgetBox);
     budgetLayout->addRow(tr("Tokens:"), maxTokens_);
     budgetLayout->addRow(tr("Cost:"), maxCost_);
     budgetLayout->addRow(tr("Calls:"), maxCalls_);
+    return budgetBox;
+}
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(providerBox, 1);
-    layout->addWidget(roleBox, 1);
-    layout->addWidget(budgetBox);
-    layout->addWidget(error_);
-
-    connect(add, &QPushButton::clicked, this, [this] { providers_->selectRow(addProvider()); });
-    connect(remove, &QPushButton::clicked, this, [this] {
-        const int row = providers_->currentRow();
-        if (row >= 0) providers_->removeRow(row);
-        updateKeyRow();
-    });
-    connect(providers_, &QTableWidget::currentCellChanged, this, [this] { updateKeyRow(); });
-    connect(storeKey_, &QPushButton::clicked, this, &LlmProvidersPage::storeKey);
+void LlmProvidersPage::connectKeyring() {
     connect(keys_, &LlmKeyring::keysRead, this, [this](const QMap<QString, QString>& keys, bool available, const QString& problem) {
         keyringAvailable_ = available;
         storedKeys_.clear();
@@ -175,10 +209,6 @@ LlmProvidersPage::LlmProvidersPage(QWidget* parent)
         }
         Q_EMIT keyringChecked(ok);
     });
-
-    QString loadError;
-    setConfig(loadLlmConfig(&loadError));
-    if (!loadError.isEmpty()) error_->setText(loadError);
 }
 
 int LlmProvidersPage::addProvider() {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -58,6 +59,17 @@ Q_SIGNALS:
     void keyringChecked(bool available);
 
 private:
+    // The constructor's parts, in the order it calls them.
+    void initProviderTable();
+    void initKeyWidgets();
+    void initRoleTable();
+    void initBudgets();
+    QGroupBox* providerGroup(QPushButton* add, QPushButton* remove);  ///< the table, its buttons, the key row
+    QGroupBox* roleGroup();
+    QGroupBox* budgetGroup();
+    /** The keyring's answers: keys read (and whether there is a keyring), a key written. */
+    void connectKeyring();
+
     void storeKey();
     void updateKeyRow();
     QString currentProvider() const;

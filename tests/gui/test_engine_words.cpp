@@ -1,10 +1,12 @@
 // The engine's fixed words (diagnosis status and stage, run states, stop reasons, compiler
-// severities) shown in the user's language from one table: every kf::Status, kf::Stage and
-// kf::Severity is in it, each goes through the translator, and unknown words pass unchanged.
+// severities) shown in the user's language from one table: every kf::Status, kf::Stage,
+// kf::RunState and kf::Severity is in it (and every phase of the run controller), each goes
+// through the translator, and unknown words pass unchanged.
 #include <QtTest>
 
 #include "enginewords.h"
 #include "kf/diagnosis.h"
+#include "runs/runphase.h"
 
 namespace {
 
@@ -59,9 +61,19 @@ private slots:
         }
     }
 
-    void runStatesAndStopReasons() {
-        for (const char* s : {"running", "paused", "done", "stopped", "failed"})
-            QVERIFY2(kfgui::runStateText(QLatin1String(s)).startsWith(QStringLiteral("«")), s);
+    void everyRunStateAndPhaseIsTranslated() {
+        // The engine's states are shown by value in their own words; the run controller's
+        // phases include them and add the steps only the app knows.
+        for (kf::RunState st : kf::kRunStates) {
+            QCOMPARE(kfgui::runStateText(st), QStringLiteral("«") + word(kf::to_string(st)) + QStringLiteral("»"));
+            QCOMPARE(kfgui::runPhaseText(kfgui::runPhase(st)), kfgui::runStateText(st));
+        }
+        const int last = static_cast<int>(kfgui::RunPhase::Failed);
+        for (int i = 0; i <= last; ++i) {
+            const QString shown = kfgui::runPhaseText(static_cast<kfgui::RunPhase>(i));
+            QVERIFY2(shown.startsWith(QStringLiteral("«")) && shown.endsWith(QStringLiteral("»")), qPrintable(shown));
+        }
+        QCOMPARE(kfgui::runPhaseText(kfgui::RunPhase::Stopping), QStringLiteral("«stopping after the batch in flight…»"));
     }
 
     void everyStopKindIsTranslated() {
@@ -100,7 +112,6 @@ private slots:
     void unknownWordsPassUnchanged() {
         QCOMPARE(kfgui::statusText(QStringLiteral("brand_new_status")), QStringLiteral("brand_new_status"));
         QCOMPARE(kfgui::stageText(QStringLiteral("link")), QStringLiteral("link"));
-        QCOMPARE(kfgui::runStateText(QStringLiteral("queued")), QStringLiteral("queued"));
         QCOMPARE(kfgui::stopReasonText(kf::stop_reason_from_string("the engine thread crashed")),
                  QStringLiteral("the engine thread crashed"));
         QCOMPARE(kfgui::statusText(kf::Status::Timeout), QStringLiteral("«timeout»"));

@@ -43,8 +43,8 @@ QString labelText(const kfgui::MainWindow& w, const char* name) {
 }
 
 bool finished(const kfgui::RunController* runs) {
-    const QString s = runs->state();
-    return !runs->isActive() && (s == QLatin1String("done") || s == QLatin1String("stopped") || s == QLatin1String("failed"));
+    const kfgui::RunPhase s = runs->state();
+    return !runs->isActive() && (s == kfgui::RunPhase::Done || s == kfgui::RunPhase::Stopped || s == kfgui::RunPhase::Failed);
 }
 
 /** Searches level1/1_Scale of the stand-in tree in `w`'s project: one island, `budget` evaluations. */
@@ -200,7 +200,7 @@ private slots:
         QVERIFY(w->startSearch());
         kfgui::RunController* runs = w->runController();
         QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 120000);
-        QCOMPARE(runs->state(), QStringLiteral("done"));
+        QCOMPARE(runs->state(), kfgui::RunPhase::Done);
         QVERIFY(runs->runId() > 0);
         QVERIFY(w->statusBar()->currentMessage().startsWith(QStringLiteral("Run %1:").arg(runs->runId())));
 
@@ -242,7 +242,7 @@ private slots:
         QVERIFY(w->startKernelBenchSetSearch(search));
         kfgui::RunController* runs = w->runController();
         QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 180000);
-        QCOMPARE(runs->state(), QStringLiteral("done"));
+        QCOMPARE(runs->state(), kfgui::RunPhase::Done);
         const QString status = w->statusBar()->currentMessage();
         QVERIFY2(status.contains(QStringLiteral("2 of 2 problem(s) of the set searched")), qPrintable(status));
         kf::ProjectView store = kf::ProjectView::open(project.toStdString());
@@ -263,7 +263,7 @@ private slots:
         // Again: both are finished, so both are skipped, and no run is added.
         QVERIFY(w->startKernelBenchSetSearch(search));
         QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 60000);
-        QCOMPARE(runs->state(), QStringLiteral("done"));
+        QCOMPARE(runs->state(), kfgui::RunPhase::Done);
         const QString skipped = w->statusBar()->currentMessage();
         QVERIFY2(skipped.contains(QStringLiteral("0 of 2 problem(s)")) && skipped.contains(QStringLiteral("level1/1_Scale (already finished)")),
                  qPrintable(skipped));
@@ -332,7 +332,7 @@ private slots:
         kfgui::prefs::kbReps.set(100);
         kfgui::prefs::kbTolerance.set(QStringLiteral("current"));
         kfgui::prefs::kbBaselines.set(QStringLiteral("eager,compile"));
-        QCOMPARE(runs->state(), QStringLiteral("done"));
+        QCOMPARE(runs->state(), kfgui::RunPhase::Done);
         kf::ProjectView store = kf::ProjectView::open(project.toStdString());
         auto run = store.latest_run("level1/1_Scale");
         QVERIFY(run);
@@ -454,7 +454,7 @@ private slots:
         kfgui::RunController* runs = w->runController();
         QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 60000);
         kfgui::prefs::kbPython.set(QString());
-        QCOMPARE(runs->state(), QStringLiteral("failed"));
+        QCOMPARE(runs->state(), kfgui::RunPhase::Failed);
         QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("cannot start /nonexistent/python3")),
                  qPrintable(w->statusBar()->currentMessage()));
         for (const auto& r : kf::ProjectView::open(project.toStdString()).runs()) QVERIFY(r.state != kf::RunState::Running);
@@ -478,12 +478,12 @@ private slots:
         kfgui::RunController* runs = w->runController();
         QTRY_VERIFY_WITH_TIMEOUT(runs->runId() > 0, 30000);
         QVERIFY(runs->isActive());
-        QTRY_COMPARE_WITH_TIMEOUT(runs->state(), QStringLiteral("running"), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(runs->state(), kfgui::RunPhase::Running, 5000);
         runs->pause();  // no pause for a KernelBench search: the state stays
-        QCOMPARE(runs->state(), QStringLiteral("running"));
+        QCOMPARE(runs->state(), kfgui::RunPhase::Running);
         runs->stop();
         QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 60000);
-        QCOMPARE(runs->state(), QStringLiteral("stopped"));
+        QCOMPARE(runs->state(), kfgui::RunPhase::Stopped);
         kf::ProjectView store = kf::ProjectView::open(project.toStdString());
         auto run = store.run(runs->runId());
         QVERIFY(run);

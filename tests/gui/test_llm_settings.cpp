@@ -135,9 +135,9 @@ private slots:
         QVERIFY(!panel.llmCheck()->isChecked());  // off by default
         panel.llmCheck()->setChecked(true);
         QVERIFY(panel.llmExperts());
-        panel.setState(QStringLiteral("running"));
+        panel.setState(kfgui::RunPhase::Running);
         QVERIFY(!panel.llmCheck()->isEnabled());
-        panel.setState(QStringLiteral("done"));
+        panel.setState(kfgui::RunPhase::Done);
         panel.setLlmAvailable(false);
         QVERIFY(!panel.llmExperts());
         QVERIFY(!panel.llmCheck()->isEnabled());
@@ -170,8 +170,8 @@ private slots:
     void searchViewShowsLlmUsageAndTheLog() {
         kfgui::SearchView view;
         QVERIFY(view.llmUsageText().isEmpty());
-        kf::SearchEvent log{"log", -1, 0, "no LLM experts configured: built-in experts only", {}};
-        kf::SearchEvent usage{"llm_usage", -1, 0, "",
+        kf::SearchEvent log{kf::EventKind::Log, -1, 0, "no LLM experts configured: built-in experts only", {}};
+        kf::SearchEvent usage{kf::EventKind::LlmUsage, -1, 0, "",
                               {{"totals", {{"calls", 3}, {"input_tokens", 3000}, {"output_tokens", 750}, {"cost", 0.02}}}}};
         view.appendEvents({kfgui::toEngineEvent(log), kfgui::toEngineEvent(usage)});
         view.applyPending();

@@ -30,8 +30,8 @@ const char* kKey = "sk-gui-run-SECRET-4321";
 QString qs(const std::filesystem::path& p) { return QString::fromStdString(p.string()); }
 
 bool finished(const kfgui::RunController* runs) {
-    const QString s = runs->state();
-    return !runs->isActive() && (s == QLatin1String("done") || s == QLatin1String("stopped") || s == QLatin1String("failed"));
+    const kfgui::RunPhase s = runs->state();
+    return !runs->isActive() && (s == kfgui::RunPhase::Done || s == kfgui::RunPhase::Stopped || s == kfgui::RunPhase::Failed);
 }
 
 std::unique_ptr<kfgui::MainWindow> makeWindow(const QString& project, bool demo, int budget) {
@@ -230,7 +230,7 @@ private slots:
         start(*window, QStringLiteral("level1/softmax"));
         kfgui::RunController* runs = window->runController();
         QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 240000);
-        QVERIFY2(runs->state() != QLatin1String("failed"), qPrintable(window->findChild<QLabel*>(QStringLiteral("runState"))->text()));
+        QVERIFY2(runs->state() != kfgui::RunPhase::Failed, qPrintable(window->findChild<QLabel*>(QStringLiteral("runState"))->text()));
         window->searchView()->applyPending();
         kfgui::SearchView* view = window->searchView();
         QVERIFY2(view->logText().contains(QStringLiteral("LLM experts: 7 roles")), qPrintable(view->logText()));

@@ -29,8 +29,8 @@ namespace {
 QString qs(const std::filesystem::path& p) { return QString::fromStdString(p.string()); }
 
 bool finished(const kfgui::RunController* runs) {
-    const QString s = runs->state();
-    return !runs->isActive() && (s == QLatin1String("done") || s == QLatin1String("stopped") || s == QLatin1String("failed"));
+    const kfgui::RunPhase s = runs->state();
+    return !runs->isActive() && (s == kfgui::RunPhase::Done || s == kfgui::RunPhase::Stopped || s == kfgui::RunPhase::Failed);
 }
 
 /** A window on a fresh project with the bundled tasks, the test build's worker and a small run. */
@@ -110,7 +110,7 @@ private slots:
         QCOMPARE(window->tabs()->currentWidget(), window->searchView());
 
         QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 240000);
-        QCOMPARE(runs->state(), QStringLiteral("done"));
+        QCOMPARE(runs->state(), kfgui::RunPhase::Done);
         QTRY_COMPARE_WITH_TIMEOUT(window->searchView()->pendingCount(), 0, 2000);
         window->searchView()->applyPending();
 
@@ -204,7 +204,7 @@ private slots:
         // nothing new is evaluated. The engine stores the pause before it reports it, and
         // commits every child before it submits it: the candidates in the store once the pause
         // is reported are all those evaluated while paused.
-        QTRY_COMPARE_WITH_TIMEOUT(runs->state(), QStringLiteral("paused"), 120000);
+        QTRY_COMPARE_WITH_TIMEOUT(runs->state(), kfgui::RunPhase::Paused, 120000);
         QVERIFY(!pause->isEnabled() && resume->isEnabled());
         int whilePaused = -1;
         {
@@ -222,15 +222,15 @@ private slots:
             QTRY_COMPARE_WITH_TIMEOUT(shown(), whilePaused, 5000);
             QCOMPARE(store.latest_run()->state, kf::RunState::Paused);
         }
-        QCOMPARE(runs->state(), QStringLiteral("paused"));
+        QCOMPARE(runs->state(), kfgui::RunPhase::Paused);
 
         QTest::mouseClick(resume, Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() > whilePaused, 120000);
         QVERIFY(stop->isEnabled());
         QTest::mouseClick(stop, Qt::LeftButton);
-        QCOMPARE(runs->state(), QStringLiteral("stopping"));
+        QCOMPARE(runs->state(), kfgui::RunPhase::Stopping);
         QTRY_VERIFY_WITH_TIMEOUT(finished(runs), 120000);
-        QCOMPARE(runs->state(), QStringLiteral("stopped"));
+        QCOMPARE(runs->state(), kfgui::RunPhase::Stopped);
         kf::ProjectStore store = kf::ProjectStore::open(project.toStdString());
         const auto run = store.latest_run();
         QCOMPARE(run->state, kf::RunState::Stopped);
@@ -278,7 +278,7 @@ private slots:
             const char* statuses[] = {"ok", "ok", "ok", "incorrect", "compile_error", "timeout", "integrity_violation"};
             for (int i = 0; i < kEvents; ++i) {
                 kfgui::EngineEvent e;
-                e.kind = QStringLiteral("evaluated");
+                e.kind = kf::EventKind::Evaluated;
                 e.island = i % 4;
                 e.member = i + 1;
                 e.status = QString::fromLatin1(statuses[i % 7]);
@@ -291,7 +291,7 @@ private slots:
                 worker.publish(e);
             }
             kfgui::RunOutcome outcome;
-            outcome.state = QStringLiteral("done");
+            outcome.state = kf::RunState::Done;
             outcome.evaluations = kEvents;
             worker.finish(outcome);
         }));

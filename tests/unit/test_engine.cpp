@@ -209,7 +209,7 @@ private slots:
             announced = run;
         };
         cb.on_event = [&](const SearchEvent& e, const ProjectView& view) {
-            if (e.kind != "evaluated" && e.kind != "seeded") return;
+            if (e.kind != EventKind::Evaluated && e.kind != EventKind::Seeded) return;
             ++evaluated;
             // What the event reports is committed: the view reads it back.
             if (view.candidate(e.member) && view.evaluation_of(e.member)) ++seen_in_view;
@@ -232,7 +232,7 @@ private slots:
         SearchCallbacks cb;
         cb.on_run = [&](std::int64_t id, bool) { run = id; };
         cb.on_event = [](const SearchEvent& e, const ProjectView&) {
-            if (e.kind == "seeded") throw Error("the caller broke down");
+            if (e.kind == EventKind::Seeded) throw Error("the caller broke down");
         };
         QVERIFY_THROWS_EXCEPTION(Error, engine.run_search(search_request(project, config()), cb));
         QVERIFY(run > 0);

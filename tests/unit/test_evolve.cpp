@@ -178,7 +178,7 @@ private slots:
         QCOMPARE((*conf)["speedup"].get<double>(), ratios[1]);
         QCOMPARE(store.get_state(run, "confirmation")->dump(), conf->dump());
         bool logged = false;
-        for (const auto& e : store.events(run)) logged = logged || e.kind == "confirmation";
+        for (const auto& e : store.events(run)) logged = logged || e.kind == EventKind::Confirmation;
         QVERIFY(logged);
 
         // Wrong when timed again: the rounds stop, and why is kept.

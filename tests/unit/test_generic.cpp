@@ -453,7 +453,7 @@ private slots:
         QVERIFY(s.to_json().contains("generic"));
         bool logged = false;
         for (const auto& e : store.events(out.run_id))
-            if (e.kind == "generic") logged = e.payload.value("message", std::string()).find("generic kernels from the reference's loops") == 0;
+            if (e.kind == EventKind::Generic) logged = e.payload.value("message", std::string()).find("generic kernels from the reference's loops") == 0;
         QVERIFY(logged);
     }
 };

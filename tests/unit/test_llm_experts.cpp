@@ -320,7 +320,7 @@ private slots:
         j["models"] = json::parse(R"([{"name": "a", "weight": 1}, {"name": "b", "weight": 1}])");
         auto e = LlmEnsemble::create(parse_llm_config(j), kftest::source_dir() / "resources" / "prompts");
         SearchEvent ev;
-        ev.kind = "evaluated";
+        ev.kind = EventKind::Evaluated;
         ev.data = {{"expert", "llm:memory"}, {"rationale", "[b] wider loads"}, {"parent_class", "memory"}, {"gain", 1.8}};
         for (int i = 0; i < 4; ++i) e->observe(ev);
         ev.data["rationale"] = "[a] nothing";

@@ -181,12 +181,12 @@ private slots:
         QCOMPARE(store.run(run)->state, RunState::Stopped);
         QCOMPARE(store.run(run)->stop_reason, to_string(result.stop_reason));
         // The usage went out as events and is kept with the run.
-        QVERIFY(std::any_of(events.begin(), events.end(), [](const SearchEvent& e) { return e.kind == "llm_usage"; }));
+        QVERIFY(std::any_of(events.begin(), events.end(), [](const SearchEvent& e) { return e.kind == EventKind::LlmUsage; }));
         QCOMPARE((*store.get_state(run, "llm"))["usage"]["totals"].value("calls", std::int64_t{0}), std::int64_t(6));
         bool refused_for_budget = false, screened = false;
         for (const auto& e : events) {
-            if (e.kind == "refused" && e.message.find("LLM budget spent") != std::string::npos) refused_for_budget = true;
-            if (e.kind == "refused" && e.message.find("screened: cublas") != std::string::npos) screened = true;
+            if (e.kind == EventKind::Refused && e.message.find("LLM budget spent") != std::string::npos) refused_for_budget = true;
+            if (e.kind == EventKind::Refused && e.message.find("screened: cublas") != std::string::npos) screened = true;
         }
         QVERIFY(screened);  // the cheat never reached the compiler
         Q_UNUSED(refused_for_budget);
@@ -351,8 +351,8 @@ private slots:
         int llm_evaluated = 0;
         EvolveOutcome one = evolve(task_, ev, store, options(first, false),
                                    [&](const SearchEvent& e) {
-                                       if (e.kind == "llm_usage") usage_events.push_back(e);
-                                       if (e.kind == "evaluated" && e.data.value("expert", "").rfind("llm:", 0) == 0) ++llm_evaluated;
+                                       if (e.kind == EventKind::LlmUsage) usage_events.push_back(e);
+                                       if (e.kind == EventKind::Evaluated && e.data.value("expert", "").rfind("llm:", 0) == 0) ++llm_evaluated;
                                    },
                                    [&] { return llm_evaluated >= 1; });
         const std::int64_t calls_before = first->accounting().totals().calls;

@@ -296,7 +296,7 @@ private slots:
             }
             return out;
         };
-        std::vector<std::string> kinds;
+        std::vector<EventKind> kinds;
         h.on_event = [&](const SearchEvent& e) {
             std::lock_guard<std::mutex> l(mu);
             kinds.push_back(e.kind);
@@ -308,11 +308,11 @@ private slots:
         std::thread t([&] { result = s.run(); });
         // The search says it is paused before it would submit anything: from then on, nothing
         // is evaluated but what the user injects.
-        const auto reported = [&](const char* kind) {
+        const auto reported = [&](EventKind kind) {
             std::lock_guard<std::mutex> l(mu);
             return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
         };
-        QTRY_VERIFY_WITH_TIMEOUT(reported("paused"), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(reported(EventKind::Paused), 5000);
         QCOMPARE(evaluations.load(), 0);  // paused from the start: nothing evaluated
         Proposal mine;
         mine.source = std::string(kTemplate) + "// edited\n";
@@ -333,8 +333,8 @@ private slots:
         QCOMPARE(to_string(result.stop_reason), std::string("stopped on request"));
         QCOMPARE(result.stop_reason.kind, StopKind::Requested);
         std::lock_guard<std::mutex> l(mu);
-        QVERIFY(std::find(kinds.begin(), kinds.end(), "paused") != kinds.end());
-        QVERIFY(std::find(kinds.begin(), kinds.end(), "resumed") != kinds.end());
+        QVERIFY(std::find(kinds.begin(), kinds.end(), EventKind::Paused) != kinds.end());
+        QVERIFY(std::find(kinds.begin(), kinds.end(), EventKind::Resumed) != kinds.end());
     }
 
     void pipeline_compiles_and_evaluates_on_the_host() {

@@ -337,7 +337,7 @@ private slots:
         for (const auto& [parent, n] : children) QVERIFY2(n <= kMaxFailedRepairs, std::to_string(parent).c_str());
         int abandoned = 0;
         for (const auto& e : events)
-            if (e.kind == "log" && e.message.find("abandoned failed candidate") != std::string::npos) {
+            if (e.kind == EventKind::Log && e.message.find("abandoned failed candidate") != std::string::npos) {
                 ++abandoned;
                 // Its own failed children, after those of its failed ancestors.
                 QVERIFY(children[e.member] >= 1 && children[e.member] <= kMaxFailedRepairs);

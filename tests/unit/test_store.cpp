@@ -173,9 +173,9 @@ private slots:
             failed.message = "error: expected ';'";
             store.add_evaluation(grandchild, failed);
 
-            first_event = store.add_event(run, "started", {{"task", "softmax"}});
-            store.add_event(run, "generation", {{"n", 1}});
-            store.add_event(other, "started", nullptr);
+            first_event = store.add_event(run, kf::EventKind::Seeded, {{"task", "softmax"}});
+            store.add_event(run, kf::EventKind::Log, {{"n", 1}});
+            store.add_event(other, kf::EventKind::Seeded, nullptr);
             store.put_state(run, "islands", {{"count", 4}});
             store.put_state(run, "islands", {{"count", 5}});  // overwrites
             store.put_state(run, "rng", "0123456789abcdef");
@@ -227,6 +227,9 @@ private slots:
         QCOMPARE(raw_int(db, "SELECT count(*) FROM lineage WHERE kind = 'seed' AND parent_id IS NULL"),
                  std::int64_t(1));
         QCOMPARE(raw_int(db, "SELECT count(*) FROM lineage WHERE kind = 'mutation'"), std::int64_t(3));
+        // Events keep the kind's spelling.
+        QCOMPARE(raw_int(db, "SELECT count(*) FROM events WHERE kind = 'seeded'"), std::int64_t(2));
+        QCOMPARE(raw_int(db, "SELECT count(*) FROM events WHERE kind = 'log'"), std::int64_t(1));
 
         const auto evals = store.evaluations(run);
         QCOMPARE(evals.size(), std::size_t(4));
@@ -256,7 +259,8 @@ private slots:
 
         const auto events = store.events(run);
         QCOMPARE(events.size(), std::size_t(2));
-        QCOMPARE(events[0].kind, std::string("started"));
+        QCOMPARE(events[0].kind, kf::EventKind::Seeded);
+        QCOMPARE(events[1].kind, kf::EventKind::Log);
         QCOMPARE(events[0].payload["task"].get<std::string>(), std::string("softmax"));
         QCOMPARE(store.events(run, first_event).size(), std::size_t(1));
         QVERIFY(store.events(other)[0].payload.is_null());
@@ -265,6 +269,30 @@ private slots:
         QCOMPARE(store.get_state(run, "rng")->get<std::string>(), std::string("0123456789abcdef"));
         QVERIFY(!store.get_state(run, "absent"));
         QVERIFY(!store.get_state(other, "islands"));
+    }
+
+    void readsEventKindsByTheirSpelling() {
+        // The events table holds each kind's spelling; one this build has no word for (written by
+        // a newer build) reads as a line of the run's log, its payload kept.
+        const fs::path dir = kftest::temp_dir("store-event-kinds");
+        std::int64_t run = 0;
+        {
+            auto store = kf::ProjectStore::create(dir, "kinds");
+            run = store.add_run("softmax", nlohmann::json::object());
+            for (kf::EventKind k : kf::kEventKinds)
+                store.add_event(run, k, {{"message", std::string(kf::to_string(k))}});
+        }
+        raw_exec(dir / "project.db", "INSERT INTO events (run_id, kind, payload, created) VALUES (" + std::to_string(run) +
+                                         ", 'checkpoint', '{\"message\": \"saved\"}', '2026-01-01T00:00:00Z');");
+        auto store = kf::ProjectStore::open(dir);
+        const auto events = store.events(run);
+        QCOMPARE(events.size(), kf::kEventKinds.size() + 1);
+        for (std::size_t i = 0; i < kf::kEventKinds.size(); ++i) {
+            QCOMPARE(events[i].kind, kf::kEventKinds[i]);
+            QCOMPARE(events[i].payload.value("message", std::string()), std::string(kf::to_string(kf::kEventKinds[i])));
+        }
+        QCOMPARE(events.back().kind, kf::EventKind::Log);
+        QCOMPARE(events.back().payload.value("message", std::string()), std::string("saved"));
     }
 
     void walModeAndMigrationsOnce() {
@@ -358,7 +386,7 @@ private slots:
         try {
             store.transaction([&] {
                 store.add_candidate(c);
-                store.add_event(run, "x", nullptr);
+                store.add_event(run, kf::EventKind::Log, nullptr);
                 throw std::runtime_error("abort");
             });
         } catch (const std::runtime_error&) {
@@ -513,7 +541,7 @@ private slots:
                     c.tunables = {{"i", i}};
                     if (parent) c.parents = {parent};
                     parent = store.add_candidate(c);
-                    if (i % 3 == 0) store.add_event(run, "candidate", {{"id", parent}});
+                    if (i % 3 == 0) store.add_event(run, kf::EventKind::Log, {{"id", parent}});
                 }
             } catch (...) {
                 _exit(3);

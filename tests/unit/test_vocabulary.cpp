@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <set>
 
 #include "kf/llm/accounting.h"
 #include "kf/router.h"
@@ -40,6 +41,23 @@ private slots:
             QCOMPARE(status_of(*failure_class(s)), s);
         }
         QCOMPARE(status_of(DiagnosisClass::Memory), Status::Ok);
+    }
+
+    void event_kinds_round_trip() {
+        std::set<std::string> spellings;
+        for (EventKind k : kEventKinds) {
+            QCOMPARE(parse_event_kind(to_string(k)), std::optional<EventKind>(k));
+            spellings.insert(std::string(to_string(k)));
+        }
+        QCOMPARE(spellings.size(), kEventKinds.size());  // one spelling per kind
+        // The spellings projects already hold in their events table.
+        QCOMPARE(std::string(to_string(EventKind::LlmUsage)), std::string("llm_usage"));
+        QCOMPARE(std::string(to_string(EventKind::Migrated)), std::string("migrated"));
+        QCOMPARE(std::string(to_string(EventKind::Confirmation)), std::string("confirmation"));
+        // A word this build does not know: no kind (the store reads such an event as Log).
+        QVERIFY(!parse_event_kind("checkpoint"));
+        QVERIFY(!parse_event_kind(""));
+        QVERIFY(!parse_event_kind("Seeded"));
     }
 
     void members_are_classed_by_status_then_bound() {

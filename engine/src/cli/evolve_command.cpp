@@ -36,18 +36,20 @@ public:
           tty_(isatty(fd) != 0), start_(std::chrono::steady_clock::now()) {}
 
     void handle(const SearchEvent& e) {
-        if (e.kind == "seeded" || e.kind == "evaluated") {
+        if (e.kind == EventKind::Seeded || e.kind == EventKind::Evaluated) {
             ++evaluations_;
             if (e.status && *e.status != Status::Ok) ++failures_[std::string(to_string(*e.status))];
             double fit = e.data.value("fitness", 0.0);
             if (e.island >= 0 && static_cast<std::size_t>(e.island) < best_.size())
                 best_[static_cast<std::size_t>(e.island)] = std::max(best_[static_cast<std::size_t>(e.island)], fit);
         }
-        if (e.kind == "log") line(e.message);
-        else if (e.kind == "improved" || e.kind == "migrated" || e.kind == "stopped") line(e.kind + ": " + e.message);
-        if (e.kind == "stopped") device_lines(e.data.value("pipeline", nlohmann::json::object()));
+        if (e.kind == EventKind::Log) line(e.message);
+        else if (e.kind == EventKind::Improved || e.kind == EventKind::Migrated || e.kind == EventKind::Stopped)
+            line(std::string(to_string(e.kind)) + ": " + e.message);
+        if (e.kind == EventKind::Stopped) device_lines(e.data.value("pipeline", nlohmann::json::object()));
         if (tty_) redraw();
-        else if (evaluations_ % 10 == 0 && (e.kind == "seeded" || e.kind == "evaluated")) out_ << status() << "\n" << std::flush;
+        else if (evaluations_ % 10 == 0 && (e.kind == EventKind::Seeded || e.kind == EventKind::Evaluated))
+            out_ << status() << "\n" << std::flush;
     }
     void finish() {
         if (tty_) out_ << "\n";

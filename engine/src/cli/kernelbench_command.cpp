@@ -389,10 +389,10 @@ int cmd_run_search(KernelBenchArgs& a) {
     if (!s.no_library) o.experience_library = ExperienceLibrary::user_library_path();
     set.run_config = {{"kb", fs::absolute(a.kb).string()}};
     o.on_event = [](const SearchEvent& e) {
-        if (e.kind == "evaluated" || e.kind == "seeded")
+        if (e.kind == EventKind::Evaluated || e.kind == EventKind::Seeded)
             std::printf("  #%lld %-8s %s\n", static_cast<long long>(e.member), e.data.value("expert", std::string("seed")).c_str(),
                         e.message.c_str());
-        else if (e.kind == "log")
+        else if (e.kind == EventKind::Log)
             std::printf("  %s\n", e.message.c_str());
         std::fflush(stdout);
     };

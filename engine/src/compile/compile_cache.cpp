@@ -206,6 +206,198 @@ void remove_stale_temporaries(const fs::path& dir) {
     }
 }
 
+/** One compile in its temporary folder `tmp`, to be stored as `entry`: what it ran and what it printed. */
+struct CompileRun {
+    CompileRun(const CompileRequest& r, const std::string& name, const fs::path& folder, const fs::path& final_entry)
+        : req(r),
+          source_name(name),
+          tmp(folder),
+          entry(final_entry),
+          limits(effective_limits(r)),
+          tool(tool_of(r.backend)),
+          cmd(compiler_command(r, folder)) {}
+
+    /** Runs the compiler, unless the candidate's includes are refused or the compiler is missing. */
+    void run(CompileInfo& info);
+    /** The limits that were hit (time, memory, file size, CPU time, output), said plainly. */
+    void explain_limits(CompileInfo& info);
+    /** Sets info.ok: the compiler succeeded and left a library within its size limit (a larger one is removed). */
+    void check_library(CompileInfo& info) const;
+    /** A failure that no diagnostic explains yet: how the compiler ended. */
+    void explain_failure(CompileInfo& info) const;
+    /** Never silent: the record says the compiler ran without its sandbox, and why. */
+    void warn_unsandboxed(CompileInfo& info);
+    /** Only deterministic outcomes are kept: a timeout or a killed compiler may succeed next time. */
+    bool deterministic() const;
+    /** meta.json of the entry, naming the final entry instead of the temporary folder. */
+    void write_meta(const CompileInfo& info, const std::string& key);
+
+    const CompileRequest& req;
+    const std::string& source_name;
+    const fs::path& tmp;
+    const fs::path& entry;
+    const CompileLimits limits;
+    const std::string tool;
+    std::vector<std::string> cmd;
+    ProcessResult pr;
+    std::vector<Diagnostic> refused;
+    std::string sandbox_problem;
+    bool sandboxed = false;
+    std::string output;
+
+private:
+    void run_compiler(CompileInfo& info);
+};
+
+void CompileRun::run(CompileInfo& info) {
+    refused = screen_includes(req.source, source_name);
+    sandboxed = use_sandbox(sandbox_problem);
+    if (!refused.empty()) {
+        // Not compiled at all: the outcome is as deterministic as a compile error.
+        pr.exit_code = 1;
+        for (auto& d : refused) d.message = valid_utf8(d.message);
+        info.diagnostics = refused;
+        output = "kfoundry: the candidate was not compiled:\n";
+        for (const auto& d : refused) output += d.file + ":" + std::to_string(d.line) + ": error: " + d.message + "\n";
+    } else if (sandboxed && compiler_root(req.backend).empty()) {
+        // Inside bwrap a missing compiler would read as bwrap's exit code 1.
+        pr.start_failed = true;
+        pr.output = "cannot run '" + cmd[0] + "': not found";
+        output = pr.output;
+    } else {
+        run_compiler(info);
+    }
+}
+
+void CompileRun::run_compiler(CompileInfo& info) {
+    std::vector<std::string> argv = cmd;
+    if (sandboxed) {
+        argv = bwrap_prefix(compile_view(req, tmp));
+        argv.insert(argv.end(), cmd.begin(), cmd.end());
+    }
+    ProcessLimits plimits;
+    plimits.address_space_bytes = limits.memory_bytes;
+    plimits.file_size_bytes = limits.file_bytes;
+    plimits.cpu_seconds = static_cast<std::uint64_t>(req.timeout_s) + 1;
+    auto timeout = std::chrono::milliseconds(static_cast<long long>(req.timeout_s * 1000));
+    pr = run_process(argv, timeout, tmp, limits.output_bytes, plimits);
+    // Quotes of files the candidate may not read are withheld; messages and the log
+    // name the final entry, not the temporary folder.
+    output = withhold_outside_quotes(pr.output, tmp, quotable_roots(req.backend));
+    replace_all(output, tmp.string(), entry.string());
+    const std::map<std::string, std::string> files = {
+        {"kf_task.h", req.header}, {source_name, req.source}, {glue_file_name(req.backend), req.glue}};
+    info.diagnostics = parse_compiler_output(output, source_name, files);
+    for (auto& d : info.diagnostics) d.message = valid_utf8(d.message);
+    if (req.backend == Backend::Cuda) info.resources = parse_ptxas_usage(output);
+}
+
+void CompileRun::explain_limits(CompileInfo& info) {
+    if (pr.timed_out)
+        info.diagnostics.push_back(
+            error_diagnostic("compilation timed out after " + format_seconds(req.timeout_s) + " s", tool));
+    else if (pr.start_failed)
+        info.diagnostics.push_back(error_diagnostic("could not start " + cmd[0] + ": " + valid_utf8(pr.output), tool));
+    // A limit that was hit, said plainly (the compiler's own words vary).
+    const bool out_of_memory = contains(output, "out of memory") || contains(output, "virtual memory exhausted") ||
+                               contains(output, "Cannot allocate memory") || contains(output, "std::bad_alloc");
+    const bool file_too_large =
+        pr.signal == SIGXFSZ || contains(output, "File size limit exceeded") || contains(output, "File too large");
+    if (pr.exit_code != 0 && out_of_memory)
+        info.diagnostics.push_back(error_diagnostic(
+            "the compiler ran out of memory: each compiler process may use " + format_bytes(limits.memory_bytes) +
+                " of address space", tool));
+    if (pr.exit_code != 0 && file_too_large)
+        info.diagnostics.push_back(error_diagnostic(
+            "the compiler's output is too large: no file it writes may exceed " + format_bytes(limits.file_bytes),
+            tool));
+    if (pr.signal == SIGXCPU)
+        info.diagnostics.push_back(error_diagnostic(
+            "the compiler used more than " + std::to_string(static_cast<long long>(req.timeout_s) + 1) +
+                " s of CPU time", tool));
+    if (pr.output.size() >= limits.output_bytes)
+        output += "\n[kfoundry: compiler output cut at " + format_bytes(limits.output_bytes) + "]\n";
+}
+
+void CompileRun::check_library(CompileInfo& info) const {
+    std::error_code ec;
+    info.ok = refused.empty() && pr.exit_code == 0 && !pr.timed_out && fs::is_regular_file(tmp / "candidate.so", ec);
+    if (info.ok) {
+        std::uintmax_t size = fs::file_size(tmp / "candidate.so", ec);
+        if (ec || size > limits.library_bytes) {
+            info.ok = false;
+            fs::remove(tmp / "candidate.so", ec);
+            info.diagnostics.push_back(error_diagnostic(
+                "the compiled library is " + format_bytes(size) + ", over the limit of " +
+                    format_bytes(limits.library_bytes) + " (large static arrays or heavy unrolling?)", "kfoundry"));
+        }
+    }
+}
+
+void CompileRun::explain_failure(CompileInfo& info) const {
+    bool has_error = false;
+    for (const auto& d : info.diagnostics) has_error = has_error || d.severity == Severity::Error;
+    if (!info.ok && !has_error) {
+        std::string why = pr.signal != 0 ? "was killed by signal " + std::to_string(pr.signal)
+                          : pr.exit_code == 0 ? "produced no library"
+                                              : "failed with exit code " + std::to_string(pr.exit_code);
+        info.diagnostics.push_back(error_diagnostic(fs::path(cmd[0]).filename().string() + " " + why, tool));
+    }
+}
+
+void CompileRun::warn_unsandboxed(CompileInfo& info) {
+    if (!sandboxed && refused.empty()) {
+        std::string warning = "the compiler ran without a sandbox: " + sandbox_problem +
+                              "; it could read any file this user can read";
+        info.diagnostics.push_back(error_diagnostic(warning, "kfoundry"));
+        info.diagnostics.back().severity = Severity::Warning;
+        output = "kfoundry: warning: " + warning + "\n" + output;
+    }
+}
+
+bool CompileRun::deterministic() const {
+    return !pr.timed_out && !pr.start_failed && (pr.signal == 0 || pr.signal == SIGXFSZ) && pr.exit_code >= 0;
+}
+
+void CompileRun::write_meta(const CompileInfo& info, const std::string& key) {
+    json meta = info;
+    meta["key"] = key;
+    meta["ok"] = info.ok;
+    meta["compile_seconds"] = info.seconds;  // info.seconds reads 0 on a cache hit
+    meta["format"] = kMetaFormat;
+    if (info.ok) meta["library_sha256"] = sha256_hex(read_text(tmp / "candidate.so"));
+    for (auto& arg : cmd) replace_all(arg, tmp.string(), entry.string());
+    meta["command"] = cmd;
+    write_text(tmp / "meta.json", meta.dump(2, ' ', false, json::error_handler_t::replace));
+}
+
+/**
+ * Renames the finished compile `tmp` to its entry. When the entry exists already, another
+ * compile of the same key finished first (its entry is kept when it is whole, and its outcome
+ * returned), or a broken one was left behind (read_entry removes it).
+ */
+void store_entry(const fs::path& tmp, const fs::path& entry, const std::string& key, CompileResult& result) {
+    std::error_code ec;
+    fs::rename(tmp, entry, ec);
+    if (ec) {
+        if (auto other = read_entry(entry, key)) {
+            fs::remove_all(tmp, ec);
+            result.ok = other->ok;
+            result.library = other->library;
+            return;
+        }
+        fs::rename(tmp, entry, ec);
+        if (ec) {
+            fs::remove_all(tmp, ec);
+            result.ok = result.info.ok = false;
+            result.info.diagnostics.push_back(
+                error_diagnostic("cannot store the compiled library in " + entry.string(), "kfoundry"));
+            return;
+        }
+    }
+    if (result.ok) result.library = entry / "candidate.so";
+}
+
 }  // namespace
 
 CompileCache::CompileCache(fs::path dir) : dir_(std::move(dir)) {
@@ -310,149 +502,27 @@ CompileResult CompileCache::build(const CompileRequest& req, const std::string& 
         write_text(tmp / source_name, req.source);
         write_text(tmp / glue_file_name(req.backend), req.glue);
 
-        const CompileLimits limits = effective_limits(req);
-        const std::string tool = tool_of(req.backend);
-        std::vector<std::string> cmd = compiler_command(req, tmp);
+        CompileRun c(req, source_name, tmp, entry);
         std::string identity = compiler_identity(req.backend);
-        info.compiler = display_name(cmd[0], identity.substr(identity.find('\n') + 1));
-
-        ProcessResult pr;
-        std::vector<Diagnostic> refused = screen_includes(req.source, source_name);
-        std::string sandbox_problem;
-        const bool sandboxed = use_sandbox(sandbox_problem);
-        std::string output;
-        if (!refused.empty()) {
-            // Not compiled at all: the outcome is as deterministic as a compile error.
-            pr.exit_code = 1;
-            for (auto& d : refused) d.message = valid_utf8(d.message);
-            info.diagnostics = refused;
-            output = "kfoundry: the candidate was not compiled:\n";
-            for (const auto& d : refused) output += d.file + ":" + std::to_string(d.line) + ": error: " + d.message + "\n";
-        } else if (sandboxed && compiler_root(req.backend).empty()) {
-            // Inside bwrap a missing compiler would read as bwrap's exit code 1.
-            pr.start_failed = true;
-            pr.output = "cannot run '" + cmd[0] + "': not found";
-            output = pr.output;
-        } else {
-            std::vector<std::string> argv = cmd;
-            if (sandboxed) {
-                argv = bwrap_prefix(compile_view(req, tmp));
-                argv.insert(argv.end(), cmd.begin(), cmd.end());
-            }
-            ProcessLimits plimits;
-            plimits.address_space_bytes = limits.memory_bytes;
-            plimits.file_size_bytes = limits.file_bytes;
-            plimits.cpu_seconds = static_cast<std::uint64_t>(req.timeout_s) + 1;
-            auto timeout = std::chrono::milliseconds(static_cast<long long>(req.timeout_s * 1000));
-            pr = run_process(argv, timeout, tmp, limits.output_bytes, plimits);
-            // Quotes of files the candidate may not read are withheld; messages and the log
-            // name the final entry, not the temporary folder.
-            output = withhold_outside_quotes(pr.output, tmp, quotable_roots(req.backend));
-            replace_all(output, tmp.string(), entry.string());
-            const std::map<std::string, std::string> files = {
-                {"kf_task.h", req.header}, {source_name, req.source}, {glue_file_name(req.backend), req.glue}};
-            info.diagnostics = parse_compiler_output(output, source_name, files);
-            for (auto& d : info.diagnostics) d.message = valid_utf8(d.message);
-            if (req.backend == Backend::Cuda) info.resources = parse_ptxas_usage(output);
-        }
-        info.seconds = pr.seconds;
-
-        if (pr.timed_out)
-            info.diagnostics.push_back(
-                error_diagnostic("compilation timed out after " + format_seconds(req.timeout_s) + " s", tool));
-        else if (pr.start_failed)
-            info.diagnostics.push_back(error_diagnostic("could not start " + cmd[0] + ": " + valid_utf8(pr.output), tool));
-        // A limit that was hit, said plainly (the compiler's own words vary).
-        const bool out_of_memory = contains(output, "out of memory") || contains(output, "virtual memory exhausted") ||
-                                   contains(output, "Cannot allocate memory") || contains(output, "std::bad_alloc");
-        const bool file_too_large =
-            pr.signal == SIGXFSZ || contains(output, "File size limit exceeded") || contains(output, "File too large");
-        if (pr.exit_code != 0 && out_of_memory)
-            info.diagnostics.push_back(error_diagnostic(
-                "the compiler ran out of memory: each compiler process may use " + format_bytes(limits.memory_bytes) +
-                    " of address space", tool));
-        if (pr.exit_code != 0 && file_too_large)
-            info.diagnostics.push_back(error_diagnostic(
-                "the compiler's output is too large: no file it writes may exceed " + format_bytes(limits.file_bytes), tool));
-        if (pr.signal == SIGXCPU)
-            info.diagnostics.push_back(error_diagnostic(
-                "the compiler used more than " + std::to_string(static_cast<long long>(req.timeout_s) + 1) +
-                    " s of CPU time", tool));
-        if (pr.output.size() >= limits.output_bytes)
-            output += "\n[kfoundry: compiler output cut at " + format_bytes(limits.output_bytes) + "]\n";
-
-        info.ok = refused.empty() && pr.exit_code == 0 && !pr.timed_out && fs::is_regular_file(tmp / "candidate.so", ec);
-        if (info.ok) {
-            std::uintmax_t size = fs::file_size(tmp / "candidate.so", ec);
-            if (ec || size > limits.library_bytes) {
-                info.ok = false;
-                fs::remove(tmp / "candidate.so", ec);
-                info.diagnostics.push_back(error_diagnostic(
-                    "the compiled library is " + format_bytes(size) + ", over the limit of " +
-                        format_bytes(limits.library_bytes) + " (large static arrays or heavy unrolling?)", "kfoundry"));
-            }
-        }
-        bool has_error = false;
-        for (const auto& d : info.diagnostics) has_error = has_error || d.severity == Severity::Error;
-        if (!info.ok && !has_error) {
-            std::string why = pr.signal != 0 ? "was killed by signal " + std::to_string(pr.signal)
-                              : pr.exit_code == 0 ? "produced no library"
-                                                  : "failed with exit code " + std::to_string(pr.exit_code);
-            info.diagnostics.push_back(error_diagnostic(fs::path(cmd[0]).filename().string() + " " + why, tool));
-        }
-        if (!sandboxed && refused.empty()) {
-            // Never silent: the record says the compiler ran without its sandbox, and why.
-            std::string warning = "the compiler ran without a sandbox: " + sandbox_problem +
-                                  "; it could read any file this user can read";
-            info.diagnostics.push_back(error_diagnostic(warning, "kfoundry"));
-            info.diagnostics.back().severity = Severity::Warning;
-            output = "kfoundry: warning: " + warning + "\n" + output;
-        }
-        info.log = truncate_log(output);
+        info.compiler = display_name(c.cmd[0], identity.substr(identity.find('\n') + 1));
+        c.run(info);
+        info.seconds = c.pr.seconds;
+        c.explain_limits(info);
+        c.check_library(info);
+        c.explain_failure(info);
+        c.warn_unsandboxed(info);
+        info.log = truncate_log(c.output);
         result.ok = info.ok;
-
-        // Only deterministic outcomes are kept: a timeout or a killed compiler may succeed
-        // next time.
-        bool deterministic = !pr.timed_out && !pr.start_failed && (pr.signal == 0 || pr.signal == SIGXFSZ) &&
-                             pr.exit_code >= 0;
-        if (!deterministic) {
+        if (!c.deterministic()) {
             fs::remove_all(tmp, ec);
             return result;
         }
-        json meta = info;
-        meta["key"] = key;
-        meta["ok"] = info.ok;
-        meta["compile_seconds"] = info.seconds;  // info.seconds reads 0 on a cache hit
-        meta["format"] = kMetaFormat;
-        if (info.ok) meta["library_sha256"] = sha256_hex(read_text(tmp / "candidate.so"));
-        for (auto& arg : cmd) replace_all(arg, tmp.string(), entry.string());
-        meta["command"] = cmd;
-        write_text(tmp / "meta.json", meta.dump(2, ' ', false, json::error_handler_t::replace));
+        c.write_meta(info, key);
     } catch (...) {
         fs::remove_all(tmp, ec);
         throw;
     }
-
-    fs::rename(tmp, entry, ec);
-    if (ec) {
-        // The entry exists already: another compile of the same key finished first (keep its
-        // entry when it is whole), or a broken one was left behind (read_entry removes it).
-        if (auto other = read_entry(entry, key)) {
-            fs::remove_all(tmp, ec);
-            result.ok = other->ok;
-            result.library = other->library;
-            return result;
-        }
-        fs::rename(tmp, entry, ec);
-        if (ec) {
-            fs::remove_all(tmp, ec);
-            result.ok = info.ok = false;
-            info.diagnostics.push_back(
-                error_diagnostic("cannot store the compiled library in " + entry.string(), "kfoundry"));
-            return result;
-        }
-    }
-    if (result.ok) result.library = entry / "candidate.so";
+    store_entry(tmp, entry, key, result);
     return result;
 }
 

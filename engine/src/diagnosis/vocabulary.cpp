@@ -51,6 +51,33 @@ std::optional<RunState> parse_run_state(std::string_view s) {
     return std::nullopt;
 }
 
+std::string_view to_string(EventKind k) {
+    switch (k) {
+    case EventKind::Seeded: return "seeded";
+    case EventKind::Proposed: return "proposed";
+    case EventKind::Evaluated: return "evaluated";
+    case EventKind::Improved: return "improved";
+    case EventKind::Migrated: return "migrated";
+    case EventKind::Refused: return "refused";
+    case EventKind::Stopped: return "stopped";
+    case EventKind::Paused: return "paused";
+    case EventKind::Resumed: return "resumed";
+    case EventKind::Log: return "log";
+    case EventKind::LlmUsage: return "llm_usage";
+    case EventKind::Confirmation: return "confirmation";
+    case EventKind::Retrieval: return "retrieval";
+    case EventKind::Templates: return "templates";
+    case EventKind::Generic: return "generic";
+    }
+    return "log";
+}
+
+std::optional<EventKind> parse_event_kind(std::string_view s) {
+    for (EventKind k : kEventKinds)
+        if (to_string(k) == s) return k;
+    return std::nullopt;
+}
+
 std::string_view to_string(DiagnosisClass c) {
     switch (c) {
     case DiagnosisClass::CompileError: return "compile_error";

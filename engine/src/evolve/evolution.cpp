@@ -281,7 +281,7 @@ std::optional<json> confirm_best(const Task& task, Evaluator& evaluator, Project
     EvalOptions once = eval;
     once.trials = 1;
     using evolve_steps::log_line;
-    log_line(store, run, "confirmation",
+    log_line(store, run, EventKind::Confirmation,
              "timing the best (candidate " + std::to_string(best->id) + ", " + fmt_speedup(best_fitness) +
                  ") again, " + std::to_string(rounds) + " rounds side by side with the reference",
              on_event, {{"candidate", best->id}, {"rounds", rounds}});
@@ -324,7 +324,7 @@ std::optional<json> confirm_best(const Task& task, Evaluator& evaluator, Project
                std::to_string(n) + " round" + (n == 1 ? "" : "s") + "; the search measured " + fmt_speedup(best_fitness) + ")";
     }
     store.put_state(run, "confirmation", out);
-    log_line(store, run, "confirmation", line, on_event, out);
+    log_line(store, run, EventKind::Confirmation, line, on_event, out);
     return out;
 }
 
@@ -364,14 +364,14 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     outcome.run_id = run.id;
     outcome.resumed = run.resumed;
     if (opt.on_run) opt.on_run(run.id, run.resumed);
-    log_line(store, run.id, "retrieval", patterns.summary, on_event, {{"patterns", patterns.patterns.size()}});
-    log_line(store, run.id, "templates", templates_line(task, b), on_event);
-    log_line(store, run.id, "generic", generic_summary(generic_kernels(task, b)), on_event);
+    log_line(store, run.id, EventKind::Retrieval, patterns.summary, on_event, {{"patterns", patterns.patterns.size()}});
+    log_line(store, run.id, EventKind::Templates, templates_line(task, b), on_event);
+    log_line(store, run.id, EventKind::Generic, generic_summary(generic_kernels(task, b)), on_event);
 
     // The provider of extra experts (the LLM ensemble), tied to this run.
     ExpertProvider* provider = opt.llm.get();
-    log_line(store, run.id, "log", provider ? provider->summary() : "no LLM experts configured: built-in experts only",
-             on_event);
+    log_line(store, run.id, EventKind::Log,
+             provider ? provider->summary() : "no LLM experts configured: built-in experts only", on_event);
     ProviderBinding binding(provider, task, b, opt.control);
     auto external_stop = [&]() -> std::optional<StopReason> {
         std::optional<StopReason> why = opt.stop_reason ? opt.stop_reason() : std::nullopt;
@@ -391,8 +391,9 @@ EvolveOutcome evolve(const Task& task, Evaluator& evaluator, ProjectStore& store
     };
     hooks.stop_reason = external_stop;
     hooks.on_event = [&](const SearchEvent& e) {
-        if (e.kind == "paused" || e.kind == "resumed") store.set_run_state(run.id, e.kind == "paused" ? RunState::Paused : RunState::Running);
-        if (e.kind != "proposed")
+        if (e.kind == EventKind::Paused || e.kind == EventKind::Resumed)
+            store.set_run_state(run.id, e.kind == EventKind::Paused ? RunState::Paused : RunState::Running);
+        if (e.kind != EventKind::Proposed)
             store.add_event(run.id, e.kind, {{"island", e.island}, {"member", e.member}, {"message", e.message}, {"data", e.data}});
         // The librarian sees every child against its parent, success or not.
         librarian.child_evaluated(e);

@@ -38,7 +38,8 @@ void Librarian::pattern_used(const Child& c, const Diagnosis& d) {
         // An adapted pattern that fails to compile says nothing about the template itself.
         if (d.status == Status::CompileError && c.proposal.tunables.empty() && !patterns_.adapted.count(c.proposal.source)) {
             library_->mark_pattern_broken(id->second, d.message.substr(0, 300));
-            if (on_event_) on_event_({"log", c.island, c.id, "library pattern marked broken: " + d.message.substr(0, 200), {}});
+            if (on_event_)
+                on_event_({EventKind::Log, c.island, c.id, "library pattern marked broken: " + d.message.substr(0, 200), {}});
         } else {
             library_->record_pattern_use(id->second, d.fitness() > 1.0);
         }
@@ -81,16 +82,16 @@ void Checkpoints::provider(bool force) {
     if (!provider_) return;
     store_.put_state(run_, "llm", provider_->state());
     const std::int64_t serial = provider_->usage_serial();
-    if ((force || serial != reported_) && on_event_) on_event_({"llm_usage", -1, 0, "", provider_->usage()});
+    if ((force || serial != reported_) && on_event_) on_event_({EventKind::LlmUsage, -1, 0, "", provider_->usage()});
     reported_ = serial;
 }
 
-void log_line(ProjectStore& store, std::int64_t run, const std::string& kind, const std::string& line,
+void log_line(ProjectStore& store, std::int64_t run, EventKind kind, const std::string& line,
               const EventSink& on_event, const json& data) {
     json stored = {{"message", line}};
     if (data.is_object()) stored.update(data);
     store.add_event(run, kind, stored);
-    if (on_event) on_event({"log", -1, 0, line, data});
+    if (on_event) on_event({EventKind::Log, -1, 0, line, data});
 }
 
 }  // namespace kf::evolve_steps
@@ -98,7 +99,7 @@ void log_line(ProjectStore& store, std::int64_t run, const std::string& kind, co
 namespace kf {
 
 void record_child_evidence(ExperienceLibrary& library, const std::string& op_class, const SearchEvent& e, std::int64_t run) {
-    if (e.kind != "evaluated" || !e.data.value("has_parent", false)) return;
+    if (e.kind != EventKind::Evaluated || !e.data.value("has_parent", false)) return;
     Improvement imp;
     imp.op_class = op_class;
     std::optional<DiagnosisClass> parent_class = parse_diagnosis_class(e.data.value("parent_class", ""));

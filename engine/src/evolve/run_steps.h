@@ -83,8 +83,8 @@ private:
     std::int64_t reported_ = -1;
 };
 
-/** A line for the run's log: stored as an event of `kind` and sent to `on_event` as "log". */
-void log_line(ProjectStore& store, std::int64_t run, const std::string& kind, const std::string& line,
+/** A line for the run's log: stored as an event of `kind` and sent to `on_event` as EventKind::Log. */
+void log_line(ProjectStore& store, std::int64_t run, EventKind kind, const std::string& line,
               const EventSink& on_event, const nlohmann::json& data = {});
 
 }  // namespace kf::evolve_steps

@@ -149,6 +149,54 @@ private:
     std::deque<std::pair<Child, Diagnosis>> done_;
 };
 
+/** The parents to ask for a child, in turn: the tournament's winner first, then the island's other members,
+ * fittest first. */
+template <class Open>
+std::vector<const Member*> parents_in_turn(const Member* chosen, const std::vector<Member>& members, Open open) {
+    std::vector<const Member*> parents;
+    if (open(*chosen)) parents.push_back(chosen);
+    for (const auto& m : members)
+        if (&m != chosen && open(m)) parents.push_back(&m);
+    if (parents.empty()) return parents;
+    std::stable_sort(parents.begin() + (parents.front() == chosen ? 1 : 0), parents.end(),
+                     [](const Member* a, const Member* b) { return a->fitness > b->fitness; });
+    return parents;
+}
+
+/** The expert the router named (the last of that name), or null. */
+Expert* expert_named(const std::vector<std::shared_ptr<Expert>>& experts, const std::string& name) {
+    Expert* expert = nullptr;
+    for (auto& e : experts)
+        if (e->name() == name) expert = e.get();
+    return expert;
+}
+
+/** What an expert called at once reads: the search's own state, through pointers. */
+ProposalContext context_now(const SearchConfig& cfg, const Member* parent, const Member* other, DiagnosisClass dclass,
+                            const std::vector<PatternSource>& patterns, const std::set<std::string>& tried,
+                            SearchRng& rng) {
+    ProposalContext ctx;
+    ctx.task = cfg.task;
+    ctx.backend = cfg.backend;
+    ctx.parent = parent;
+    ctx.other = other;
+    ctx.diagnosis_class = dclass;
+    ctx.patterns = &patterns;
+    ctx.tried = &tried;
+    ctx.rng = &rng;
+    return ctx;
+}
+
+Child child_of(Proposal p, int island, int generation, const RouteDecision& route, double parent_fitness) {
+    Child c;
+    c.proposal = std::move(p);
+    c.island = island;
+    c.generation = generation;
+    c.route = route;
+    c.parent_fitness = parent_fitness;
+    return c;
+}
+
 }  // namespace
 
 /** A proposal being written by a blocking expert on its own thread, with the context it reads. */
@@ -166,7 +214,84 @@ struct Search::AsyncProposal {
     std::string refusal;
     std::atomic<bool> written{false};  ///< the expert has answered (result is about to be ready)
     std::future<std::optional<Proposal>> result;
+
+    /** Asks `asked` for a child of `of` (and `with`) on a thread of its own, with what it reads copied now. */
+    static std::unique_ptr<AsyncProposal> ask(const Search& search, Expert* asked, int on_island,
+                                              const RouteDecision& chosen_route, const Member& of, const Member* with,
+                                              DiagnosisClass dclass);
+
+private:
+    /** The expert's call, on its thread; however it ends, `written` is set and `wake` notified. */
+    std::optional<Proposal> write(const Task* task, Backend backend, const std::vector<PatternSource>* patterns,
+                                  DiagnosisClass dclass, Wakeup* wake);
 };
+
+std::unique_ptr<Search::AsyncProposal> Search::AsyncProposal::ask(const Search& search, Expert* asked, int on_island,
+                                                                  const RouteDecision& chosen_route, const Member& of,
+                                                                  const Member* with, DiagnosisClass dclass) {
+    auto a = std::make_unique<AsyncProposal>();
+    a->expert = asked;
+    a->island = on_island;
+    a->generation = search.islands_.generation(on_island) + 1;
+    a->route = chosen_route;
+    a->parent = of;
+    a->parent_fitness = of.fitness;
+    if (with) {
+        a->other = *with;
+        a->has_other = true;
+    }
+    if (search.hooks_.diagnosis_of) {
+        a->parent_diagnosis = search.hooks_.diagnosis_of(of.id);
+        if (with) a->other_diagnosis = search.hooks_.diagnosis_of(with->id);
+    }
+    for (int j = 0; j < search.islands_.islands(); ++j)
+        if (j != on_island)
+            if (const Member* b = search.islands_.best(j); b && b->fitness > 0) a->inspirations.push_back(*b);
+    if (search.hooks_.library_notes) a->notes = search.hooks_.library_notes(dclass);
+    AsyncProposal* raw = a.get();
+    const Task* task = search.cfg_.task;
+    Backend backend = search.cfg_.backend;
+    const std::vector<PatternSource>* patterns = &search.patterns_;
+    std::shared_ptr<Wakeup> wake = search.wake_;
+    raw->result =
+        std::async(std::launch::async, [raw, task, backend, patterns, dclass, wake]() -> std::optional<Proposal> {
+            return raw->write(task, backend, patterns, dclass, wake.get());
+        });
+    return a;
+}
+
+std::optional<Proposal> Search::AsyncProposal::write(const Task* task, Backend backend,
+                                                     const std::vector<PatternSource>* patterns, DiagnosisClass dclass,
+                                                     Wakeup* wake) {
+    // However the expert ends, the search hears of it at once.
+    struct Answered {
+        AsyncProposal* a;
+        Wakeup* w;
+        ~Answered() {
+            a->written = true;
+            w->notify();
+        }
+    } answered{this, wake};
+    ProposalContext ctx;
+    ctx.task = task;
+    ctx.backend = backend;
+    ctx.parent = &parent;
+    ctx.other = has_other ? &other : nullptr;
+    ctx.diagnosis_class = dclass;
+    ctx.patterns = patterns;
+    ctx.parent_diagnosis = parent_diagnosis.is_null() ? nullptr : &parent_diagnosis;
+    ctx.other_diagnosis = other_diagnosis.is_null() ? nullptr : &other_diagnosis;
+    for (const auto& m : inspirations) ctx.inspirations.push_back(&m);
+    ctx.library_notes = &notes;
+    try {
+        auto p = expert->propose(ctx);
+        if (!p) refusal = expert->refusal();
+        return p;
+    } catch (const std::exception& e) {
+        refusal = std::string("failed: ") + e.what();
+        return std::nullopt;
+    }
+}
 
 Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& ready) {
     const Member* chosen = islands_.select(i, rng_);
@@ -183,13 +308,8 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
         auto p = repairs_in_flight_.find(m.id);
         return (f == failed_repairs_.end() ? 0 : f->second) + (p == repairs_in_flight_.end() ? 0 : p->second) < kMaxFailedRepairs;
     };
-    std::vector<const Member*> parents;
-    if (open(*chosen)) parents.push_back(chosen);
-    for (const auto& m : islands_.members(i))
-        if (&m != chosen && open(m)) parents.push_back(&m);
+    std::vector<const Member*> parents = parents_in_turn(chosen, islands_.members(i), open);
     if (parents.empty()) return ProposeOutcome::Nothing;
-    std::stable_sort(parents.begin() + (parents.front() == chosen ? 1 : 0), parents.end(),
-                     [](const Member* a, const Member* b) { return a->fitness > b->fitness; });
     const auto& favoured = cfg_.island_experts.empty()
                                ? std::vector<std::string>{}
                                : cfg_.island_experts[static_cast<std::size_t>(i) % cfg_.island_experts.size()];
@@ -199,9 +319,7 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
         // Ask the router; an expert that refuses (or is busy) is taken out for this parent.
         while (!allowed.empty()) {
             RouteDecision route = router_.choose(dclass, favoured, allowed);
-            Expert* expert = nullptr;
-            for (auto& e : experts_)
-                if (e->name() == route.expert) expert = e.get();
+            Expert* expert = expert_named(experts_, route.expert);
             const Member* other = nullptr;
             if (route.expert == "crossover") {
                 if (auto pair = islands_.select_pair(i, rng_)) {
@@ -213,87 +331,21 @@ Search::ProposeOutcome Search::propose_for_island(int i, std::deque<Child>& read
                 // One call at a time per blocking expert; the others keep the queue fed meanwhile.
                 bool busy = std::any_of(async_.begin(), async_.end(), [&](const auto& a) { return a->expert == expert; });
                 if (!busy) {
-                    auto a = std::make_unique<AsyncProposal>();
-                    a->expert = expert;
-                    a->island = i;
-                    a->generation = islands_.generation(i) + 1;
-                    a->route = route;
-                    a->parent = *parent;
-                    a->parent_fitness = parent->fitness;
-                    if (other) {
-                        a->other = *other;
-                        a->has_other = true;
-                    }
-                    if (hooks_.diagnosis_of) {
-                        a->parent_diagnosis = hooks_.diagnosis_of(parent->id);
-                        if (other) a->other_diagnosis = hooks_.diagnosis_of(other->id);
-                    }
-                    for (int j = 0; j < islands_.islands(); ++j)
-                        if (j != i)
-                            if (const Member* b = islands_.best(j); b && b->fitness > 0) a->inspirations.push_back(*b);
-                    if (hooks_.library_notes) a->notes = hooks_.library_notes(dclass);
-                    AsyncProposal* raw = a.get();
-                    const Task* task = cfg_.task;
-                    Backend backend = cfg_.backend;
-                    const std::vector<PatternSource>* patterns = &patterns_;
-                    std::shared_ptr<Wakeup> wake = wake_;
-                    raw->result = std::async(std::launch::async, [raw, task, backend, patterns, dclass, wake]() -> std::optional<Proposal> {
-                        // However the expert ends, the search hears of it at once.
-                        struct Answered {
-                            AsyncProposal* a;
-                            Wakeup* w;
-                            ~Answered() {
-                                a->written = true;
-                                w->notify();
-                            }
-                        } answered{raw, wake.get()};
-                        ProposalContext ctx;
-                        ctx.task = task;
-                        ctx.backend = backend;
-                        ctx.parent = &raw->parent;
-                        ctx.other = raw->has_other ? &raw->other : nullptr;
-                        ctx.diagnosis_class = dclass;
-                        ctx.patterns = patterns;
-                        ctx.parent_diagnosis = raw->parent_diagnosis.is_null() ? nullptr : &raw->parent_diagnosis;
-                        ctx.other_diagnosis = raw->other_diagnosis.is_null() ? nullptr : &raw->other_diagnosis;
-                        for (const auto& m : raw->inspirations) ctx.inspirations.push_back(&m);
-                        ctx.library_notes = &raw->notes;
-                        try {
-                            auto p = raw->expert->propose(ctx);
-                            if (!p) raw->refusal = raw->expert->refusal();
-                            return p;
-                        } catch (const std::exception& e) {
-                            raw->refusal = std::string("failed: ") + e.what();
-                            return std::nullopt;
-                        }
-                    });
-                    async_.push_back(std::move(a));
+                    async_.push_back(AsyncProposal::ask(*this, expert, i, route, *parent, other, dclass));
                     return ProposeOutcome::Started;
                 }
             } else if (expert) {
-                ProposalContext ctx;
-                ctx.task = cfg_.task;
-                ctx.backend = cfg_.backend;
-                ctx.parent = parent;
-                ctx.other = other;
-                ctx.diagnosis_class = dclass;
-                ctx.patterns = &patterns_;
-                ctx.tried = &tried_;
-                ctx.rng = &rng_;
-                std::optional<Proposal> p = expert->propose(ctx);
+                std::optional<Proposal> p =
+                    expert->propose(context_now(cfg_, parent, other, dclass, patterns_, tried_, rng_));
                 if (p) {
                     tried_.insert(proposal_key(p->source, p->tunables));
-                    Child c;
-                    c.proposal = std::move(*p);
-                    c.island = i;
-                    c.generation = islands_.generation(i) + 1;
-                    c.route = route;
-                    c.parent_fitness = parent->fitness;
+                    Child c = child_of(std::move(*p), i, islands_.generation(i) + 1, route, parent->fitness);
                     note_repair_in_flight(c);
                     ready.push_back(std::move(c));
                     return ProposeOutcome::Proposed;
                 }
-                if (parent == chosen) notify({"refused", i, parent->id, route.expert + ": " + expert->refusal(), {}});
+                if (parent == chosen)
+                    notify({EventKind::Refused, i, parent->id, route.expert + ": " + expert->refusal(), {}});
             }
             allowed.erase(std::remove(allowed.begin(), allowed.end(), route.expert), allowed.end());
         }
@@ -331,7 +383,8 @@ void Search::collect_async(std::deque<Child>& ready, bool wait) {
             std::string key = proposal_key(p->source, p->tunables);
             if (tried_.count(key)) {
                 ++fruitless_;
-                notify({"refused", a.island, a.parent.id, a.expert->name() + ": proposed a kernel already evaluated", {}});
+                notify({EventKind::Refused, a.island, a.parent.id,
+                        a.expert->name() + ": proposed a kernel already evaluated", {}});
             } else {
                 fruitless_ = 0;
                 tried_.insert(key);
@@ -346,7 +399,7 @@ void Search::collect_async(std::deque<Child>& ready, bool wait) {
             }
         } else {
             ++fruitless_;
-            notify({"refused", a.island, a.parent.id, a.expert->name() + ": " + a.refusal, {}});
+            notify({EventKind::Refused, a.island, a.parent.id, a.expert->name() + ": " + a.refusal, {}});
             // A refusal is a failed try for the router, so that it learns to ask someone else.
             if (a.route.diagnosis_class) router_.reward(*a.route.diagnosis_class, a.expert->name(), 0.0);
         }
@@ -363,7 +416,8 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
     if (c.proposal.expert == "seed") {
         islands_.add(m);
         if (m.fitness > best_fitness_) best_fitness_ = m.fitness;
-        SearchEvent seeded("seeded", m.island, m.id, m.family + ": " + d.message, {{"fitness", m.fitness}, {"status", status}});
+        SearchEvent seeded(EventKind::Seeded, m.island, m.id, m.family + ": " + d.message,
+                           {{"fitness", m.fitness}, {"status", status}});
         seeded.status = m.status;
         notify(std::move(seeded));
         return;
@@ -388,14 +442,15 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
         failed_repairs_[m.id] = failures;
         if (failures >= kMaxFailedRepairs) abandoned_.insert(m.id);
         if (failures >= kMaxFailedRepairs && abandoned_.insert(parent).second)
-            notify({"log", c.island, parent,
+            notify({EventKind::Log, c.island, parent,
                     "abandoned failed candidate " + std::to_string(parent) + " after " + std::to_string(kMaxFailedRepairs) +
                         " children that did not repair it",
                     {}});
     }
     bool island_best = islands_.add(m);
     SearchEvent evaluated(
-        "evaluated", c.island, m.id, status + (m.fitness > 0 ? " " + std::to_string(m.fitness) + "x" : std::string()),
+        EventKind::Evaluated, c.island, m.id,
+        status + (m.fitness > 0 ? " " + std::to_string(m.fitness) + "x" : std::string()),
             {{"fitness", m.fitness},
              {"status", status},
              {"gain", gain},
@@ -409,7 +464,7 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
     if (island_best) {
         char text[64];
         std::snprintf(text, sizeof text, "new island best %.3gx", m.fitness);
-        notify({"improved", c.island, m.id, text, {{"fitness", m.fitness}}});
+        notify({EventKind::Improved, c.island, m.id, text, {{"fitness", m.fitness}}});
     }
     if (m.fitness > best_fitness_) {
         best_fitness_ = m.fitness;
@@ -420,146 +475,200 @@ void Search::process_result(const Child& c, const Diagnosis& d) {
     islands_.end_generation(c.island);
     if (islands_.migration_due())
         for (const auto& mig : islands_.migrate())
-            notify({"migrated", mig.to, mig.member.id, "island " + std::to_string(mig.from) + " -> " + std::to_string(mig.to),
+            notify({EventKind::Migrated, mig.to, mig.member.id,
+                    "island " + std::to_string(mig.from) + " -> " + std::to_string(mig.to),
                     {{"fitness", mig.member.fitness}}});
+}
+
+namespace {
+
+// The loop sleeps until something happens: a result, an expert's answer, a stop, pause or
+// injection. Stop predicates that are plain functions (should_stop) cannot wake it; they
+// are polled at least every kPollInterval.
+constexpr auto kPollInterval = std::chrono::milliseconds(200);
+
+/** Takes the search's wakeup back from the queue and the run control when a run ends. */
+struct Unhook {
+    EvaluationQueue* queue;
+    RunControl* control;
+    ~Unhook() {
+        queue->notify_results(nullptr);
+        if (control) control->set_wakeup(nullptr);
+    }
+};
+
+}  // namespace
+
+/** One call of run(): the queue it submits to, the children to submit before any new proposal, where it stands. */
+struct Search::RunLoop {
+    RunLoop(Search& s, EvaluationQueue& q) : search(s), queue(q) {}
+
+    /** Children lost in flight by a killed run first, then the seeds, spread over the islands. */
+    void take_pending();
+    /** Runs until a stop, a spent budget or an exhausted space; `why` then says which. */
+    void until_stopped();
+
+    Search& search;
+    EvaluationQueue& queue;
+    bool queue_wakes = false;  ///< the queue wakes the loop when a result comes
+    std::deque<Child> ready;
+    StopReason why;
+    bool stopping = false, exhausted = false, was_paused = false;
+
+private:
+    void submit(Child c);
+    /** Stops proposing; what waits is dropped: it stays in the store unevaluated and is resumed later. */
+    void stop();
+    /** Submits the user's injections and the experts' answers, and keeps the queue full of new proposals. */
+    void feed(bool paused);
+    /** With nothing in flight: whether the run ends (after waiting out a pause, it goes on). */
+    bool ends_when_idle(bool paused);
+    /** Takes the next result from the queue, waiting for it at most kPollInterval, and processes it. */
+    void take_result(std::uint64_t seen);
+};
+
+void Search::RunLoop::take_pending() {
+    for (auto& c : search.pending_children_) ready.push_back(std::move(c));
+    search.pending_children_.clear();
+    for (std::size_t k = 0; k < search.pending_seeds_.size(); ++k) {
+        Proposal& s = search.pending_seeds_[k];
+        std::string key = proposal_key(s.source, s.tunables);
+        if (search.tried_.count(key)) continue;
+        search.tried_.insert(key);
+        Child c;
+        c.proposal = s;
+        c.island = static_cast<int>(k % static_cast<std::size_t>(search.islands_.islands()));
+        ready.push_back(std::move(c));
+    }
+    search.pending_seeds_.clear();
+}
+
+void Search::RunLoop::submit(Child c) {
+    if (c.id == 0 && search.hooks_.on_child) search.hooks_.on_child(c);
+    if (c.id == 0) c.id = search.next_id_++;
+    else search.next_id_ = std::max(search.next_id_, c.id + 1);
+    if (c.proposal.expert != "seed")
+        search.notify({EventKind::Proposed, c.island, c.id, c.route.reason + " -> " + c.proposal.rationale,
+                       {{"expert", c.proposal.expert}, {"route", c.route.reason}}});
+    search.in_flight_[c.id] = c;
+    queue.submit(c);
+}
+
+void Search::RunLoop::until_stopped() {
+    while (true) {
+        const std::uint64_t seen = search.wake_->generation();
+        if (!stopping && search.must_stop(why)) stop();
+        bool paused = !stopping && search.hooks_.control && search.hooks_.control->paused();
+        if (paused != was_paused) {
+            search.notify({paused ? EventKind::Paused : EventKind::Resumed, -1, 0, paused ? "paused" : "resumed", {}});
+            was_paused = paused;
+        }
+        if (!stopping) feed(paused);
+        if (search.in_flight_.empty() && search.async_.empty()) {
+            if (ends_when_idle(paused)) break;
+            continue;
+        }
+        if (search.in_flight_.empty()) {
+            // Only blocking experts are at work: sleep until one of them answers.
+            search.wake_->wait(seen, kPollInterval);
+            continue;
+        }
+        take_result(seen);
+    }
+}
+
+void Search::RunLoop::stop() {
+    stopping = true;
+    for (const Child& c : queue.cancel_waiting()) search.in_flight_.erase(c.id);
+    for (auto& a : search.async_) a->result.wait();
+    search.async_.clear();
+}
+
+void Search::RunLoop::feed(bool paused) {
+    if (search.hooks_.control)
+        for (auto& inj : search.hooks_.control->take_injections()) {
+            Child c;
+            c.proposal = std::move(inj.proposal);
+            if (c.proposal.expert.empty()) c.proposal.expert = "user";
+            c.island = std::clamp(inj.island, 0, search.islands_.islands() - 1);
+            c.generation = search.islands_.generation(c.island) + 1;
+            c.route.reason = "written by the user";
+            search.tried_.insert(proposal_key(c.proposal.source, c.proposal.tunables));
+            submit(std::move(c));  // the user's own kernels skip the budget and the queue
+        }
+    search.collect_async(ready, false);
+    exhausted = false;
+    // Experts that keep answering with nothing new (a kernel already evaluated, or a
+    // refusal) are asked no more: the space counts as exhausted once they are done.
+    const bool fruitless = search.cfg_.max_fruitless > 0 && search.fruitless_ >= search.cfg_.max_fruitless;
+    if (fruitless) exhausted = true;
+    while (!fruitless && !paused &&
+           static_cast<int>(search.in_flight_.size() + search.async_.size()) < queue.capacity() &&
+           search.budget_allows(1)) {
+        if (!ready.empty()) {
+            Child c = std::move(ready.front());
+            ready.pop_front();
+            submit(std::move(c));
+            continue;
+        }
+        if (search.propose_one(ready) == ProposeOutcome::Nothing) {
+            exhausted = true;
+            break;
+        }
+    }
+}
+
+bool Search::RunLoop::ends_when_idle(bool paused) {
+    if (stopping) return true;
+    if (paused) {
+        search.hooks_.control->wait_while_paused();
+        return false;
+    }
+    if (!ready.empty() && search.budget_allows(1)) return false;
+    if (!search.budget_allows(1)) {
+        why = StopReason::evaluation_budget(search.cfg_.budget);
+        return true;
+    }
+    if (search.must_stop(why)) return true;  // e.g. experts that refused because a budget ran out
+    if (exhausted) {
+        why = StopReason::exhausted();
+        return true;
+    }
+    return false;
+}
+
+void Search::RunLoop::take_result(std::uint64_t seen) {
+    auto res = queue.next(std::chrono::milliseconds(0));
+    if (!res) {
+        if (queue_wakes) {
+            search.wake_->wait(seen, kPollInterval);
+            return;
+        }
+        res = queue.next(kPollInterval);
+        if (!res) return;
+    }
+    search.in_flight_.erase(res->first.id);
+    search.process_result(res->first, res->second);
+    if (search.hooks_.on_batch_done) search.hooks_.on_batch_done();
 }
 
 SearchResult Search::run() {
     SearchResult result;
     std::shared_ptr<EvaluationQueue> queue = hooks_.queue;
     if (!queue) queue = std::make_shared<BatchQueue>(hooks_.evaluate, islands_.islands());
-    std::deque<Child> ready;  // children to submit before any new proposal
-    // Children lost in flight by a killed run first, then the seeds, spread over the islands.
-    for (auto& c : pending_children_) ready.push_back(std::move(c));
-    pending_children_.clear();
-    for (std::size_t k = 0; k < pending_seeds_.size(); ++k) {
-        Proposal& s = pending_seeds_[k];
-        std::string key = proposal_key(s.source, s.tunables);
-        if (tried_.count(key)) continue;
-        tried_.insert(key);
-        Child c;
-        c.proposal = s;
-        c.island = static_cast<int>(k % static_cast<std::size_t>(islands_.islands()));
-        ready.push_back(std::move(c));
-    }
-    pending_seeds_.clear();
-
-    auto submit = [&](Child c) {
-        if (c.id == 0 && hooks_.on_child) hooks_.on_child(c);
-        if (c.id == 0) c.id = next_id_++;
-        else next_id_ = std::max(next_id_, c.id + 1);
-        if (c.proposal.expert != "seed")
-            notify({"proposed", c.island, c.id, c.route.reason + " -> " + c.proposal.rationale,
-                    {{"expert", c.proposal.expert}, {"route", c.route.reason}}});
-        in_flight_[c.id] = c;
-        queue->submit(c);
-    };
-
-    // The loop sleeps until something happens: a result, an expert's answer, a stop, pause or
-    // injection. Stop predicates that are plain functions (should_stop) cannot wake it; they
-    // are polled at least every kPollInterval.
-    constexpr auto kPollInterval = std::chrono::milliseconds(200);
-    const bool queue_wakes = queue->notify_results(wake_);
+    RunLoop loop(*this, *queue);
+    loop.take_pending();
+    loop.queue_wakes = queue->notify_results(wake_);
     if (hooks_.control) hooks_.control->set_wakeup(wake_);
-    struct Unhook {
-        EvaluationQueue* queue;
-        RunControl* control;
-        ~Unhook() {
-            queue->notify_results(nullptr);
-            if (control) control->set_wakeup(nullptr);
-        }
-    } unhook{queue.get(), hooks_.control};
-
-    StopReason why;
-    bool stopping = false, exhausted = false, was_paused = false;
-    while (true) {
-        const std::uint64_t seen = wake_->generation();
-        if (!stopping && must_stop(why)) {
-            stopping = true;
-            // What waits is dropped: it stays in the store unevaluated and is resumed later.
-            for (const Child& c : queue->cancel_waiting()) in_flight_.erase(c.id);
-            for (auto& a : async_) a->result.wait();
-            async_.clear();
-        }
-        bool paused = !stopping && hooks_.control && hooks_.control->paused();
-        if (paused != was_paused) {
-            notify({paused ? "paused" : "resumed", -1, 0, paused ? "paused" : "resumed", {}});
-            was_paused = paused;
-        }
-        if (!stopping) {
-            if (hooks_.control)
-                for (auto& inj : hooks_.control->take_injections()) {
-                    Child c;
-                    c.proposal = std::move(inj.proposal);
-                    if (c.proposal.expert.empty()) c.proposal.expert = "user";
-                    c.island = std::clamp(inj.island, 0, islands_.islands() - 1);
-                    c.generation = islands_.generation(c.island) + 1;
-                    c.route.reason = "written by the user";
-                    tried_.insert(proposal_key(c.proposal.source, c.proposal.tunables));
-                    submit(std::move(c));  // the user's own kernels skip the budget and the queue
-                }
-            collect_async(ready, false);
-            exhausted = false;
-            // Experts that keep answering with nothing new (a kernel already evaluated, or a
-            // refusal) are asked no more: the space counts as exhausted once they are done.
-            const bool fruitless = cfg_.max_fruitless > 0 && fruitless_ >= cfg_.max_fruitless;
-            if (fruitless) exhausted = true;
-            while (!fruitless && !paused && static_cast<int>(in_flight_.size() + async_.size()) < queue->capacity() &&
-                   budget_allows(1)) {
-                if (!ready.empty()) {
-                    Child c = std::move(ready.front());
-                    ready.pop_front();
-                    submit(std::move(c));
-                    continue;
-                }
-                if (propose_one(ready) == ProposeOutcome::Nothing) {
-                    exhausted = true;
-                    break;
-                }
-            }
-        }
-        if (in_flight_.empty() && async_.empty()) {
-            if (stopping) break;
-            if (paused) {
-                hooks_.control->wait_while_paused();
-                continue;
-            }
-            if (!ready.empty() && budget_allows(1)) continue;
-            if (!budget_allows(1)) {
-                why = StopReason::evaluation_budget(cfg_.budget);
-                break;
-            }
-            if (must_stop(why)) break;  // e.g. experts that refused because a budget ran out
-            if (exhausted) {
-                why = StopReason::exhausted();
-                break;
-            }
-            continue;
-        }
-        if (in_flight_.empty()) {
-            // Only blocking experts are at work: sleep until one of them answers.
-            wake_->wait(seen, kPollInterval);
-            continue;
-        }
-        auto res = queue->next(std::chrono::milliseconds(0));
-        if (!res) {
-            if (queue_wakes) {
-                wake_->wait(seen, kPollInterval);
-                continue;
-            }
-            res = queue->next(kPollInterval);
-            if (!res) continue;
-        }
-        in_flight_.erase(res->first.id);
-        process_result(res->first, res->second);
-        if (hooks_.on_batch_done) hooks_.on_batch_done();
-    }
-    result.stop_reason = why;
+    Unhook unhook{queue.get(), hooks_.control};
+    loop.until_stopped();
+    result.stop_reason = loop.why;
     result.evaluations = evaluations_;
     result.outcomes = outcomes_;
     if (const Member* b = islands_.best()) result.best = *b;
-    SearchEvent stopped("stopped", -1, 0, to_string(why), {{"evaluations", evaluations_}, {"pipeline", queue->stats()}});
-    stopped.stop = why;
+    SearchEvent stopped(EventKind::Stopped, -1, 0, to_string(loop.why),
+                        {{"evaluations", evaluations_}, {"pipeline", queue->stats()}});
+    stopped.stop = loop.why;
     notify(std::move(stopped));
     return result;
 }

@@ -197,6 +197,118 @@ void request_insight(llm::LlmEnsemble& ens, ExperienceLibrary& library, ProjectS
     ens.request_insight(req, &library);
 }
 
+/** The experience library at `path`, when one is named; one that cannot be opened is logged and left out. */
+void open_library(std::optional<ExperienceLibrary>& library, const fs::path& path,
+                  const std::function<void(const std::string&)>& log) {
+    if (path.empty()) return;
+    try {
+        library.emplace(ExperienceLibrary::open(path));
+    } catch (const Error& e) {
+        log(std::string("no experience library: ") + e.what());
+    }
+}
+
+/** The problem's LLM ensemble, with its share of the budgets (and its saved state when the run resumes). */
+std::shared_ptr<llm::LlmEnsemble> problem_ensemble(const ProblemSearchOptions& opt, ProjectStore& store,
+                                                   std::int64_t run, bool resumed) {
+    llm::LlmConfig c = *opt.llm;
+    c.budgets.max_tokens = opt.budgets.max_tokens;
+    c.budgets.max_cost = opt.budgets.max_cost;
+    c.budgets.max_calls = opt.budgets.max_calls;
+    const fs::path prompts = opt.prompts_dir.empty() ? resources_dir() / "prompts" : opt.prompts_dir;
+    std::shared_ptr<llm::LlmEnsemble> ens = llm::LlmEnsemble::create(c, prompts, opt.providers);
+    if (resumed)
+        if (auto saved = store.get_state(run, "llm")) ens->restore(*saved);
+    return ens;
+}
+
+/** The LLM experts of this problem, logged, and into `ens` their ensemble; none without an LLM configuration. */
+std::vector<std::shared_ptr<Expert>> problem_llm_experts(const ProblemSearchOptions& opt, ProjectStore& store,
+                                                         std::int64_t run, bool resumed, const ProblemFacts& facts,
+                                                         std::shared_ptr<llm::LlmEnsemble>& ens,
+                                                         const std::function<void(const std::string&)>& log) {
+    std::vector<std::shared_ptr<Expert>> experts;
+    if (opt.llm) {
+        ens = problem_ensemble(opt, store, run, resumed);
+        experts = llm_experts(ens, facts);
+        std::string roles;
+        for (const auto& e : experts) roles += (roles.empty() ? "" : ", ") + e->name();
+        log("LLM experts: " + roles);
+    } else {
+        log("no LLM experts configured: given candidates and the tuner only");
+    }
+    return experts;
+}
+
+/** The search stops when the caller says so or the LLM budgets are spent (which then say why). */
+void set_stop_hooks(SearchHooks& hooks, const ProblemSearchOptions& opt, const std::shared_ptr<llm::LlmEnsemble>& ens,
+                    std::atomic<bool>& stopping) {
+    hooks.should_stop = [&opt, &ens, &stopping] {
+        bool stop = (opt.should_stop && opt.should_stop()) || (ens && ens->budget_spent());
+        if (stop) stopping = true;
+        return stop;
+    };
+    hooks.stop_reason = [&ens]() -> std::optional<StopReason> {
+        if (ens) return ens->spent_budget();
+        return std::nullopt;
+    };
+}
+
+/** Children and evaluations go to the store, and parents' diagnoses come from it. */
+void set_store_hooks(SearchHooks& hooks, ProjectStore& store, std::int64_t run, const Problem& p) {
+    hooks.on_child = [&store, run, &p](Child& c) { c.id = store.add_candidate(candidate_record(c, run, p.key())); };
+    hooks.on_result = [&store](const Child& c, const Diagnosis& d) { store.add_evaluation(c.id, d); };
+    hooks.diagnosis_of = [&store](std::int64_t id) {
+        auto e = store.evaluation_of(id);
+        return e ? e->diagnosis : json();
+    };
+}
+
+/**
+ * The search's events: into the store (all but proposals), the library's evidence, the caller and
+ * the LLM ensemble, which is asked for an insight when an LLM child beat its parent.
+ */
+std::function<void(const SearchEvent&)> event_hook(ProjectStore& store, std::int64_t run, const ProblemFacts& facts,
+                                                   std::optional<ExperienceLibrary>& library,
+                                                   const std::shared_ptr<llm::LlmEnsemble>& ens,
+                                                   const ProblemSearchOptions& opt) {
+    return [&store, run, &facts, &library, &ens, &opt](const SearchEvent& e) {
+        if (e.kind != EventKind::Proposed)
+            store.add_event(run, e.kind,
+                            {{"island", e.island}, {"member", e.member}, {"message", e.message}, {"data", e.data}});
+        const bool child = e.kind == EventKind::Evaluated && e.data.value("has_parent", false);
+        if (library) record_child_evidence(*library, facts.op_class, e, run);
+        if (opt.on_event) opt.on_event(e);
+        if (!ens) return;
+        ens->observe(e);
+        if (library && child && ens->config().insights && e.data.value("gain", 0.0) > 1.0 &&
+            e.data.value("expert", "").rfind("llm:", 0) == 0)
+            request_insight(*ens, *library, store, facts, e, run);
+    };
+}
+
+/** After the search: the LLM ensemble's state and usage kept, the run marked finished. */
+void close_run(ProjectStore& store, std::int64_t run, const ProblemSearchOptions& opt,
+               const std::shared_ptr<llm::LlmEnsemble>& ens, ProblemSearchOutcome& out) {
+    if (ens) {
+        store.put_state(run, "llm", ens->state());
+        out.llm_usage = ens->accounting().to_json();
+    }
+    const bool stopped = opt.should_stop && opt.should_stop();
+    finish_run(store, run, out.result.stop_reason, stopped);
+}
+
+/** A winner that beat the reference, distilled into the library; one the library cannot keep is logged. */
+void keep_winner(ExperienceLibrary& library, ProjectStore& store, const ProblemFacts& facts, std::int64_t run,
+                 ProblemSearchOutcome& out, const std::function<void(const std::string&)>& log) {
+    try {
+        out.pattern = learn_from_winner(library, store, facts, *out.result.best, run);
+        log("library: pattern " + out.pattern + " (" + facts.op_class + ")");
+    } catch (const Error& e) {
+        log(std::string("the library could not keep the winner: ") + e.what());
+    }
+}
+
 }  // namespace
 
 std::vector<Proposal> model_new_seeds(const std::vector<fs::path>& files) {
@@ -218,8 +330,8 @@ ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStor
     const std::int64_t run = open_run(store, p, opt, cfg, out.resumed);
     out.run_id = run;
     auto log = [&](const std::string& line) {
-        store.add_event(run, "log", {{"message", line}});
-        if (opt.on_event) opt.on_event({"log", -1, 0, line, {}});
+        store.add_event(run, EventKind::Log, {{"message", line}});
+        if (opt.on_event) opt.on_event({EventKind::Log, -1, 0, line, {}});
     };
     fs::path files = store.dir() / "kernelbench" / "candidates";
     fs::create_directories(files);
@@ -227,32 +339,11 @@ ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStor
     log("op class " + facts.op_class + "; " + facts.baselines_line());
 
     std::optional<ExperienceLibrary> library;
-    if (!opt.experience_library.empty()) {
-        try {
-            library.emplace(ExperienceLibrary::open(opt.experience_library));
-        } catch (const Error& e) {
-            log(std::string("no experience library: ") + e.what());
-        }
-    }
+    open_library(library, opt.experience_library, log);
 
     // The LLM experts of this problem, with its share of the budgets.
     std::shared_ptr<llm::LlmEnsemble> ens;
-    std::vector<std::shared_ptr<Expert>> experts;
-    if (opt.llm) {
-        llm::LlmConfig c = *opt.llm;
-        c.budgets.max_tokens = opt.budgets.max_tokens;
-        c.budgets.max_cost = opt.budgets.max_cost;
-        c.budgets.max_calls = opt.budgets.max_calls;
-        ens = llm::LlmEnsemble::create(c, opt.prompts_dir.empty() ? resources_dir() / "prompts" : opt.prompts_dir, opt.providers);
-        if (out.resumed)
-            if (auto saved = store.get_state(run, "llm")) ens->restore(*saved);
-        experts = llm_experts(ens, facts);
-        std::string roles;
-        for (const auto& e : experts) roles += (roles.empty() ? "" : ", ") + e->name();
-        log("LLM experts: " + roles);
-    } else {
-        log("no LLM experts configured: given candidates and the tuner only");
-    }
+    std::vector<std::shared_ptr<Expert>> experts = problem_llm_experts(opt, store, run, out.resumed, facts, ens, log);
     std::atomic<bool> stopping{false};
     if (ens) ens->watch([&] { return stopping.load() || (opt.should_stop && opt.should_stop()); });
 
@@ -267,36 +358,12 @@ ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStor
     std::optional<Search> search;
     SearchHooks hooks;
     hooks.queue = make_queue(ev, p, opt.eval, opt.jobs, files, std::max(1, cfg.islands.islands), on_evaluated);
-    hooks.should_stop = [&] {
-        bool stop = (opt.should_stop && opt.should_stop()) || (ens && ens->budget_spent());
-        if (stop) stopping = true;
-        return stop;
-    };
-    hooks.stop_reason = [&]() -> std::optional<StopReason> {
-        if (ens) return ens->spent_budget();
-        return std::nullopt;
-    };
+    set_stop_hooks(hooks, opt, ens, stopping);
     // Every child is committed before it is evaluated, every evaluation as soon as it is done.
-    hooks.on_child = [&](Child& c) { c.id = store.add_candidate(candidate_record(c, run, p.key())); };
-    hooks.on_result = [&](const Child& c, const Diagnosis& d) { store.add_evaluation(c.id, d); };
-    hooks.diagnosis_of = [&](std::int64_t id) {
-        auto e = store.evaluation_of(id);
-        return e ? e->diagnosis : json();
-    };
+    set_store_hooks(hooks, store, run, p);
     if (library)
         hooks.library_notes = [&](DiagnosisClass dclass) { return library_notes(*library, facts, std::string(to_string(dclass))); };
-    hooks.on_event = [&](const SearchEvent& e) {
-        if (e.kind != "proposed")
-            store.add_event(run, e.kind, {{"island", e.island}, {"member", e.member}, {"message", e.message}, {"data", e.data}});
-        const bool child = e.kind == "evaluated" && e.data.value("has_parent", false);
-        if (library) record_child_evidence(*library, facts.op_class, e, run);
-        if (opt.on_event) opt.on_event(e);
-        if (!ens) return;
-        ens->observe(e);
-        if (library && child && ens->config().insights && e.data.value("gain", 0.0) > 1.0 &&
-            e.data.value("expert", "").rfind("llm:", 0) == 0)
-            request_insight(*ens, *library, store, facts, e, run);
-    };
+    hooks.on_event = event_hook(store, run, facts, library, ens, opt);
     // The state after every result: a kill loses at most the children in flight, whose
     // committed candidates are picked up on resume.
     hooks.on_batch_done = [&] {
@@ -318,21 +385,10 @@ ProblemSearchOutcome search_problem(const Problem& p, Evaluator& ev, ProjectStor
 
     out.result = search->run();
     stopping = true;
-    if (ens) {
-        store.put_state(run, "llm", ens->state());
-        out.llm_usage = ens->accounting().to_json();
-    }
-    const bool stopped = opt.should_stop && opt.should_stop();
-    finish_run(store, run, out.result.stop_reason, stopped);
+    close_run(store, run, opt, ens, out);
 
-    if (library && out.result.best && out.result.best->fitness > 1.0) {
-        try {
-            out.pattern = learn_from_winner(*library, store, facts, *out.result.best, run);
-            log("library: pattern " + out.pattern + " (" + facts.op_class + ")");
-        } catch (const Error& e) {
-            log(std::string("the library could not keep the winner: ") + e.what());
-        }
-    }
+    if (library && out.result.best && out.result.best->fitness > 1.0)
+        keep_winner(*library, store, facts, run, out, log);
     return out;
 }
 

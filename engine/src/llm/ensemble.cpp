@@ -170,7 +170,7 @@ std::int64_t LlmEnsemble::usage_serial() const { return accounting_.totals().cal
 void LlmEnsemble::observe(const SearchEvent& e, const ProviderRun& run) {
     observe(e);
     // An LLM child that beat its parent: an insight for the experience library ("proposed").
-    if (!run.library || !cfg_.insights || e.kind != "evaluated" || e.data.value("gain", 0.0) <= 1.0 ||
+    if (!run.library || !cfg_.insights || e.kind != EventKind::Evaluated || e.data.value("gain", 0.0) <= 1.0 ||
         e.data.value("expert", "").rfind("llm:", 0) != 0 || !run.candidate)
         return;
     auto parent_class = parse_diagnosis_class(e.data.value("parent_class", ""));
@@ -256,7 +256,7 @@ void LlmEnsemble::reward(const std::string& model, DiagnosisClass dclass, double
 }
 
 void LlmEnsemble::observe(const SearchEvent& e) {
-    if (e.kind != "evaluated" || !e.data.is_object()) return;
+    if (e.kind != EventKind::Evaluated || !e.data.is_object()) return;
     std::string expert = e.data.value("expert", "");
     if (expert.rfind("llm:", 0) != 0) return;
     std::string model = model_of_rationale(e.data.value("rationale", ""));

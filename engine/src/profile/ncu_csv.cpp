@@ -246,31 +246,59 @@ std::string KernelProfile::occupancy_limiter() const {
     return best;
 }
 
-ProfileData profile_from_table(const NcuTable& table, int runs) {
-    if (table.rows.empty()) throw ProfileError("ncu profiled no kernel (no kernel ran inside the NVTX range)");
-    runs = std::max(runs, 1);
-    const int name_col = table.column("Kernel Name");
-    const int grid_col = table.column("Grid Size");
-    const int block_col = table.column("Block Size");
-    if (name_col < 0) throw ProfileError("ncu CSV: no \"Kernel Name\" column");
+namespace {
+
+/** The columns of metrics (their names hold "__"). */
+std::vector<int> metric_columns(const NcuTable& table) {
     std::vector<int> metric_cols;
     for (std::size_t c = 0; c < table.columns.size(); ++c)
         if (table.columns[c].find("__") != std::string::npos) metric_cols.push_back(static_cast<int>(c));
-    if (metric_cols.empty()) throw ProfileError("ncu CSV: no metric columns");
+    return metric_cols;
+}
 
-    struct Acc {
-        KernelProfile k;
-        int count = 0;
-        std::map<std::string, std::pair<double, int>> sums;
-    };
-    std::vector<Acc> accs;
+/** One kernel's launches (one name, grid and block): how many, and each metric's sum and count. */
+struct KernelSums {
+    KernelProfile k;
+    int count = 0;
+    std::map<std::string, std::pair<double, int>> sums;
+};
+
+/** The rows' columns this reading needs. */
+struct Columns {
+    int name, grid, block;
+    const std::vector<int>& metrics;
+};
+
+/** A row's grid or block size, {0, 0, 0} without its column. */
+std::array<std::int64_t, 3> dim3_of(const std::vector<std::string>& row, int col) {
+    return col >= 0 ? parse_dim3(row[static_cast<std::size_t>(col)]) : std::array<std::int64_t, 3>{0, 0, 0};
+}
+
+/** Adds a row's metrics (durations and shared memory in their units) to the sums of its kernel. */
+void add_row_metrics(KernelSums& a, const NcuTable& table, const std::vector<std::string>& row,
+                     const std::vector<int>& metric_cols) {
+    ++a.count;
+    for (int c : metric_cols) {
+        const std::string& col = table.columns[static_cast<std::size_t>(c)];
+        double v = parse_ncu_number(row[static_cast<std::size_t>(c)]);
+        if (std::isnan(v)) continue;
+        const std::string& unit = table.units[static_cast<std::size_t>(c)];
+        if (col == kDuration) v *= unit_scale(unit, true);
+        else if (col == kSmemStatic || col == kSmemDynamic) v *= unit_scale(unit, false);
+        auto& s = a.sums[col];
+        s.first += v;
+        s.second += 1;
+    }
+}
+
+/** The rows gathered by kernel (name, grid and block), in the order each kernel first appears. */
+std::vector<KernelSums> gather_kernels(const NcuTable& table, const Columns& cols) {
+    std::vector<KernelSums> accs;
     std::map<std::string, std::size_t> index;
     for (const auto& row : table.rows) {
-        std::string name = row[static_cast<std::size_t>(name_col)];
-        std::array<std::int64_t, 3> grid = grid_col >= 0 ? parse_dim3(row[static_cast<std::size_t>(grid_col)])
-                                                         : std::array<std::int64_t, 3>{0, 0, 0};
-        std::array<std::int64_t, 3> block = block_col >= 0 ? parse_dim3(row[static_cast<std::size_t>(block_col)])
-                                                           : std::array<std::int64_t, 3>{0, 0, 0};
+        std::string name = row[static_cast<std::size_t>(cols.name)];
+        std::array<std::int64_t, 3> grid = dim3_of(row, cols.grid);
+        std::array<std::int64_t, 3> block = dim3_of(row, cols.block);
         std::string key = name + "|" + std::to_string(grid[0]) + "," + std::to_string(grid[1]) + "," +
                           std::to_string(grid[2]) + "|" + std::to_string(block[0]) + "," + std::to_string(block[1]) + "," +
                           std::to_string(block[2]);
@@ -282,68 +310,82 @@ ProfileData profile_from_table(const NcuTable& table, int runs) {
             accs.back().k.grid = grid;
             accs.back().k.block = block;
         }
-        Acc& a = accs[it->second];
-        ++a.count;
-        for (int c : metric_cols) {
-            const std::string& col = table.columns[static_cast<std::size_t>(c)];
-            double v = parse_ncu_number(row[static_cast<std::size_t>(c)]);
-            if (std::isnan(v)) continue;
-            const std::string& unit = table.units[static_cast<std::size_t>(c)];
-            if (col == kDuration) v *= unit_scale(unit, true);
-            else if (col == kSmemStatic || col == kSmemDynamic) v *= unit_scale(unit, false);
-            auto& s = a.sums[col];
-            s.first += v;
-            s.second += 1;
+        add_row_metrics(accs[it->second], table, row, cols.metrics);
+    }
+    return accs;
+}
+
+/** Reads the named fields (durations, throughputs, occupancy, caches, resources) from the kernel's metrics. */
+void read_named_metrics(KernelProfile& k) {
+    k.duration_us = value_or_nan(k.metrics, kDuration);
+    k.total_us = std::isnan(k.duration_us) ? 0 : k.duration_us * k.launches;
+    k.sm_pct = value_or_nan(k.metrics, kSm);
+    k.memory_pct = value_or_nan(k.metrics, kMemory);
+    k.dram_pct = value_or_nan(k.metrics, kDram);
+    k.achieved_occupancy_pct = value_or_nan(k.metrics, kAchieved);
+    k.theoretical_occupancy_pct = value_or_nan(k.metrics, kTheoretical);
+    k.l1_hit_pct = value_or_nan(k.metrics, kL1Hit);
+    k.l2_hit_pct = value_or_nan(k.metrics, kL2Hit);
+    k.registers_per_thread = value_or_nan(k.metrics, kRegisters);
+    k.shared_static_bytes = value_or_nan(k.metrics, kSmemStatic);
+    k.shared_dynamic_bytes = value_or_nan(k.metrics, kSmemDynamic);
+    if (k.grid == std::array<std::int64_t, 3>{0, 0, 0}) {
+        double g = value_or_nan(k.metrics, kGridSize);
+        if (!std::isnan(g)) k.grid = {static_cast<std::int64_t>(g), 1, 1};
+    }
+    if (k.block == std::array<std::int64_t, 3>{0, 0, 0}) {
+        double b = value_or_nan(k.metrics, kBlockSize);
+        if (!std::isnan(b)) k.block = {static_cast<std::int64_t>(b), 1, 1};
+    }
+    for (const auto& [col, v] : k.metrics)
+        if (col.rfind(kLimitPrefix, 0) == 0) k.occupancy_limits[col.substr(std::string(kLimitPrefix).size())] = v;
+}
+
+/** The stall reasons the kernel reported, largest first, each with its share of them all. */
+void read_stalls(KernelProfile& k) {
+    double sum = 0;
+    for (const auto& r : stall_reasons()) {
+        double v = value_or_nan(k.metrics, stall_metric(r).c_str());
+        if (!std::isnan(v) && v > 0) {
+            k.stalls.push_back({r, v, 0});
+            sum += v;
         }
     }
+    for (auto& s : k.stalls) s.share = sum > 0 ? s.ratio / sum : 0;
+    std::stable_sort(k.stalls.begin(), k.stalls.end(),
+                     [](const StallShare& x, const StallShare& y) { return x.ratio > y.ratio; });
+}
 
-    ProfileData p;
-    p.runs = runs;
-    for (auto& a : accs) {
-        KernelProfile& k = a.k;
-        for (int c : metric_cols) {
-            const std::string& col = table.columns[static_cast<std::size_t>(c)];
-            auto it = a.sums.find(col);
-            k.metrics[col] = it == a.sums.end() ? kNaN : it->second.first / it->second.second;
-        }
-        k.launches = std::max(1, static_cast<int>(std::lround(static_cast<double>(a.count) / runs)));
-        k.duration_us = value_or_nan(k.metrics, kDuration);
-        k.total_us = std::isnan(k.duration_us) ? 0 : k.duration_us * k.launches;
-        k.sm_pct = value_or_nan(k.metrics, kSm);
-        k.memory_pct = value_or_nan(k.metrics, kMemory);
-        k.dram_pct = value_or_nan(k.metrics, kDram);
-        k.achieved_occupancy_pct = value_or_nan(k.metrics, kAchieved);
-        k.theoretical_occupancy_pct = value_or_nan(k.metrics, kTheoretical);
-        k.l1_hit_pct = value_or_nan(k.metrics, kL1Hit);
-        k.l2_hit_pct = value_or_nan(k.metrics, kL2Hit);
-        k.registers_per_thread = value_or_nan(k.metrics, kRegisters);
-        k.shared_static_bytes = value_or_nan(k.metrics, kSmemStatic);
-        k.shared_dynamic_bytes = value_or_nan(k.metrics, kSmemDynamic);
-        if (k.grid == std::array<std::int64_t, 3>{0, 0, 0}) {
-            double g = value_or_nan(k.metrics, kGridSize);
-            if (!std::isnan(g)) k.grid = {static_cast<std::int64_t>(g), 1, 1};
-        }
-        if (k.block == std::array<std::int64_t, 3>{0, 0, 0}) {
-            double b = value_or_nan(k.metrics, kBlockSize);
-            if (!std::isnan(b)) k.block = {static_cast<std::int64_t>(b), 1, 1};
-        }
-        for (const auto& [col, v] : k.metrics)
-            if (col.rfind(kLimitPrefix, 0) == 0) k.occupancy_limits[col.substr(std::string(kLimitPrefix).size())] = v;
-        double sum = 0;
-        for (const auto& r : stall_reasons()) {
-            double v = value_or_nan(k.metrics, stall_metric(r).c_str());
-            if (!std::isnan(v) && v > 0) {
-                k.stalls.push_back({r, v, 0});
-                sum += v;
-            }
-        }
-        for (auto& s : k.stalls) s.share = sum > 0 ? s.ratio / sum : 0;
-        std::stable_sort(k.stalls.begin(), k.stalls.end(), [](const StallShare& x, const StallShare& y) { return x.ratio > y.ratio; });
-        p.kernels.push_back(std::move(k));
+/** Completes the kernel's profile from its launches: each metric's mean, launches per call, the named fields and
+ * the stalls. */
+void finish_kernel(KernelSums& a, const NcuTable& table, const std::vector<int>& metric_cols, int runs) {
+    KernelProfile& k = a.k;
+    for (int c : metric_cols) {
+        const std::string& col = table.columns[static_cast<std::size_t>(c)];
+        auto it = a.sums.find(col);
+        k.metrics[col] = it == a.sums.end() ? kNaN : it->second.first / it->second.second;
     }
-    std::stable_sort(p.kernels.begin(), p.kernels.end(),
-                     [](const KernelProfile& x, const KernelProfile& y) { return x.total_us > y.total_us; });
+    k.launches = std::max(1, static_cast<int>(std::lround(static_cast<double>(a.count) / runs)));
+    read_named_metrics(k);
+    read_stalls(k);
+}
 
+/** A field's mean over the kernels, weighted by their time (equally when no duration was reported). */
+double weighted_mean(const std::vector<KernelProfile>& kernels, double total_duration_us,
+                     double KernelProfile::*field) {
+    double num = 0, den = 0;
+    for (const auto& k : kernels) {
+        double v = k.*field;
+        if (std::isnan(v)) continue;
+        double w = total_duration_us > 0 ? k.total_us : 1.0;
+        num += w * v;
+        den += w;
+    }
+    return den > 0 ? num / den : kNaN;
+}
+
+/** The summary of kernels sorted by their time: counts, the dominant kernel, the weighted means. */
+void summarise(ProfileData& p) {
     ProfileSummary& s = p.summary;
     s.kernels = static_cast<int>(p.kernels.size());
     for (const auto& k : p.kernels) {
@@ -353,20 +395,34 @@ ProfileData profile_from_table(const NcuTable& table, int runs) {
     s.dominant = p.kernels.front().name;
     s.dominant_share = s.total_duration_us > 0 ? p.kernels.front().total_us / s.total_duration_us : 1.0;
     // Duration-weighted means (equal weights when no duration was reported).
-    auto weighted = [&](double KernelProfile::*field) {
-        double num = 0, den = 0;
-        for (const auto& k : p.kernels) {
-            double v = k.*field;
-            if (std::isnan(v)) continue;
-            double w = s.total_duration_us > 0 ? k.total_us : 1.0;
-            num += w * v;
-            den += w;
-        }
-        return den > 0 ? num / den : kNaN;
-    };
-    s.sm_pct = weighted(&KernelProfile::sm_pct);
-    s.memory_pct = weighted(&KernelProfile::memory_pct);
-    s.dram_pct = weighted(&KernelProfile::dram_pct);
+    s.sm_pct = weighted_mean(p.kernels, s.total_duration_us, &KernelProfile::sm_pct);
+    s.memory_pct = weighted_mean(p.kernels, s.total_duration_us, &KernelProfile::memory_pct);
+    s.dram_pct = weighted_mean(p.kernels, s.total_duration_us, &KernelProfile::dram_pct);
+}
+
+}  // namespace
+
+ProfileData profile_from_table(const NcuTable& table, int runs) {
+    if (table.rows.empty()) throw ProfileError("ncu profiled no kernel (no kernel ran inside the NVTX range)");
+    runs = std::max(runs, 1);
+    const int name_col = table.column("Kernel Name");
+    const int grid_col = table.column("Grid Size");
+    const int block_col = table.column("Block Size");
+    if (name_col < 0) throw ProfileError("ncu CSV: no \"Kernel Name\" column");
+    std::vector<int> metric_cols = metric_columns(table);
+    if (metric_cols.empty()) throw ProfileError("ncu CSV: no metric columns");
+
+    std::vector<KernelSums> accs = gather_kernels(table, {name_col, grid_col, block_col, metric_cols});
+
+    ProfileData p;
+    p.runs = runs;
+    for (auto& a : accs) {
+        finish_kernel(a, table, metric_cols, runs);
+        p.kernels.push_back(std::move(a.k));
+    }
+    std::stable_sort(p.kernels.begin(), p.kernels.end(),
+                     [](const KernelProfile& x, const KernelProfile& y) { return x.total_us > y.total_us; });
+    summarise(p);
     return p;
 }
 

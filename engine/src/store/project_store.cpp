@@ -286,10 +286,10 @@ std::optional<RunRecord> ProjectStore::latest_run(const std::string& task) {
 
 // ---- Events
 
-std::int64_t ProjectStore::add_event(std::int64_t run, const std::string& kind, const nlohmann::json& payload) {
+std::int64_t ProjectStore::add_event(std::int64_t run, EventKind kind, const nlohmann::json& payload) {
     store::WriteScope scope(*impl_);
     store::Statement s(impl_->db, "INSERT INTO events (run_id, kind, payload, created) VALUES (?1, ?2, ?3, ?4)");
-    s.bind(1, run).bind(2, kind).bind(3, payload.dump()).bind(4, store::iso_now()).run();
+    s.bind(1, run).bind(2, to_string(kind)).bind(3, payload.dump()).bind(4, store::iso_now()).run();
     const std::int64_t id = impl_->db.last_insert_id();
     scope.done();
     return id;
@@ -301,7 +301,7 @@ std::vector<EventRecord> ProjectStore::events(std::int64_t run, std::int64_t aft
     s.bind(1, run).bind(2, after_id);
     std::vector<EventRecord> out;
     while (s.step())
-        out.push_back({s.column_int(0), s.column_int(1), s.column_text(2),
+        out.push_back({s.column_int(0), s.column_int(1), parse_event_kind(s.column_text(2)).value_or(EventKind::Log),
                        store::parse_json(*impl_, s.column_text(3), "events.payload"), s.column_text(4)});
     return out;
 }

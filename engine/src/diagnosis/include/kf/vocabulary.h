@@ -1,9 +1,10 @@
 #pragma once
 /**
  * The engine's fixed words as types: the status of an evaluation, the class of a diagnosis
- * the router reads, a run's state, and why a search stopped. Each has one spelling, written by to_string()
- * and read by the matching *_from_string(), which is what the project store, the events and
- * the JSON of older projects hold; the app translates the values, never the text.
+ * the router reads, a run's state, the kind of a run's event, and why a search stopped. Each
+ * has one spelling, written by to_string() and read by the matching *_from_string(), which is
+ * what the project store, the events and the JSON of older projects hold; the app translates
+ * the values, never the text.
  */
 #include <array>
 #include <optional>
@@ -64,6 +65,38 @@ inline constexpr std::array<RunState, 5> kRunStates = {RunState::Running, RunSta
 /** running, paused, done, failed, stopped. */
 std::string_view to_string(RunState s);
 std::optional<RunState> parse_run_state(std::string_view s);
+
+/**
+ * What a run's event says happened: the kind of a kf::SearchEvent and of a stored event. The
+ * search sends seeded ... llm_usage; the run's log adds lines of its own kinds (confirmation,
+ * retrieval, templates, generic), which the store keeps and the caller hears as Log.
+ */
+enum class EventKind {
+    Seeded,     ///< a seed evaluated
+    Proposed,   ///< a child handed to the evaluator (not stored)
+    Evaluated,  ///< a child evaluated
+    Improved,   ///< a new best of its island
+    Migrated,   ///< a member copied to another island
+    Refused,    ///< an expert brought no child
+    Stopped,    ///< the search ended (SearchEvent::stop says why)
+    Paused,
+    Resumed,
+    Log,           ///< a line for the run's log
+    LlmUsage,      ///< the LLM experts' calls, tokens and cost so far
+    Confirmation,  ///< log: the best timed again beside the reference
+    Retrieval,     ///< log: the library's patterns retrieved for the task
+    Templates,     ///< log: the templates that apply to the task
+    Generic,       ///< log: the generic kernels from the reference's loops
+};
+inline constexpr std::array<EventKind, 15> kEventKinds = {
+    EventKind::Seeded,   EventKind::Proposed,     EventKind::Evaluated, EventKind::Improved,  EventKind::Migrated,
+    EventKind::Refused,  EventKind::Stopped,      EventKind::Paused,    EventKind::Resumed,   EventKind::Log,
+    EventKind::LlmUsage, EventKind::Confirmation, EventKind::Retrieval, EventKind::Templates, EventKind::Generic};
+/** seeded, proposed, evaluated, improved, migrated, refused, stopped, paused, resumed, log, llm_usage,
+ *  confirmation, retrieval, templates, generic. */
+std::string_view to_string(EventKind k);
+/** nullopt for a word this build does not know; the store reads such an event as EventKind::Log. */
+std::optional<EventKind> parse_event_kind(std::string_view s);
 
 /** Why a search stopped. */
 enum class StopKind {

@@ -87,16 +87,16 @@ public:
 };
 
 /**
- * One thing that happened in a search. `kind` and `data` are what the project store keeps
- * (its events table); `status` and `stop` carry the same facts typed, for readers in this
- * process, so that nobody parses `message` or `data` back.
+ * One thing that happened in a search. `kind` (stored as its spelling) and `data` are what
+ * the project store keeps (its events table); `status` and `stop` carry the same facts typed,
+ * for readers in this process, so that nobody parses `message` or `data` back.
  */
 struct SearchEvent {
     SearchEvent() = default;
-    SearchEvent(std::string kind_, int island_, std::int64_t member_, std::string message_, nlohmann::json data_ = {})
-        : kind(std::move(kind_)), island(island_), member(member_), message(std::move(message_)), data(std::move(data_)) {}
+    SearchEvent(EventKind kind_, int island_, std::int64_t member_, std::string message_, nlohmann::json data_ = {})
+        : kind(kind_), island(island_), member(member_), message(std::move(message_)), data(std::move(data_)) {}
 
-    std::string kind;  ///< seeded, proposed, evaluated, improved, migrated, refused, stopped, paused, resumed, log, llm_usage
+    EventKind kind = EventKind::Log;  ///< Seeded ... LlmUsage (the run log's own kinds reach the caller as Log)
     int island = -1;
     std::int64_t member = 0;
     std::string message;
@@ -160,6 +160,7 @@ public:
 
 private:
     struct AsyncProposal;
+    struct RunLoop;  ///< one call of run() (search.cpp)
     enum class ProposeOutcome { Proposed, Started, Nothing };
     Member evaluate_into_member(const Child& c, const Diagnosis& d);
     ProposeOutcome propose_one(std::deque<Child>& ready);

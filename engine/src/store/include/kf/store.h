@@ -84,10 +84,13 @@ struct EvaluationRecord {
     std::string ran_on;  ///< where it ran: a host name, or "slurm:<job>@<node>" (kf::Diagnosis::ran_on)
 };
 
-/** Something that happened during a run, for the log and the live views. */
+/**
+ * Something that happened during a run, for the log and the live views. kind: stored as
+ * to_string(EventKind); a word this build does not know (a newer build's) reads as Log.
+ */
 struct EventRecord {
     std::int64_t id = 0, run_id = 0;
-    std::string kind;
+    EventKind kind = EventKind::Log;
     nlohmann::json payload;
     std::string created;
 };
@@ -161,7 +164,7 @@ public:
     std::optional<std::pair<CandidateRecord, EvaluationRecord>> best(std::int64_t run);
 
     // Events.
-    std::int64_t add_event(std::int64_t run, const std::string& kind, const nlohmann::json& payload);
+    std::int64_t add_event(std::int64_t run, EventKind kind, const nlohmann::json& payload);
     /** Events of the run with id > after_id, by id. */
     std::vector<EventRecord> events(std::int64_t run, std::int64_t after_id = 0);
 
