@@ -56,7 +56,48 @@ private slots:
             // The reference is timed in the first evaluation, in a runner of its own: from the
             // second evaluation on, every candidate's runner was started during the one before.
             if (i > 0) QVERIFY2(d.runner.value("ahead", false), d.runner.dump().c_str());
+            // It was started once the evaluation before was over, and set itself up while the
+            // worker waited: no call of this candidate found it still setting up.
+            const nlohmann::json site = d.phases.value("site", nlohmann::json::object());
+            QVERIFY2(site.value("calls", 0) > 0, d.phases.dump().c_str());
+            QVERIFY2(site.contains("holds"), d.phases.dump().c_str());
+            QCOMPARE(site.value("holds", -1), 0);
         }
+    }
+
+    /** Runners slow to set themselves up (KF_RUNNER_SLOW_SETUP_MS, as a CUDA context is): by
+     *  default the next one sets itself up between evaluations, and no call of a candidate
+     *  finds it still setting up; with KF_RUNNER_AHEAD=during it is started while a candidate
+     *  is evaluated, as before, and stopped around that candidate's calls until it is set up. */
+    void no_call_finds_a_runner_setting_up() {
+        qputenv("KF_RUNNER_SLOW_SETUP_MS", "400");
+        for (const char* ahead : {"", "during"}) {
+            if (*ahead) qputenv("KF_RUNNER_AHEAD", ahead);
+            else qunsetenv("KF_RUNNER_AHEAD");
+            EvaluatorConfig cfg;
+            cfg.worker.backend = Backend::Host;
+            cfg.worker.worker = kftest::worker_path();
+            cfg.cache_dir = kftest::temp_dir(std::string("cache-slow-") + ahead) / "compile";
+            Evaluator ev(cfg);
+            int holds = 0;
+            for (int i = 0; i < 3; ++i) {
+                Candidate c;
+                c.source = kftest::read_file(kftest::data("candidates/host/correct.cpp"));
+                c.name = "correct";
+                EvalOptions o;
+                o.min_time_ms = 5;
+                o.min_reps = 3;
+                o.warmup = 1;
+                Diagnosis d = ev.evaluate(task_, c, o);
+                QCOMPARE(d.status, Status::Ok);
+                if (i > 0) QVERIFY2(d.runner.value("ahead", false), d.runner.dump().c_str());
+                holds += d.phases.value("site", nlohmann::json::object()).value("holds", 0);
+            }
+            if (*ahead) QVERIFY2(holds > 0, "no call found the runner started during the evaluation still setting up");
+            else QCOMPARE(holds, 0);
+        }
+        qunsetenv("KF_RUNNER_AHEAD");
+        qunsetenv("KF_RUNNER_SLOW_SETUP_MS");
     }
 
     /** A runner serves one library: a candidate that marks its process never finds the mark

@@ -274,6 +274,10 @@ public:
     std::filesystem::path self_path_;
     std::filesystem::path stage_root_;  ///< the runners' library folders (runner_process.h)
 
+    /** While the worker waits for its next request: the next candidate's runner sets itself
+     *  up now, when no call is measured (runner_pool.h). */
+    void between_requests() { pool_.prepare(); }
+
     /** Ends the runners (the one started ahead, those being ended) and removes their folders. */
     void end_runners() {
         pool_.clear();
@@ -366,6 +370,7 @@ int main(int argc, char** argv) {
             continue;
         }
         if (!worker.handle(req)) break;
+        worker.between_requests();
     }
     std::fflush(g_out);
     worker.end_runners();
