@@ -91,6 +91,15 @@ double RunnerPool::hush(bool settled) {
 
 void RunnerPool::settle() {
     if (reaper_.joinable()) reaper_.join();
+    // Ahead::WhileEvaluating: the runner started ahead finishes setting itself up now, before
+    // the calls whose times count, so that none of them runs while it makes its context.
+    if (spare_ && ahead_ == Ahead::WhileEvaluating && spare_->setting_up()) {
+        try {
+            spare_->finish_setup();
+        } catch (...) {
+            spare_.reset();  // the next evaluation starts one of its own and reports why
+        }
+    }
 }
 
 bool RunnerPool::retiring() {

@@ -23,7 +23,9 @@ public:
     enum class Ahead {
         Off,              ///< each when its candidate is known (KF_RUNNER_AHEAD=0)
         AfterEvaluation,  ///< by prepare(), once an evaluation is over (the default)
-        WhileEvaluating,  ///< by take(), while the candidate taken is evaluated (KF_RUNNER_AHEAD=during)
+        /** by take(), while the candidate taken is evaluated (KF_RUNNER_AHEAD=during): stopped
+         *  around that candidate's correctness calls, and waited for before its timed calls */
+        WhileEvaluating,
     };
     explicit RunnerPool(Ahead ahead) : ahead_(ahead) {}
     ~RunnerPool();
@@ -47,7 +49,8 @@ public:
      *  (0 where it was set up already, or there is none). */
     double hush(bool settled);
     void unhush();
-    /** Waits until every runner being ended is gone. */
+    /** Waits until every runner being ended is gone, and (Ahead::WhileEvaluating) until the
+     *  runner started ahead is set up. */
     void settle();
     /** Runners are being ended now (their device memory may come back at any moment). Until the
      *  next retire(), false stays false. */

@@ -268,6 +268,11 @@ bool RunnerProcess::hold() {
     return true;
 }
 
+void RunnerProcess::finish_setup() {
+    release();
+    await_setup();
+}
+
 void RunnerProcess::release() {
     for (auto it = held_.rbegin(); it != held_.rend(); ++it) ::kill(*it, SIGCONT);
     held_.clear();

@@ -61,6 +61,9 @@ public:
      *  it (false where it was set up, or held already). */
     bool hold();
     void release();
+    /** Lets a runner started ahead go on (release()) and waits until it is set up. Throws
+     *  CandidateFault or DeviceFault as load() does. */
+    void finish_setup();
     RunnerStart start_figures() const { return start_; }
     RunnerProcess(const RunnerProcess&) = delete;
     RunnerProcess& operator=(const RunnerProcess&) = delete;
