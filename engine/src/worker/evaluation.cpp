@@ -20,21 +20,6 @@ namespace kf::worker {
 
 using nlohmann::json;
 
-EvalSettings EvalSettings::from_json(const json& j) {
-    EvalSettings s;
-    s.trials = std::clamp(j.value("trials", s.trials), 1, 100);
-    s.time = j.value("time", s.time);
-    s.warmup = std::clamp(j.value("warmup", s.warmup), 0, 1000);
-    s.min_time_ms = std::clamp(j.value("min_time_ms", s.min_time_ms), 0.0, 60000.0);
-    s.min_reps = std::clamp(j.value("min_reps", s.min_reps), 1, 100000);
-    s.max_reps = std::clamp(j.value("max_reps", s.max_reps), s.min_reps, 1000000);
-    s.precision = std::clamp(j.value("precision", s.precision), 0.0, 1.0);
-    s.rotate_buffers = std::clamp(j.value("rotate_buffers", s.rotate_buffers), 1, 16);
-    s.seed = j.value("seed", std::uint64_t{0});
-    s.memory_mb = std::clamp<std::uint64_t>(j.value("memory_mb", s.memory_mb), 64, 1ull << 20);
-    return s;
-}
-
 namespace {
 
 constexpr std::uint8_t kPoison[2] = {0xFF, 0x7F};  // NaN / huge for floats; -1 / large for ints
