@@ -122,12 +122,12 @@ done
 python3 "$root/scripts/bench/runner_timing.py" "$ro" | tee "$ro/summary.md"
 fi
 if [[ $parts == *" throughput "* ]]; then
-# Evaluations per minute of a search: runners started ahead between evaluations (the default),
-# started per evaluation (KF_RUNNER_AHEAD=0) and candidates in the worker's process
-# (KF_CUDA_IN_PROCESS=1), the modes in a rotating order per task so that none always runs
-# first. Modes named only in KF_GPU_THROUGHPUT_MODES: 'during' (KF_RUNNER_AHEAD=during, the
-# next runner started while a candidate is evaluated) and 'old' (the default mode of the
-# earlier build in .gpu/old/bin).
+# Evaluations per minute of a search: runners started ahead while the candidate before is
+# evaluated (the default, 'ahead'), started per evaluation ('fresh', KF_RUNNER_AHEAD=0) and
+# candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1), the modes in a
+# rotating order per task so that none always runs first. Modes named only in
+# KF_GPU_THROUGHPUT_MODES: 'after' (KF_RUNNER_AHEAD=after, the next runner started between
+# evaluations) and 'old' (the default mode of the earlier build in .gpu/old/bin).
 tput_tasks=${KF_GPU_THROUGHPUT_TASKS:-level1/row_sum level1/softmax level1/gelu}
 log "throughput: kfoundry evolve --budget ${KF_GPU_THROUGHPUT_BUDGET:-40} on $tput_tasks, three runner modes side by side"
 tp=$out/throughput
@@ -145,7 +145,7 @@ for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
       mode=${modes[$(( (i + k) % nmodes ))]}
       envs=()
       [ "$mode" = fresh ] && envs=(KF_RUNNER_AHEAD=0)
-      [ "$mode" = during ] && envs=(KF_RUNNER_AHEAD=during)
+      [ "$mode" = after ] && envs=(KF_RUNNER_AHEAD=after)
       [ "$mode" = inprocess ] && envs=(KF_CUDA_IN_PROCESS=1)
       mbin=$bin
       [ "$mode" = old ] && mbin=${KF_GPU_OLD_BIN:-$root/.gpu/old/bin}

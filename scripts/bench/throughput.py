@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarises scripts/gpu-check.sh part `throughput`: evaluations per minute of `kfoundry evolve`
-with runners started ahead between evaluations (the default, 'ahead'), started while a
-candidate is evaluated ('during', KF_RUNNER_AHEAD=during), started per evaluation ('fresh',
+with runners started ahead while the candidate before is evaluated (the default, 'ahead'),
+started between evaluations ('after', KF_RUNNER_AHEAD=after), started per evaluation ('fresh',
 KF_RUNNER_AHEAD=0) and candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1),
 side by side in one run; 'old' is an earlier build's default mode where the run has one. A second table gives the runner
 site's steps (medians per evaluation, ms) and the wall time per evaluation outside the worker's
@@ -14,8 +14,8 @@ import sqlite3
 import statistics
 import sys
 
-MODES = ["ahead", "during", "old", "fresh", "inprocess"]
-SITE = ["arenas", "bind_ms", "hush_ms", "sync_ms", "hold_ms", "holds", "settle_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "account_ms",
+MODES = ["ahead", "after", "old", "fresh", "inprocess"]
+SITE = ["arenas", "bind_ms", "hush_ms", "sync_ms", "hold_ms", "holds", "settled_holds", "settle_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "account_ms",
         "freeze_ms", "mapped_ms", "calls"]
 
 

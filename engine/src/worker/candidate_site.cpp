@@ -158,6 +158,7 @@ public:
     nlohmann::json phase_times() const override {
         return {{"calls", times_.calls},         {"arenas", times_.arenas},   {"bind_ms", times_.bind_ms},
                 {"hush_ms", times_.hush_ms},     {"hold_ms", times_.hold_ms}, {"holds", times_.holds},
+                {"settled_holds", times_.settled_holds},
                 {"sync_ms", times_.sync_ms},     {"settle_ms", times_.settle_ms}, {"account_ms", times_.account_ms},
                 {"freeze_ms", times_.freeze_ms}, {"mapped_ms", times_.mapped_ms},
                 {"memory_ms", times_.memory_ms}, {"arm_ms", times_.arm_ms},   {"call_ms", times_.call_ms},
@@ -169,6 +170,7 @@ private:
         int calls = 0;
         int arenas = 0;  ///< shared memory made (new_sets that did not fit the last)
         int holds = 0;   ///< calls before which the runner started ahead was still setting up
+        int settled_holds = 0;  ///< of them, after settle() (the timed calls and the check after them)
         double hold_ms = 0, sync_ms = 0;  ///< of hush_ms: stopping that runner; the judge's device sync
         double bind_ms = 0, hush_ms = 0, memory_ms = 0, arm_ms = 0, call_ms = 0, count_ms = 0;
         double settle_ms = 0, account_ms = 0, freeze_ms = 0, mapped_ms = 0;
@@ -216,6 +218,7 @@ private:
                 const double held = pool_->hush(settled_);
                 times_.hold_ms += held;
                 if (held > 0) ++times_.holds;
+                if (held > 0 && settled_) ++times_.settled_holds;
             }
             Clock sync(times_.sync_ms);
             dev_.synchronize();

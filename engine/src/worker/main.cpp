@@ -277,8 +277,8 @@ public:
     std::filesystem::path self_path_;
     std::filesystem::path stage_root_;  ///< the runners' library folders (runner_process.h)
 
-    /** While the worker waits for its next request: the next candidate's runner sets itself
-     *  up now, when no call is measured (runner_pool.h). */
+    /** While the worker waits for its next request (KF_RUNNER_AHEAD=after): the next
+     *  candidate's runner sets itself up now, when no call is measured (runner_pool.h). */
     void between_requests() { pool_.prepare(); }
 
     /** Ends the runners (the one started ahead, those being ended) and removes their folders. */

@@ -18,8 +18,8 @@ RunnerPool::Ahead RunnerPool::ahead_from_environment() {
     const char* v = std::getenv("KF_RUNNER_AHEAD");
     const std::string s = v ? v : "";
     if (s == "0") return Ahead::Off;
-    if (s == "during") return Ahead::WhileEvaluating;
-    return Ahead::AfterEvaluation;
+    if (s == "after") return Ahead::AfterEvaluation;
+    return Ahead::WhileEvaluating;
 }
 
 bool RunnerPool::same(const RunnerOptions& a, const RunnerOptions& b) {

@@ -4,9 +4,11 @@
 // known, so that its evaluation finds it waiting. A runner still serves one library only; a
 // finished one is ended in the background. What a starting runner does on the device (its
 // context, its allocations) is kept out of the calls the judge measures. By default it is
-// started once an evaluation is over (prepare()), while the worker waits for its next request:
-// no candidate's call runs while it sets itself up. Started when a candidate is taken instead
-// (Ahead::WhileEvaluating), it is stopped during each call (hush) until it is set up.
+// started when the candidate before it is taken (Ahead::WhileEvaluating): it sets itself up
+// during that candidate's correctness calls, stopped around each (hush), and is waited for
+// before the timed calls (settle), so that no timed call runs while it makes its context.
+// Started once an evaluation is over instead (Ahead::AfterEvaluation), it sets itself up
+// while the worker waits for its next request, and the next evaluation waits for the rest.
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,9 +24,9 @@ public:
     /** When the next runner is started. */
     enum class Ahead {
         Off,              ///< each when its candidate is known (KF_RUNNER_AHEAD=0)
-        AfterEvaluation,  ///< by prepare(), once an evaluation is over (the default)
-        /** by take(), while the candidate taken is evaluated (KF_RUNNER_AHEAD=during): stopped
-         *  around that candidate's correctness calls, and waited for before its timed calls */
+        AfterEvaluation,  ///< by prepare(), once an evaluation is over (KF_RUNNER_AHEAD=after)
+        /** by take(), while the candidate taken is evaluated (the default): stopped around that
+         *  candidate's correctness calls, and waited for before its timed calls */
         WhileEvaluating,
     };
     explicit RunnerPool(Ahead ahead) : ahead_(ahead) {}
@@ -57,7 +59,7 @@ public:
     bool retiring();
     /** Ends the runner started ahead and waits for every runner being ended. */
     void clear();
-    /** The choice of KF_RUNNER_AHEAD: "0" Off, "during" WhileEvaluating, else AfterEvaluation. */
+    /** The choice of KF_RUNNER_AHEAD: "0" Off, "after" AfterEvaluation, else WhileEvaluating. */
     static Ahead ahead_from_environment();
 
 private:
