@@ -122,16 +122,19 @@ done
 python3 "$root/scripts/bench/runner_timing.py" "$ro" | tee "$ro/summary.md"
 fi
 if [[ $parts == *" throughput "* ]]; then
-# Evaluations per minute of a search: runners started ahead (the default), started per
-# evaluation (KF_RUNNER_AHEAD=0) and candidates in the worker's process (KF_CUDA_IN_PROCESS=1),
-# the modes in a rotating order per task so that none always runs first. Mode 'old' (only when
-# named in KF_GPU_THROUGHPUT_MODES) is the default mode of the earlier build in .gpu/old/bin.
+# Evaluations per minute of a search: runners started ahead while the candidate before is
+# evaluated (the default, 'ahead'), started per evaluation ('fresh', KF_RUNNER_AHEAD=0) and
+# candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1), the modes in a
+# rotating order per task so that none always runs first. Modes named only in
+# KF_GPU_THROUGHPUT_MODES: 'after' (KF_RUNNER_AHEAD=after, the next runner started between
+# evaluations) and 'old' (the default mode of the earlier build in .gpu/old/bin).
 tput_tasks=${KF_GPU_THROUGHPUT_TASKS:-level1/row_sum level1/softmax level1/gelu}
 log "throughput: kfoundry evolve --budget ${KF_GPU_THROUGHPUT_BUDGET:-40} on $tput_tasks, three runner modes side by side"
 tp=$out/throughput
 mkdir -p "$tp"
 export XDG_DATA_HOME=$cache/data-throughput-$$
-# KF_GPU_THROUGHPUT_MODES narrows the modes (default: all three).
+# KF_GPU_THROUGHPUT_MODES narrows the modes (default: all three); KF_GPU_THROUGHPUT_ARGS adds
+# arguments to every evolve (e.g. --no-profile: no Nsight Compute runs between evaluations).
 read -r -a modes <<<"${KF_GPU_THROUGHPUT_MODES:-ahead fresh inprocess}"
 nmodes=${#modes[@]}
 i=0
@@ -142,6 +145,7 @@ for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
       mode=${modes[$(( (i + k) % nmodes ))]}
       envs=()
       [ "$mode" = fresh ] && envs=(KF_RUNNER_AHEAD=0)
+      [ "$mode" = after ] && envs=(KF_RUNNER_AHEAD=after)
       [ "$mode" = inprocess ] && envs=(KF_CUDA_IN_PROCESS=1)
       mbin=$bin
       [ "$mode" = old ] && mbin=${KF_GPU_OLD_BIN:-$root/.gpu/old/bin}
@@ -149,7 +153,7 @@ for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
       rm -rf "$proj"
       start=$SECONDS
       env "${envs[@]}" timeout "${KF_GPU_THROUGHPUT_TIMEOUT:-180}" "$mbin/kfoundry" evolve "$root/tasks/$task" --project "$proj" \
-        --backend cuda --islands 4 --budget "${KF_GPU_THROUGHPUT_BUDGET:-40}" >"$tp/$name.$mode.$round.log" 2>&1
+        --backend cuda --islands 4 --budget "${KF_GPU_THROUGHPUT_BUDGET:-40}" ${KF_GPU_THROUGHPUT_ARGS:-} >"$tp/$name.$mode.$round.log" 2>&1
       echo "$name $mode round $round exit $? wall $((SECONDS - start)) s" | tee -a "$tp/summary.txt"
       cp "$proj/project.db" "$tp/$name.$mode.$round.db" 2>/dev/null
     done

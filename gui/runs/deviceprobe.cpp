@@ -2,6 +2,7 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "engine.h"
 #include "kf/evaluator.h"
 #include "paths.h"
 
@@ -11,11 +12,12 @@ namespace {
 
 QString probeCuda(const QString& workerPath) {
     try {
-        kf::WorkerConfig cfg;
-        cfg.backend = kf::Backend::Cuda;
-        if (!workerPath.isEmpty()) cfg.worker = toPath(workerPath);
-        kf::WorkerClient client(cfg);
-        const nlohmann::json hello = client.hello();
+        // The app engine's evaluator of the device: the worker that searches and hand
+        // evaluations there use afterwards (one worker per device), not one of its own.
+        kf::EvaluatorConfig cfg;
+        cfg.worker.backend = kf::Backend::Cuda;
+        if (!workerPath.isEmpty()) cfg.worker.worker = toPath(workerPath);
+        const nlohmann::json hello = engine().evaluator(cfg)->hello();
         const nlohmann::json device = hello.value("device", nlohmann::json());
         if (!device.is_object()) return {};
         const std::string name = device.value("name", std::string("CUDA device"));

@@ -6,9 +6,10 @@
 namespace kfgui {
 
 /**
- * Asks a kfoundry-worker, off the GUI thread, whether it has a CUDA device. The answer
- * decides whether the run configuration offers the CUDA backend. The probe is waited for
- * (never abandoned) when the object is destroyed.
+ * Asks the app engine's CUDA worker (the one its searches and hand evaluations on device 0
+ * share), off the GUI thread, whether it has a CUDA device. The answer decides whether the
+ * run configuration offers the CUDA backend. The probe is waited for (never abandoned) when
+ * the object is destroyed.
  */
 class DeviceProbe : public QObject {
     Q_OBJECT

@@ -45,7 +45,7 @@ def main():
             flat("", d.get("phases") or {}, f)
             rows.setdefault((task, mode, "%d:%s" % (n, cand), d.get("status")), []).append(f)
     keys = ["eval_s", "reps", "correctness_ms", "reference_timing_ms", "timing.loop_ms", "timing.prepare_ms",
-            "timing.flush_ms", "timing.call_ms", "timing.after_ms", "post_check_ms", "site.bind_ms", "site.hush_ms",
+            "timing.flush_ms", "timing.call_ms", "timing.after_ms", "post_check_ms", "site.bind_ms", "site.hush_ms", "site.hold_ms", "site.sync_ms",
             "site.memory_ms", "site.arm_ms", "site.call_ms", "site.count_ms", "site.calls"]
     print("| task | mode | candidate | status | " + " | ".join(keys) + " |")
     print("|" + "---|" * (len(keys) + 4))

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Summarises scripts/gpu-check.sh part `throughput`: evaluations per minute of `kfoundry evolve`
-with runners started ahead (the default), runners started per evaluation (KF_RUNNER_AHEAD=0)
-and candidates in the worker's process (KF_CUDA_IN_PROCESS=1), side by side in one run; 'old'
-is an earlier build's default mode where the run has one. A second table gives the runner
+with runners started ahead while the candidate before is evaluated (the default, 'ahead'),
+started between evaluations ('after', KF_RUNNER_AHEAD=after), started per evaluation ('fresh',
+KF_RUNNER_AHEAD=0) and candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1),
+side by side in one run; 'old' is an earlier build's default mode where the run has one. A second table gives the runner
 site's steps (medians per evaluation, ms) and the wall time per evaluation outside the worker's
 evaluations (waits for compilation and the engine's own work).
 
@@ -13,8 +14,8 @@ import sqlite3
 import statistics
 import sys
 
-MODES = ["ahead", "old", "fresh", "inprocess"]
-SITE = ["arenas", "bind_ms", "hush_ms", "settle_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "account_ms",
+MODES = ["ahead", "after", "old", "fresh", "inprocess"]
+SITE = ["arenas", "bind_ms", "hush_ms", "sync_ms", "hold_ms", "holds", "settled_holds", "settle_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "account_ms",
         "freeze_ms", "mapped_ms", "calls"]
 
 
@@ -61,6 +62,9 @@ def one(db):
         "wall_s": wall,
         "per_min": 60 * len(rows) / wall if wall else None,
         "busy": pipe.get("device_busy_s", 0) / wall if wall else None,
+        "starved_s": pipe.get("device_starved_s"),
+        "profile_s": pipe.get("profile_s"),
+        "profiles": pipe.get("profiles"),
         "waited_ms": statistics.median(waited) if waited else None,
         "setup_ms": statistics.median(setup) if setup else None,
         "ahead": ahead,
@@ -102,15 +106,18 @@ def main():
         if "ahead" in rate and "inprocess" in rate:
             ratios.append((task, rate["ahead"] / rate["inprocess"], rate))
     print()
-    print("| task | mode | " + " | ".join(SITE) + " | wall s per evaluation | of it outside evaluations |")
-    print("|---|---|" + "---|" * (len(SITE) + 2))
+    print("| task | mode | " + " | ".join(SITE) + " | wall s per evaluation | of it outside evaluations | "
+          "device starved s (run) | profiles (s) |")
+    print("|---|---|" + "---|" * (len(SITE) + 4))
     for task, modes in sorted(runs.items()):
         for mode in MODES:
             for r in modes.get(mode, []):
                 f = lambda v: "-" if v is None else f"{v:.3g}"
                 per = r["wall_s"] / r["evaluations"] if r["evaluations"] and r["wall_s"] else None
                 outside = (r["wall_s"] - r["eval_sum_s"]) / r["evaluations"] if per else None
-                print(f"| {task} | {mode} | " + " | ".join(f(r["site"][k]) for k in SITE) + f" | {f(per)} | {f(outside)} |")
+                prof = "-" if r["profiles"] is None else f"{r['profiles']} ({f(r['profile_s'])})"
+                print(f"| {task} | {mode} | " + " | ".join(f(r["site"][k]) for k in SITE) + f" | {f(per)} | {f(outside)} | "
+                      f"{f(r['starved_s'])} | {prof} |")
     print()
     for task, ratio, rate in ratios:
         extra = f", started per evaluation {rate['fresh']:.0f}/min" if "fresh" in rate else ""

@@ -56,7 +56,51 @@ private slots:
             // The reference is timed in the first evaluation, in a runner of its own: from the
             // second evaluation on, every candidate's runner was started during the one before.
             if (i > 0) QVERIFY2(d.runner.value("ahead", false), d.runner.dump().c_str());
+            // No timed call found the runner started during it still setting up.
+            const nlohmann::json site = d.phases.value("site", nlohmann::json::object());
+            QVERIFY2(site.value("calls", 0) > 0, d.phases.dump().c_str());
+            QVERIFY2(site.contains("settled_holds"), d.phases.dump().c_str());
+            QCOMPARE(site.value("settled_holds", -1), 0);
         }
+    }
+
+    /** Runners slow to set themselves up (KF_RUNNER_SLOW_SETUP_MS, as a CUDA context is). By
+     *  default the next one is started while a candidate is evaluated: it sets itself up during
+     *  that candidate's correctness calls, stopped around each (holds), and is waited for before
+     *  the timed calls, which never find it setting up (settled_holds). With
+     *  KF_RUNNER_AHEAD=after it sets itself up between evaluations: no call finds it. */
+    void no_timed_call_finds_a_runner_setting_up() {
+        qputenv("KF_RUNNER_SLOW_SETUP_MS", "400");
+        for (const char* ahead : {"", "after"}) {
+            if (*ahead) qputenv("KF_RUNNER_AHEAD", ahead);
+            else qunsetenv("KF_RUNNER_AHEAD");
+            EvaluatorConfig cfg;
+            cfg.worker.backend = Backend::Host;
+            cfg.worker.worker = kftest::worker_path();
+            cfg.cache_dir = kftest::temp_dir(std::string("cache-slow-") + ahead) / "compile";
+            Evaluator ev(cfg);
+            int holds = 0, settled_holds = 0;
+            for (int i = 0; i < 3; ++i) {
+                Candidate c;
+                c.source = kftest::read_file(kftest::data("candidates/host/correct.cpp"));
+                c.name = "correct";
+                EvalOptions o;
+                o.min_time_ms = 5;
+                o.min_reps = 3;
+                o.warmup = 1;
+                Diagnosis d = ev.evaluate(task_, c, o);
+                QCOMPARE(d.status, Status::Ok);
+                if (i > 0) QVERIFY2(d.runner.value("ahead", false), d.runner.dump().c_str());
+                const nlohmann::json site = d.phases.value("site", nlohmann::json::object());
+                holds += site.value("holds", 0);
+                settled_holds += site.value("settled_holds", -100);
+            }
+            QCOMPARE(settled_holds, 0);
+            if (*ahead) QCOMPARE(holds, 0);
+            else QVERIFY2(holds > 0, "no correctness call found the runner started during the evaluation setting up");
+        }
+        qunsetenv("KF_RUNNER_AHEAD");
+        qunsetenv("KF_RUNNER_SLOW_SETUP_MS");
     }
 
     /** A runner serves one library: a candidate that marks its process never finds the mark

@@ -32,7 +32,7 @@ public:
         fn();
         return {};
     }
-    LaunchReport account_launches(const std::function<void()>& fn) override {
+    LaunchReport account_launches(const std::function<void()>& fn, int) override {
         fn();
         return {};
     }

@@ -13,6 +13,7 @@
 #include "kf/paths.h"
 #include "kf/task.h"
 #include "kf/transforms.h"
+#include "kf/worker_protocol.h"
 #include "computation_command.h"
 #include "evolve_command.h"
 #include "kernelbench_command.h"
@@ -142,7 +143,7 @@ int cmd_device_info(const std::string& backend_s, bool as_json, bool remeasure, 
         return kExitNoDevice;
     }
     if (!as_json) std::fprintf(stderr, "measuring peaks (once per device, then cached)...\n");
-    auto r = worker.request({{"cmd", "device_info"}, {"remeasure", remeasure}}, std::chrono::minutes(5));
+    auto r = worker.request({{"cmd", kf::to_string(kf::WorkerCommand::DeviceInfo)}, {"remeasure", remeasure}}, std::chrono::minutes(5));
     if (!r.ok || !r.body.value("ok", false)) {
         std::cerr << "kfoundry: the worker did not report its device: " << (r.ok ? r.body.value("error", "") : r.exit) << "\n";
         return kExitNoDevice;

@@ -9,17 +9,12 @@
 
 #include "kf/error.h"
 #include "kf/screening.h"
+#include "kf/worker_protocol.h"
 #include "protected_files.h"
 
 namespace kf {
 
 using nlohmann::json;
-
-json EvalOptions::to_json() const {
-    return {{"trials", trials},     {"time", time},         {"warmup", warmup},
-            {"min_time_ms", min_time_ms}, {"min_reps", min_reps}, {"max_reps", max_reps}, {"precision", precision},
-            {"rotate_buffers", rotate_buffers}, {"seed", seed}, {"memory_mb", memory_mb}};
-}
 
 namespace {
 
@@ -155,10 +150,15 @@ Evaluator::DeviceTurn Evaluator::device_turn(const std::function<bool()>& cancel
 
 json Evaluator::device_info() {
     DeviceTurn turn = device_turn();
-    WorkerClient::Reply r = impl_->worker.request({{"cmd", "device_info"}}, std::chrono::minutes(5));
+    WorkerClient::Reply r = impl_->worker.request({{"cmd", to_string(WorkerCommand::DeviceInfo)}}, std::chrono::minutes(5));
     if (!r.ok) throw Error("the worker did not report its device: " + (r.timed_out ? std::string("timed out") : r.exit));
     if (!r.body.value("ok", false)) throw Error(r.body.value("error", "device_info failed"));
     return {{"device", r.body["device"]}, {"peaks", r.body["peaks"]}};
+}
+
+json Evaluator::hello() {
+    DeviceTurn turn = device_turn();
+    return impl_->worker.hello();
 }
 
 Diagnosis Evaluator::evaluate(const Task& task, const Candidate& cand, const EvalOptions& opt) {
@@ -288,7 +288,7 @@ void Evaluator::evaluate_compiled(const Task& task, const CompileResult& cr, con
                                std::to_string(screen.undefined_symbols) + " undefined symbols screened"});
     }
 
-    json req = {{"cmd", "evaluate"},
+    json req = {{"cmd", to_string(WorkerCommand::Evaluate)},
                 {"task", task.dir.string()},
                 {"candidate", cr.library.string()},
                 {"reference", ref.library.string()},

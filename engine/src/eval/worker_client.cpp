@@ -5,6 +5,7 @@
 
 #include "kf/evaluator.h"
 #include "kf/process.h"
+#include "kf/worker_protocol.h"
 
 namespace kf {
 
@@ -43,7 +44,7 @@ WorkerClient::WorkerClient(WorkerConfig cfg) : impl_(std::make_unique<Impl>()), 
 
 WorkerClient::~WorkerClient() {
     if (impl_->proc.running()) {
-        impl_->proc.write_line(R"({"cmd":"shutdown"})");
+        impl_->proc.write_line(json{{"cmd", to_string(WorkerCommand::Shutdown)}}.dump());
         impl_->proc.stop(std::chrono::milliseconds(2000));
     }
 }
@@ -62,7 +63,7 @@ bool WorkerClient::ensure_started(std::string& error) {
     }
     // Device initialisation (CUDA context creation) can take seconds.
     std::string id = std::to_string(impl_->next_id++);
-    impl_->proc.write_line(json{{"id", id}, {"cmd", "hello"}}.dump());
+    impl_->proc.write_line(json{{"id", id}, {"cmd", to_string(WorkerCommand::Hello)}}.dump());
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     while (auto line = impl_->proc.read_line(deadline)) {
         json j = json::parse(*line, nullptr, false);

@@ -22,6 +22,7 @@
 
 #include "kf/exec.h"
 #include "kf/process.h"
+#include "kf/worker_protocol.h"
 #include "line_channel.h"
 #include "slurm_jobs.h"
 
@@ -168,18 +169,18 @@ private:
         json j = json::parse(line, nullptr, false);
         if (!j.is_object()) return;
         const json id = j.value("id", json());
-        const std::string cmd = j.value("cmd", "");
-        if (cmd == "shutdown") shutting_down_ = true;
+        const bool shutdown = parse_worker_command(j.value("cmd", "")) == WorkerCommand::Shutdown;
+        if (shutdown) shutting_down_ = true;
         if (!failed_.empty()) {
-            emit({{"id", id}, {"ok", cmd == "shutdown"}, {"error", failed_}});
-            if (cmd == "shutdown") done_ = true;
+            emit({{"id", id}, {"ok", shutdown}, {"error", failed_}});
+            if (shutdown) done_ = true;
             return;
         }
         in_flight_.push_back({id, line});
         if (agent_fd_ >= 0) {
             exec::write_line(agent_fd_, line);  // a broken connection shows as end of stream
-            if (cmd != "shutdown") emit({{"id", id}, {"progress", where()}});
-        } else if (cmd != "shutdown") {
+            if (!shutdown) emit({{"id", id}, {"progress", where()}});
+        } else if (!shutdown) {
             emit({{"id", id},
                   {"progress",
                    {{"stage", "queued"},

@@ -12,6 +12,7 @@
 #include "kf/kernelbench.h"
 #include "kf/paths.h"
 #include "kf/process.h"
+#include "kf/worker_protocol.h"
 
 namespace kf::kb {
 
@@ -204,7 +205,7 @@ Result Evaluator::evaluate(const Problem& p, const std::optional<fs::path>& cand
     d.backend = "kernelbench";
     d.task = p.key();
     d.device = impl_->device_name;
-    json req = {{"cmd", "evaluate"}, {"problem", p.file.string()}, {"candidate", nullptr}, {"options", opt.to_json()}};
+    json req = {{"cmd", to_string(WorkerCommand::Evaluate)}, {"problem", p.file.string()}, {"candidate", nullptr}, {"options", opt.to_json()}};
     if (candidate) {
         req["candidate"] = fs::absolute(*candidate).string();
         std::error_code ec;

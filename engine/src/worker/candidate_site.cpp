@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <optional>
+#include <utility>
 
 namespace kf::worker {
 
@@ -29,9 +29,9 @@ public:
         }
     }
 
-    LaunchReport account(std::size_t i) override {
+    LaunchReport account(std::size_t i, int late_work_ms) override {
         try {
-            LaunchReport r = dev_.account_launches(cc_->call(fn_, *sets_.at(i)));
+            LaunchReport r = dev_.account_launches(cc_->call(fn_, *sets_.at(i)), late_work_ms);
             dev_.synchronize();
             return r;
         } catch (const DeviceFault& f) {
@@ -85,18 +85,7 @@ public:
     void reserve(std::size_t arena_bytes) override { reserved_ = arena_bytes; }
 
     CallTime call(std::size_t i) override {
-        std::optional<Hushed> quiet;
-        {
-            Clock clock(times_.hush_ms);
-            quiet.emplace(pool_, settled_);
-            // What the judge wrote (inputs, poison, the cache flush) is complete before the
-            // runner's context starts reading it.
-            dev_.synchronize();
-        }
-        // Asked first: once false it stays false until the next retire(), so memory that comes
-        // back after free_before is read is this call's own.
-        const bool others_freeing = retiring();
-        const std::int64_t free_before = gpu_ ? free_memory() : -1;
+        Quiet quiet = quiet_call();
         // The GPU switches from the judge's context to the runner's before the clock starts.
         if (gpu_) {
             Clock clock(times_.arm_ms);
@@ -108,33 +97,26 @@ public:
             t = runner_->call(i);
         }
         if (gpu_ && bound_ms_ > 0) t.event_ms = std::max(t.event_ms, t.wall_ms - bound_ms_);
-        count_device_memory(free_before, others_freeing);
+        count_device_memory(quiet.free_before, quiet.others_freeing);
         ++times_.calls;
         return t;
     }
 
-    LaunchReport account(std::size_t i) override {
+    LaunchReport account(std::size_t i, int late_work_ms) override {
         if (!gpu_) {
             call(i);
             LaunchReport r;
             r.note = "no kernel launches on the host backend";
             return r;
         }
-        std::optional<Hushed> quiet;
-        {
-            Clock clock(times_.hush_ms);
-            quiet.emplace(pool_, settled_);
-            dev_.synchronize();
-        }
-        const bool others_freeing = retiring();  // first, as in call()
-        const std::int64_t free_before = free_memory();
+        Quiet quiet = quiet_call();
         LaunchReport r;
         {
             Clock clock(times_.account_ms);
-            r = runner_->account(i);
+            r = runner_->account(i, late_work_ms);
         }
         r.note += std::string(r.note.empty() ? "" : "; ") + "counted by CUPTI in the candidate's process";
-        count_device_memory(free_before, others_freeing);
+        count_device_memory(quiet.free_before, quiet.others_freeing);
         return r;
     }
 
@@ -175,7 +157,9 @@ public:
 
     nlohmann::json phase_times() const override {
         return {{"calls", times_.calls},         {"arenas", times_.arenas},   {"bind_ms", times_.bind_ms},
-                {"hush_ms", times_.hush_ms},     {"settle_ms", times_.settle_ms}, {"account_ms", times_.account_ms},
+                {"hush_ms", times_.hush_ms},     {"hold_ms", times_.hold_ms}, {"holds", times_.holds},
+                {"settled_holds", times_.settled_holds},
+                {"sync_ms", times_.sync_ms},     {"settle_ms", times_.settle_ms}, {"account_ms", times_.account_ms},
                 {"freeze_ms", times_.freeze_ms}, {"mapped_ms", times_.mapped_ms},
                 {"memory_ms", times_.memory_ms}, {"arm_ms", times_.arm_ms},   {"call_ms", times_.call_ms},
                 {"count_ms", times_.count_ms}};
@@ -185,6 +169,9 @@ private:
     struct Times {
         int calls = 0;
         int arenas = 0;  ///< shared memory made (new_sets that did not fit the last)
+        int holds = 0;   ///< calls before which the runner started ahead was still setting up
+        int settled_holds = 0;  ///< of them, after settle() (the timed calls and the check after them)
+        double hold_ms = 0, sync_ms = 0;  ///< of hush_ms: stopping that runner; the judge's device sync
         double bind_ms = 0, hush_ms = 0, memory_ms = 0, arm_ms = 0, call_ms = 0, count_ms = 0;
         double settle_ms = 0, account_ms = 0, freeze_ms = 0, mapped_ms = 0;
     };
@@ -203,18 +190,45 @@ private:
         return dev_.free_device_memory();
     }
 
-    /** A call the judge measures: the runner started ahead stays out of it (runner_pool.h). */
-    struct Hushed {
-        Hushed(RunnerPool* p, bool settled) : pool(p) {
-            if (pool) pool->hush(settled);
-        }
-        ~Hushed() {
+    /** A call the judge measures: the runner started ahead stays out of it (runner_pool.h)
+     *  until the call's scope ends; the device's free memory is read before it. */
+    struct Quiet {
+        explicit Quiet(RunnerPool* p) : pool(p) {}
+        Quiet(Quiet&& o) noexcept : pool(std::exchange(o.pool, nullptr)), others_freeing(o.others_freeing), free_before(o.free_before) {}
+        ~Quiet() {
             if (pool) pool->unhush();
         }
-        Hushed(const Hushed&) = delete;
-        Hushed& operator=(const Hushed&) = delete;
+        Quiet(const Quiet&) = delete;
+        Quiet& operator=(const Quiet&) = delete;
+        Quiet& operator=(Quiet&&) = delete;
         RunnerPool* pool;
+        bool others_freeing = false;  ///< runners of earlier candidates were being ended
+        std::int64_t free_before = -1;
     };
+
+    /** Before a call or an accounted call: the runner started ahead held where it is still
+     *  setting up, and (once settled) runners being ended gone; what the judge wrote (inputs,
+     *  poison, the cache flush) complete before the runner's context starts reading it; then
+     *  the device's free memory. */
+    Quiet quiet_call() {
+        Quiet q(pool_);
+        {
+            Clock clock(times_.hush_ms);
+            if (pool_) {
+                const double held = pool_->hush(settled_);
+                times_.hold_ms += held;
+                if (held > 0) ++times_.holds;
+                if (held > 0 && settled_) ++times_.settled_holds;
+            }
+            Clock sync(times_.sync_ms);
+            dev_.synchronize();
+        }
+        // Asked first: once false it stays false until the next retire(), so memory that comes
+        // back after free_before is read is this call's own.
+        q.others_freeing = retiring();
+        q.free_before = gpu_ ? free_memory() : -1;
+        return q;
+    }
 
     /** Runners of earlier candidates are still being ended (before settle()). */
     bool retiring() { return !settled_ && pool_ && pool_->retiring(); }

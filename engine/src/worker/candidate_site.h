@@ -35,8 +35,9 @@ public:
     virtual void reserve(std::size_t arena_bytes) { (void)arena_bytes; }
     /** Calls the library on set `i` of the last new_sets() and waits for it. Throws CandidateFault. */
     virtual CallTime call(std::size_t i) = 0;
-    /** The same under launch accounting. */
-    virtual LaunchReport account(std::size_t i) = 0;
+    /** The same under launch accounting, counting on for `late_work_ms` after the call's work
+     *  (Device::account_launches). */
+    virtual LaunchReport account(std::size_t i, int late_work_ms) = 0;
     /** Before the calls whose times count: nothing else of the worker's runs on the device
      *  from here on (runners of earlier candidates being ended are gone). Calls before it need
      *  not wait for them. */

@@ -127,8 +127,10 @@ public:
     virtual void flush_cache() = 0;
     /** sync; start clock and event; fn(); end event; device sync; stop clock. */
     virtual CallTime timed_call(const std::function<void()>& fn) = 0;
-    /** Runs fn once while counting the kernels it launches and the streams they use. */
-    virtual LaunchReport account_launches(const std::function<void()>& fn) = 0;
+    /** Runs fn once while counting the kernels it launches and the streams they use. With
+     *  `late_work_ms` > 0 the count goes on that long after fn's work is done, for work that a
+     *  thread or a signal handler of the candidate's launches after the call has returned. */
+    virtual LaunchReport account_launches(const std::function<void()>& fn, int late_work_ms) = 0;
     /** Called once the candidate's library is loaded (in its runner): from then on,
      *  account_launches() reports the device modules loaded since (LaunchReport::modules_loaded). */
     virtual void library_loaded() {}

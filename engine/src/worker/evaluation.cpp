@@ -20,21 +20,6 @@ namespace kf::worker {
 
 using nlohmann::json;
 
-EvalSettings EvalSettings::from_json(const json& j) {
-    EvalSettings s;
-    s.trials = std::clamp(j.value("trials", s.trials), 1, 100);
-    s.time = j.value("time", s.time);
-    s.warmup = std::clamp(j.value("warmup", s.warmup), 0, 1000);
-    s.min_time_ms = std::clamp(j.value("min_time_ms", s.min_time_ms), 0.0, 60000.0);
-    s.min_reps = std::clamp(j.value("min_reps", s.min_reps), 1, 100000);
-    s.max_reps = std::clamp(j.value("max_reps", s.max_reps), s.min_reps, 1000000);
-    s.precision = std::clamp(j.value("precision", s.precision), 0.0, 1.0);
-    s.rotate_buffers = std::clamp(j.value("rotate_buffers", s.rotate_buffers), 1, 16);
-    s.seed = j.value("seed", std::uint64_t{0});
-    s.memory_mb = std::clamp<std::uint64_t>(j.value("memory_mb", s.memory_mb), 64, 1ull << 20);
-    return s;
-}
-
 namespace {
 
 constexpr std::uint8_t kPoison[2] = {0xFF, 0x7F};  // NaN / huge for floats; -1 / large for ints
@@ -52,6 +37,8 @@ constexpr double kHostComputeSlackMs = 1.0;
  * on to min_time_ms.)
  */
 constexpr double kTimedCheckFraction = 1.0 / 4;
+// How long the first accounted call's count goes on after its work is done (late work).
+constexpr int kLateWorkMs = 20;
 /** What overrun() names for the guards that belong to no tensor. */
 const std::string kArenaGuard = "<guard>";
 
@@ -223,19 +210,22 @@ private:
     }
 
     /** Runs the candidate once (on its set 0), under launch accounting for the very first
-     *  call, and stops whatever it left running so that nothing changes while we look. */
+     *  call, and stops whatever it left running so that nothing changes while we look. The
+     *  first accounted call also counts work launched in the kLateWorkMs after it: work a
+     *  candidate leaves to a thread or a signal handler of its own is seen there (and in the
+     *  runner, such a thread is spawned_work, and every later call is frozen as it returns). */
     void call_candidate(bool account) {
         CandidateSite& site = *in_.candidate;
         if (!account) {
             site.call(0);
         } else if (!launches_measured_) {
-            launches_ = site.account(0);
+            launches_ = site.account(0, kLateWorkMs);
             launches_measured_ = true;
             modules_loaded_ = std::max(modules_loaded_, launches_.modules_loaded);
         } else {
             // Every accounted call counts: a candidate that behaves in the first call and moves
             // its work to another stream (or to no kernel at all) in a later one is seen there.
-            LaunchReport r = site.account(0);
+            LaunchReport r = site.account(0, 0);
             modules_loaded_ = std::max(modules_loaded_, r.modules_loaded);
             if (r.supported && launches_.supported) {
                 launches_.kernels = std::min(launches_.kernels, r.kernels);
@@ -391,36 +381,90 @@ private:
         std::size_t budget = in_.backend == Backend::Cuda ? (8ull << 30) : (1ull << 30);
         std::size_t nsets = std::clamp<std::size_t>(budget / std::max<std::size_t>(cc.set_bytes(), 1), 1,
                                                     static_cast<std::size_t>(st_.rotate_buffers));
-        std::string key = in_.reference_key + "#" + pc.name;
-        auto rt = ref_times_.find(key);
-        if (rt == ref_times_.end()) {
-            report({{"stage", "timing"}, {"what", "reference"}});
-            std::unique_ptr<CandidateSite> site = in_.reference_timer();
-            site->settle();
-            std::vector<TensorSet*> sets = site->new_sets(cc, nsets);
-            // Timed twice and the faster median kept: every speedup of the worker's lifetime is
-            // over this time, and a first block that ran cold (a device at idle clocks, code
-            // still loading) would inflate them all. (On the H200 the references of scale_add,
-            // gelu and softmax timed no differently this way: docs/benchmarks.md.)
-            const auto t0 = std::chrono::steady_clock::now();
-            TimingStats first = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
-            TimingStats second = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
-            rt = ref_times_.emplace(key, second.median_ms < first.median_ms ? second : first).first;
-            phases_["reference_timing_ms"] = ms_since(t0);
-        }
+        const TimingStats& rs = reference_time(cc, pc, nsets);
         report({{"stage", "timing"}, {"what", "candidate"}});
         // The reference runs trusted code: what the judge's clock adds to its reported times
         // (the round trip and the switch between the judge's and the runner's contexts)
         // bounds how far a candidate's report may fall below the judge's clock.
-        if (in_.backend == Backend::Cuda) in_.candidate->bound_by_overhead(rt->second.overhead_p90_ms);
+        if (in_.backend == Backend::Cuda) in_.candidate->bound_by_overhead(rs.overhead_p90_ms);
         in_.candidate->settle();  // the timed calls run with nothing else of the worker's on the device
         std::vector<TensorSet*> sets = in_.candidate->new_sets(cc, nsets);
         TimingStats cs = time_calls(dev_, timed_calls(*in_.candidate, cc, sets, true), st_);
         phases_["timing"] = {{"reps", cs.reps},          {"warmup", cs.warmup},       {"loop_ms", cs.loop_ms},
                              {"prepare_ms", cs.prepare_ms}, {"flush_ms", cs.flush_ms}, {"call_ms", cs.call_ms},
                              {"after_ms", cs.after_ms}};
-        Timing tm = make_timing(pc.name, cs, rt->second);
+        Timing tm = make_timing(pc.name, cs, rs);
         result_["timing"] = tm;
+        add_timed_outputs_check();
+
+        // Event time against wall time: work left running on another stream or thread
+        // finishes after the candidate's end event but before the device-wide sync.
+        // (Less what the judge's clock adds around the reference's calls, which runs trusted code.)
+        const double escaped = cs.wall_median_ms - rs.overhead_p90_ms - cs.median_ms;
+        if (in_.backend == Backend::Cuda && escaped > std::max(0.2, 2.0 * cs.median_ms)) {
+            side_fail_ = true;
+            side_detail_ = "wall time " + fmt_double(cs.wall_median_ms) + " ms against event time " +
+                           fmt_double(cs.median_ms) + " ms: work escapes the candidate's stream";
+        }
+
+        std::string host_detail;
+        const bool host_fail = judge_host_compute(cs, rs, host_detail);
+        const bool below_floor = check_physical_floor(pc, cs);
+        const PostCheck post = check_after_timing(cc, *sets[0]);
+        if (!timed_oob_.empty())
+            fail("integrity_violation", "out-of-bounds write " + where_written(timed_oob_) +
+                                            " in a timed call (the correctness trials wrote within bounds)");
+        else if (post.gross)
+            fail("integrity_violation", "output reuse: wrong results for fresh inputs after the timed calls");
+        else if (timed_modified_ > 0)
+            fail("integrity_violation", "the candidate wrote over its inputs in timed calls (a result that matches "
+                                        "inputs of its own, not the ones it was given)");
+        else if (timed_gross_ > 0)
+            fail("integrity_violation", "wrong outputs in timed calls: the work is skipped, cached or finished after the call returns");
+        else if (post.mismatch > 0 || timed_mismatch_ > 0)
+            // Outside the tolerance for some inputs, yet within kRoundingScale times it: the
+            // work was done, with too little precision for this task (e.g. a summation order
+            // whose rounding the tolerance does not allow). Wrong, not cheating.
+            fail("incorrect", "outputs of timed calls differ from the reference by more than the tolerance, by rounding only "
+                              "(within " + fmt_double(kRoundingScale) + "x the tolerance): the result is not precise enough for "
+                              "this task's tolerance on every input");
+        else if (side_fail_)
+            fail("integrity_violation", side_detail_);
+        else if (host_fail)
+            fail("integrity_violation", host_detail);
+        else if (below_floor)
+            fail("integrity_violation", "faster than the physical floor of the device");
+        else {
+            result_["message"] = "correct; " + fmt_double(tm.speedup) + "x the reference (" + fmt_double(tm.median_ms) +
+                                 " ms against " + fmt_double(tm.reference_median_ms) + " ms)";
+            result_["stage"] = "done";
+        }
+    }
+
+    /** The reference's time on case `pc`, measured in its own site the first time the worker
+     *  needs it and kept for the worker's lifetime. */
+    const TimingStats& reference_time(CaseContext& cc, const TaskCase& pc, std::size_t nsets) {
+        std::string key = in_.reference_key + "#" + pc.name;
+        auto rt = ref_times_.find(key);
+        if (rt != ref_times_.end()) return rt->second;
+        report({{"stage", "timing"}, {"what", "reference"}});
+        std::unique_ptr<CandidateSite> site = in_.reference_timer();
+        site->settle();
+        std::vector<TensorSet*> sets = site->new_sets(cc, nsets);
+        // Timed twice and the faster median kept: every speedup of the worker's lifetime is
+        // over this time, and a first block that ran cold (a device at idle clocks, code
+        // still loading) would inflate them all. (On the H200 the references of scale_add,
+        // gelu and softmax timed no differently this way: docs/benchmarks.md.)
+        const auto t0 = std::chrono::steady_clock::now();
+        TimingStats first = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
+        TimingStats second = time_calls(dev_, timed_calls(*site, cc, sets, false), st_);
+        rt = ref_times_.emplace(key, second.median_ms < first.median_ms ? second : first).first;
+        phases_["reference_timing_ms"] = ms_since(t0);
+        return rt->second;
+    }
+
+    /** `timed_outputs`: what the checked timed calls showed. */
+    void add_timed_outputs_check() {
         add_check(checks_, "timed_outputs", timed_gross_ == 0 && timed_modified_ == 0 ? "pass" : "fail",
                   timed_modified_ > 0
                       ? std::to_string(timed_modified_) + " of " + std::to_string(timed_checked_) +
@@ -432,20 +476,11 @@ private:
                             " timed calls checked were outside the tolerance by rounding only (the work was done)"
                       : std::to_string(timed_gross_) + " of " + std::to_string(timed_checked_) +
                             " timed calls checked gave wrong outputs (work skipped, cached or left running after the call)");
+    }
 
-        // Event time against wall time: work left running on another stream or thread
-        // finishes after the candidate's end event but before the device-wide sync.
-        // (Less what the judge's clock adds around the reference's calls, which runs trusted code.)
-        const double escaped = cs.wall_median_ms - rt->second.overhead_p90_ms - cs.median_ms;
-        if (in_.backend == Backend::Cuda && escaped > std::max(0.2, 2.0 * cs.median_ms)) {
-            side_fail_ = true;
-            side_detail_ = "wall time " + fmt_double(cs.wall_median_ms) + " ms against event time " +
-                           fmt_double(cs.median_ms) + " ms: work escapes the candidate's stream";
-        }
-
-        std::string host_detail;
-        const bool host_fail = judge_host_compute(cs, rt->second, host_detail);
-
+    /** The roofline of the candidate's median, and `physical_floor`: whether it is below the
+     *  floor (the work is not being done). */
+    bool check_physical_floor(const TaskCase& pc, const TimingStats& cs) {
         Roofline rl = make_roofline(task_, pc, in_.backend, in_.peaks, cs.median_ms);
         // The host's floor is a copy of the same number of bytes, timed here (the fastest of
         // warm and flushed caches): it holds whatever the machine's caches report, and a
@@ -474,14 +509,24 @@ private:
         else
             add_check(checks_, "physical_floor", "pass",
                       "median " + fmt_double(cs.median_ms) + " ms, floor " + fmt_double(rl.floor_ms) + " ms (" + floor_basis + ")");
+        return below_floor;
+    }
 
-        // After many timed calls, the candidate must still compute fresh inputs correctly:
-        // catches outputs cached across calls and behaviour that changes under timing.
+    /** What the check after timing found: elements wrong for fresh inputs, and whether the
+     *  candidate wrote over its inputs or was wrong by more than rounding. */
+    struct PostCheck {
+        std::int64_t mismatch = 0;
+        bool gross = false;
+    };
+
+    /** After many timed calls, the candidate must still compute fresh inputs correctly:
+     *  catches outputs cached across calls and behaviour that changes under timing
+     *  (`output_reuse`). Runs on `probe`, a set of the timing loop's. */
+    PostCheck check_after_timing(CaseContext& cc, TensorSet& probe) {
         report({{"stage", "timing"}, {"what", "post-timing check"}});
         const auto post0 = std::chrono::steady_clock::now();
         // Poisoned like the timed calls (kTimedPoison), so that it cannot be told apart from them.
         TensorSet& ref = cc.new_set();
-        TensorSet& probe = *sets[0];
         cc.fill_inputs(ref, splitmix64(base_seed_ ^ 0xC0FFEEull));
         cc.copy_inputs(probe, ref);
         cc.poison_outputs(ref, 0xFF);
@@ -494,45 +539,19 @@ private:
         const bool post_modified = cc.input_checksums(probe) != probe_inputs;
         if (timed_oob_.empty()) timed_oob_ = overrun(cc, probe);
         look_for_loaded_libraries();
-        std::int64_t post_mismatch = compare_outputs(dev_, task_, cc, probe, ref, kTimedPoison, nullptr);
-        const bool post_gross = post_modified || (post_mismatch > 0 && compare_outputs(dev_, task_, cc, probe, ref, kTimedPoison,
-                                                                                       nullptr, kRoundingScale) > 0);
-        add_check(checks_, "output_reuse", post_gross ? "fail" : "pass",
+        PostCheck post;
+        post.mismatch = compare_outputs(dev_, task_, cc, probe, ref, kTimedPoison, nullptr);
+        post.gross = post_modified || (post.mismatch > 0 && compare_outputs(dev_, task_, cc, probe, ref, kTimedPoison,
+                                                                            nullptr, kRoundingScale) > 0);
+        add_check(checks_, "output_reuse", post.gross ? "fail" : "pass",
                   post_modified        ? std::string("after timing, the candidate wrote over its inputs")
-                  : post_mismatch == 0 ? "fresh poisoned outputs and fresh inputs in every trial, and after timing"
-                  : !post_gross        ? "after timing, " + std::to_string(post_mismatch) +
+                  : post.mismatch == 0 ? "fresh poisoned outputs and fresh inputs in every trial, and after timing"
+                  : !post.gross        ? "after timing, " + std::to_string(post.mismatch) +
                                       " output elements were outside the tolerance by rounding only (fresh results)"
-                                       : "after timing, " + std::to_string(post_mismatch) +
+                                       : "after timing, " + std::to_string(post.mismatch) +
                                            " output elements were wrong for fresh inputs (stale or cached results)");
         phases_["post_check_ms"] = ms_since(post0);
-        if (!timed_oob_.empty())
-            fail("integrity_violation", "out-of-bounds write " + where_written(timed_oob_) +
-                                            " in a timed call (the correctness trials wrote within bounds)");
-        else if (post_gross)
-            fail("integrity_violation", "output reuse: wrong results for fresh inputs after the timed calls");
-        else if (timed_modified_ > 0)
-            fail("integrity_violation", "the candidate wrote over its inputs in timed calls (a result that matches "
-                                        "inputs of its own, not the ones it was given)");
-        else if (timed_gross_ > 0)
-            fail("integrity_violation", "wrong outputs in timed calls: the work is skipped, cached or finished after the call returns");
-        else if (post_mismatch > 0 || timed_mismatch_ > 0)
-            // Outside the tolerance for some inputs, yet within kRoundingScale times it: the
-            // work was done, with too little precision for this task (e.g. a summation order
-            // whose rounding the tolerance does not allow). Wrong, not cheating.
-            fail("incorrect", "outputs of timed calls differ from the reference by more than the tolerance, by rounding only "
-                              "(within " + fmt_double(kRoundingScale) + "x the tolerance): the result is not precise enough for "
-                              "this task's tolerance on every input");
-        else if (side_fail_)
-            fail("integrity_violation", side_detail_);
-        else if (host_fail)
-            fail("integrity_violation", host_detail);
-        else if (below_floor)
-            fail("integrity_violation", "faster than the physical floor of the device");
-        else {
-            result_["message"] = "correct; " + fmt_double(tm.speedup) + "x the reference (" + fmt_double(tm.median_ms) +
-                                 " ms against " + fmt_double(tm.reference_median_ms) + " ms)";
-            result_["stage"] = "done";
-        }
+        return post;
     }
 
     /**

@@ -9,24 +9,11 @@
 
 #include "device.h"
 #include "kf/task.h"
+#include "kf/worker_protocol.h"
 
 #include <memory>
 
 namespace kf::worker {
-
-struct EvalSettings {
-    int trials = 3;
-    bool time = true;
-    int warmup = 3;
-    double min_time_ms = 100;
-    int min_reps = 10;
-    int max_reps = 1000;
-    double precision = 0.005;  ///< repetitions stop once the median is known to within this fraction
-    int rotate_buffers = 3;
-    std::uint64_t seed = 0;
-    std::uint64_t memory_mb = 4096;  ///< address-space limit of a host runner process
-    static EvalSettings from_json(const nlohmann::json& j);
-};
 
 /** Timing statistics of one entry point on one case. */
 struct TimingStats {

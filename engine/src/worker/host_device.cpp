@@ -349,7 +349,8 @@ public:
         return CallTime{ms, ms};
     }
 
-    LaunchReport account_launches(const std::function<void()>& fn) override {
+    LaunchReport account_launches(const std::function<void()>& fn, int late_work_ms) override {
+        (void)late_work_ms;
         fn();
         LaunchReport r;
         r.supported = false;

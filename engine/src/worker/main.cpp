@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@
 #include "kf/error.h"
 #include "kf/evaluator.h"
 #include "kf/task.h"
+#include "kf/worker_protocol.h"
 #include "profile_mode.h"
 
 namespace {
@@ -31,8 +33,6 @@ namespace {
 using nlohmann::json;
 using namespace kf;
 using namespace kf::worker;
-
-constexpr int kProtocolVersion = 1;
 
 /** The protocol channel: a private copy of the original stdout, so that anything a candidate
  * prints (fd 1) goes to stderr instead of corrupting the JSON stream. */
@@ -88,21 +88,24 @@ public:
     /** Returns false when the worker must exit after this request. */
     bool handle(const json& req) {
         json id = req.value("id", json(nullptr));
-        std::string cmd = req.value("cmd", "");
+        const std::string word = req.value("cmd", "");
+        const std::optional<WorkerCommand> cmd = parse_worker_command(word);
+        if (!cmd) {
+            send({{"id", id}, {"ok", false}, {"error", "unknown command '" + word + "'"}});
+            return true;
+        }
         try {
-            if (cmd == "hello") {
-                send({{"id", id}, {"ok", true}, {"protocol", kProtocolVersion}, {"backend", backend_name_},
+            switch (*cmd) {
+            case WorkerCommand::Hello:
+                send({{"id", id}, {"ok", true}, {"protocol", kWorkerProtocolVersion}, {"backend", backend_name_},
                       {"device", device_json(device().info())}, {"pid", static_cast<long>(getpid())}});
-            } else if (cmd == "device_info") {
-                json peaks = peaks_json(req.value("remeasure", false));
-                send({{"id", id}, {"ok", true}, {"device", device_json(device().info())}, {"peaks", peaks}});
-            } else if (cmd == "evaluate") {
-                return evaluate(id, req);
-            } else if (cmd == "shutdown") {
-                send({{"id", id}, {"ok", true}});
-                return false;
-            } else {
-                send({{"id", id}, {"ok", false}, {"error", "unknown command '" + cmd + "'"}});
+                break;
+            case WorkerCommand::DeviceInfo:
+                send({{"id", id}, {"ok", true}, {"device", device_json(device().info())},
+                      {"peaks", peaks_json(req.value("remeasure", false))}});
+                break;
+            case WorkerCommand::Evaluate: return evaluate(id, req);
+            case WorkerCommand::Shutdown: send({{"id", id}, {"ok", true}}); return false;
             }
         } catch (const DeviceFault& f) {
             send({{"id", id}, {"ok", false}, {"error", f.what()}, {"fatal", f.sticky()}});
@@ -274,6 +277,10 @@ public:
     std::filesystem::path self_path_;
     std::filesystem::path stage_root_;  ///< the runners' library folders (runner_process.h)
 
+    /** While the worker waits for its next request (KF_RUNNER_AHEAD=after): the next
+     *  candidate's runner sets itself up now, when no call is measured (runner_pool.h). */
+    void between_requests() { pool_.prepare(); }
+
     /** Ends the runners (the one started ahead, those being ended) and removes their folders. */
     void end_runners() {
         pool_.clear();
@@ -366,6 +373,7 @@ int main(int argc, char** argv) {
             continue;
         }
         if (!worker.handle(req)) break;
+        worker.between_requests();
     }
     std::fflush(g_out);
     worker.end_runners();

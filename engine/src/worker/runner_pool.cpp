@@ -1,5 +1,6 @@
 #include "runner_pool.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -13,9 +14,12 @@ void RunnerPool::clear() {
     retiring_.clear();
 }
 
-bool RunnerPool::ahead_from_environment() {
+RunnerPool::Ahead RunnerPool::ahead_from_environment() {
     const char* v = std::getenv("KF_RUNNER_AHEAD");
-    return !(v && std::string(v) == "0");
+    const std::string s = v ? v : "";
+    if (s == "0") return Ahead::Off;
+    if (s == "after") return Ahead::AfterEvaluation;
+    return Ahead::WhileEvaluating;
 }
 
 bool RunnerPool::same(const RunnerOptions& a, const RunnerOptions& b) {
@@ -28,19 +32,26 @@ std::unique_ptr<RunnerProcess> RunnerPool::take(const RunnerOptions& opt) {
     std::unique_ptr<RunnerProcess> r;
     if (spare_ && same(spare_opt_, opt)) r = std::move(spare_);
     spare_.reset();  // started for other options: it ends here
-    if (ahead_) {
-        RunnerOptions next = opt;
-        next.library.clear();
-        try {
-            spare_ = std::make_unique<RunnerProcess>(next);
-            spare_opt_ = next;
-        } catch (...) {
-            spare_.reset();  // the next evaluation starts one of its own and reports why
-        }
-    }
+    last_ = opt;
+    if (ahead_ == Ahead::WhileEvaluating) start_spare(opt);
     if (!r) return std::make_unique<RunnerProcess>(opt);
-    r->load(opt.library);
+    r->load(opt.library);  // waits for the rest of its set-up, if any
     return r;
+}
+
+void RunnerPool::prepare() {
+    if (ahead_ == Ahead::AfterEvaluation && !spare_ && last_) start_spare(*last_);
+}
+
+void RunnerPool::start_spare(const RunnerOptions& opt) {
+    RunnerOptions next = opt;
+    next.library.clear();
+    try {
+        spare_ = std::make_unique<RunnerProcess>(next);
+        spare_opt_ = next;
+    } catch (...) {
+        spare_.reset();  // the next evaluation starts one of its own and reports why
+    }
 }
 
 void RunnerPool::retire(std::unique_ptr<RunnerProcess> r) {
@@ -70,14 +81,25 @@ void RunnerPool::reap() {
     }
 }
 
-void RunnerPool::hush(bool settled) {
+double RunnerPool::hush(bool settled) {
     // take(), retire() and hush() are called from one thread: nothing is retired meanwhile.
     if (settled) settle();
-    if (spare_) spare_->hold();
+    if (!spare_) return 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    return spare_->hold() ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() : 0;
 }
 
 void RunnerPool::settle() {
     if (reaper_.joinable()) reaper_.join();
+    // Ahead::WhileEvaluating: the runner started ahead finishes setting itself up now, before
+    // the calls whose times count, so that none of them runs while it makes its context.
+    if (spare_ && ahead_ == Ahead::WhileEvaluating && spare_->setting_up()) {
+        try {
+            spare_->finish_setup();
+        } catch (...) {
+            spare_.reset();  // the next evaluation starts one of its own and reports why
+        }
+    }
 }
 
 bool RunnerPool::retiring() {

@@ -1,12 +1,17 @@
 #pragma once
-// Runners started ahead of need (docs/sandbox.md, Cost): while a candidate is evaluated, the
-// next runner is already starting in its sandbox, its device context and confinement set up,
-// so that the next evaluation finds it waiting. A runner still serves one library only; a
+// Runners started ahead of need (docs/sandbox.md, Cost): the next candidate's runner is
+// started in its sandbox, its device context and confinement set up, before that candidate is
+// known, so that its evaluation finds it waiting. A runner still serves one library only; a
 // finished one is ended in the background. What a starting runner does on the device (its
-// context, its allocations) is kept out of the calls the judge measures: it is stopped
-// during each of them (hush) until it is set up.
+// context, its allocations) is kept out of the calls the judge measures. By default it is
+// started when the candidate before it is taken (Ahead::WhileEvaluating): it sets itself up
+// during that candidate's correctness calls, stopped around each (hush), and is waited for
+// before the timed calls (settle), so that no timed call runs while it makes its context.
+// Started once an evaluation is over instead (Ahead::AfterEvaluation), it sets itself up
+// while the worker waits for its next request, and the next evaluation waits for the rest.
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -16,41 +21,57 @@ namespace kf::worker {
 
 class RunnerPool {
 public:
-    /** `ahead`: keep one runner started ahead (KF_RUNNER_AHEAD=0 turns it off, to compare). */
-    explicit RunnerPool(bool ahead) : ahead_(ahead) {}
+    /** When the next runner is started. */
+    enum class Ahead {
+        Off,              ///< each when its candidate is known (KF_RUNNER_AHEAD=0)
+        AfterEvaluation,  ///< by prepare(), once an evaluation is over (KF_RUNNER_AHEAD=after)
+        /** by take(), while the candidate taken is evaluated (the default): stopped around that
+         *  candidate's correctness calls, and waited for before its timed calls */
+        WhileEvaluating,
+    };
+    explicit RunnerPool(Ahead ahead) : ahead_(ahead) {}
     ~RunnerPool();
     RunnerPool(const RunnerPool&) = delete;
     RunnerPool& operator=(const RunnerPool&) = delete;
 
     /** A runner with `opt.library` loaded: the one started ahead where it was started with the
-     *  same options, else a new one; then starts the next one ahead. Throws as RunnerProcess. */
+     *  same options, else a new one (Ahead::WhileEvaluating: then starts the next one ahead).
+     *  Throws as RunnerProcess. */
     std::unique_ptr<RunnerProcess> take(const RunnerOptions& opt);
+    /** Between evaluations (Ahead::AfterEvaluation): starts the next runner, with the options of
+     *  the last take(), unless one is started already or none was ever taken. */
+    void prepare();
     /** take(), retire(), hush() and unhush() are called from one thread.
      *  Ends `r` in the background (its device context takes a while to go). */
     void retire(std::unique_ptr<RunnerProcess> r);
     /** Around a call the judge measures: the runner started ahead stands still while it is
      *  still setting up, and, with `settled`, runners being ended are gone first (a call that is
      *  not timed need not wait for them: what they give back of the device's memory is told
-     *  apart by retiring()). */
-    void hush(bool settled = true);
+     *  apart by retiring()). Returns the milliseconds spent stopping the runner started ahead
+     *  (0 where it was set up already, or there is none). */
+    double hush(bool settled);
     void unhush();
-    /** Waits until every runner being ended is gone. */
+    /** Waits until every runner being ended is gone, and (Ahead::WhileEvaluating) until the
+     *  runner started ahead is set up. */
     void settle();
     /** Runners are being ended now (their device memory may come back at any moment). Until the
      *  next retire(), false stays false. */
     bool retiring();
     /** Ends the runner started ahead and waits for every runner being ended. */
     void clear();
-    /** The starting runner of the environment's choice (KF_RUNNER_AHEAD, default on). */
-    static bool ahead_from_environment();
+    /** The choice of KF_RUNNER_AHEAD: "0" Off, "after" AfterEvaluation, else WhileEvaluating. */
+    static Ahead ahead_from_environment();
 
 private:
     static bool same(const RunnerOptions& a, const RunnerOptions& b);
     void reap();
 
-    bool ahead_;
+    void start_spare(const RunnerOptions& opt);
+
+    Ahead ahead_;
     std::unique_ptr<RunnerProcess> spare_;
     RunnerOptions spare_opt_;
+    std::optional<RunnerOptions> last_;  ///< the options of the last take()
     std::mutex mu_;
     std::vector<std::unique_ptr<RunnerProcess>> retiring_;
     bool reaping_ = false;  ///< the reaper thread runs (guarded by mu_)

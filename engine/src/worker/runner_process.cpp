@@ -241,8 +241,8 @@ bool RunnerProcess::setting_up() {
     return !wait_readable(sock_, 0);
 }
 
-void RunnerProcess::hold() {
-    if (!held_.empty() || !setting_up()) return;
+bool RunnerProcess::hold() {
+    if (!held_.empty() || !setting_up()) return false;
     // Top down, so that no process escapes by starting another; again until nothing new
     // appears (bubblewrap starts its init, the init the runner).
     std::vector<pid_t> seen;
@@ -265,6 +265,12 @@ void RunnerProcess::hold() {
         }
     }
     held_ = std::move(seen);
+    return true;
+}
+
+void RunnerProcess::finish_setup() {
+    release();
+    await_setup();
 }
 
 void RunnerProcess::release() {
@@ -391,7 +397,7 @@ void RunnerProcess::bind(const Arena& arena, const std::vector<long long>& sizes
 }
 
 std::optional<ReceivedMessage> RunnerProcess::exchange(RunnerMsg type, std::size_t index, const std::string& doing,
-                                                       double& wall_ms) {
+                                                       double& wall_ms, std::uint64_t value) {
     // Anything waiting before the call was sent by the library on its own (a reply forged
     // ahead of time, so that a later call seems to return at once).
     if (wait_readable(sock_, 0)) {
@@ -401,7 +407,7 @@ std::optional<ReceivedMessage> RunnerProcess::exchange(RunnerMsg type, std::size
     const long long cpu0 = let_run();
     auto t0 = std::chrono::steady_clock::now();
     resume();  // only where a caller left it stopped (thaw() is the rule): then inside the clock
-    if (!send_runner_message(sock_, {type, static_cast<std::uint32_t>(index)})) died(doing);
+    if (!send_runner_message(sock_, {type, static_cast<std::uint32_t>(index), value})) died(doing);
     auto m = receive_runner_message(sock_);
     auto t1 = std::chrono::steady_clock::now();
     last_cpu_ms_ = cpu0 >= 0 ? static_cast<double>(cpu_.ns() - cpu0) / 1e6 : -1;
@@ -435,9 +441,9 @@ void RunnerProcess::arm() {
     if (m->header.type != RunnerMsg::Armed || !m->payload.empty()) forged("the reply to an arm");
 }
 
-LaunchReport RunnerProcess::account(std::size_t index) {
+LaunchReport RunnerProcess::account(std::size_t index, int late_work_ms) {
     double wall = 0;
-    auto m = exchange(RunnerMsg::Account, index, "being called", wall);
+    auto m = exchange(RunnerMsg::Account, index, "being called", wall, static_cast<std::uint64_t>(std::max(late_work_ms, 0)));
     if (m->header.type != RunnerMsg::Launches || m->header.index != index) forged("the launch report");
     auto j = nlohmann::json::parse(m->payload, nullptr, false);
     if (!j.is_object()) forged("a launch report");

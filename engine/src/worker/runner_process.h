@@ -57,9 +57,13 @@ public:
     bool setting_up();
     /** Stops a runner that is setting itself up, every process of its sandbox, and waits until
      *  they stand still, so that its device work and allocations stay out of a call the judge
-     *  measures; release() lets it go on. No-op once it is set up. */
-    void hold();
+     *  measures; release() lets it go on. No-op once it is set up. Returns whether it stopped
+     *  it (false where it was set up, or held already). */
+    bool hold();
     void release();
+    /** Lets a runner started ahead go on (release()) and waits until it is set up. Throws
+     *  CandidateFault or DeviceFault as load() does. */
+    void finish_setup();
     RunnerStart start_figures() const { return start_; }
     RunnerProcess(const RunnerProcess&) = delete;
     RunnerProcess& operator=(const RunnerProcess&) = delete;
@@ -75,8 +79,9 @@ public:
     /** Has the runner do an empty device operation (so that its context, not the judge's,
      *  holds the GPU when a timed call starts). Throws CandidateFault. */
     void arm();
-    /** The same under the runner's launch accounting (CUDA): its report. Throws CandidateFault. */
-    LaunchReport account(std::size_t index);
+    /** The same under the runner's launch accounting (CUDA), counting on for `late_work_ms`
+     *  after the call's work (Device::account_launches): its report. Throws CandidateFault. */
+    LaunchReport account(std::size_t index, int late_work_ms);
     /** Stops every thread of the runner (SIGSTOP) and waits until they stand still, so that
      *  nothing changes while the judge looks at what it wrote; then counts its threads and
      *  children and reads its CPU clock. thaw() lets it run again (CPU time it used while
@@ -104,9 +109,10 @@ private:
     void start(const RunnerOptions& opt);
     /** Reads what bubblewrap reports (its init's PID) and the runner's Confined message. */
     void await_setup();
-    /** Sends `type` for set `index` and receives the reply, timed by the judge's clock; a
-     *  fault reply becomes a CandidateFault. */
-    std::optional<ReceivedMessage> exchange(RunnerMsg type, std::size_t index, const std::string& doing, double& wall_ms);
+    /** Sends `type` for set `index` (with `value`) and receives the reply, timed by the judge's
+     *  clock; a fault reply becomes a CandidateFault. */
+    std::optional<ReceivedMessage> exchange(RunnerMsg type, std::size_t index, const std::string& doing, double& wall_ms,
+                                            std::uint64_t value = 0);
     void kill_all();
     void shut_down();
     /** Bubblewrap's init names itself; the runner is its child. Stops the runner there,

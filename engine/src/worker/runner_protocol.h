@@ -17,7 +17,7 @@ enum class RunnerMsg : std::uint32_t {
     Done = 6,       ///< runner → judge: the call returned; value = its event time in ns (CUDA), else 0
     Fault = 7,      ///< runner → judge: the call threw (value 0) or faulted on the device (value 1); payload says what
     Exit = 8,       ///< judge → runner
-    Account = 9,    ///< judge → runner: call set `index` under launch accounting (CUDA)
+    Account = 9,    ///< judge → runner: call set `index` under launch accounting (CUDA); value = ms to go on counting after its work (late work)
     Launches = 10,  ///< runner → judge: payload = JSON of the launch report
     DeviceError = 11,  ///< runner → judge: the runner's device could not be set up; payload says why
     Arm = 12,       ///< judge → runner: an empty device operation, so that the runner's context holds the GPU

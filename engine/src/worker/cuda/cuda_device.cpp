@@ -722,9 +722,9 @@ public:
         return t;
     }
 
-    LaunchReport account_launches(const std::function<void()>& fn) override {
+    LaunchReport account_launches(const std::function<void()>& fn, int late_work_ms) override {
         const std::string watch = gpu::watch_module_loads();
-        LaunchReport rep = trace_launches(fn);
+        LaunchReport rep = trace_launches(fn, late_work_ms);
         if (!library_loaded_) return rep;
         if (!watch.empty()) {
             rep.note += (rep.note.empty() ? "" : "; ") + ("module loads not counted: " + watch);
@@ -746,8 +746,9 @@ public:
     }
 
 private:
-    /** Runs fn with CUPTI kernel tracing on and reports the kernels it launched. */
-    LaunchReport trace_launches(const std::function<void()>& fn) {
+    /** Runs fn with CUPTI kernel tracing on and reports the kernels it launched (and those
+     *  launched within `late_work_ms` after its work is done). */
+    LaunchReport trace_launches(const std::function<void()>& fn, int late_work_ms) {
         bind();
         sync("before launch accounting");
         LaunchReport rep;
@@ -777,9 +778,9 @@ private:
         }
         const cudaError_t launch = cudaGetLastError();
         cudaError_t work = cudaDeviceSynchronize();
-        if (launch == cudaSuccess && work == cudaSuccess) {
+        if (launch == cudaSuccess && work == cudaSuccess && late_work_ms > 0) {
             // Catch work that the candidate left to a thread of its own.
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            std::this_thread::sleep_for(std::chrono::milliseconds(late_work_ms));
             work = cudaDeviceSynchronize();
             if (work == cudaSuccess) work = cudaGetLastError();
         }

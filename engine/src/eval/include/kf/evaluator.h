@@ -21,23 +21,14 @@
 #include "kf/diagnosis.h"
 #include "kf/task.h"
 #include "kf/tunables.h"
+#include "kf/worker_protocol.h"
 
 namespace kf {
 
-struct EvalOptions {
-    int trials = 3;               ///< correctness trials per case, each on fresh inputs
-    bool time = true;             ///< time the primary case (and the reference)
-    int warmup = 3;
-    double min_time_ms = 100;     ///< the timed calls stop when they total this, if not before
-    int min_reps = 10;
-    int max_reps = 1000;
-    /** The timed calls stop, after 20 of them (and min_reps), once the median's 95% interval is within this
-     *  fraction of it (0: they always run to min_time_ms). */
-    double precision = 0.005;
-    int rotate_buffers = 3;       ///< input/output sets rotated between timed repetitions
+/** How to evaluate a candidate: the worker's settings (kf::EvalSettings, sent with each
+ *  `evaluate` request), and what stays on the engine's side. */
+struct EvalOptions : EvalSettings {
     double timeout_s = 60;        ///< wall-time limit for the worker's part of one evaluation
-    std::uint64_t seed = 0;       ///< base seed of the trials (0: a fresh one each evaluation)
-    std::uint64_t memory_mb = 4096;  ///< address-space limit of the process a host candidate runs in
     Assignment tunables;          ///< applied to the candidate's annotated tunables, if any
     /**
      * Polled (every 50 ms) while the worker runs the candidate; once it returns true the
@@ -45,7 +36,6 @@ struct EvalOptions {
      * kf::Cancelled. Empty: the evaluation runs to its end or its time limit.
      */
     std::function<bool()> cancel;
-    nlohmann::json to_json() const;
 };
 
 /** Profiling one candidate with Nsight Compute (docs/profiling.md). */
@@ -182,6 +172,10 @@ public:
     bool profiler_available(std::string* why = nullptr);
     /** Device name, SMs and measured peaks (measured once per device, then cached). */
     nlohmann::json device_info();
+    /** The worker's hello (protocol, backend, device), starting the worker if needed, in the
+     *  device's turn (after the evaluation running there, if any). Throws kf::Error when the
+     *  worker does not start or refuses (e.g. no such device). */
+    nlohmann::json hello();
     Backend backend() const;
     WorkerClient& worker();
 
