@@ -18,7 +18,18 @@ private:
     std::unique_ptr<Evaluator> ev_;
     Task task_;
 
-    Diagnosis run(const std::string& name) {
+    /** A host evaluator of its own, compiling into the test's folder `cache`. */
+    static std::unique_ptr<Evaluator> evaluator(const std::string& cache) {
+        EvaluatorConfig cfg;
+        cfg.worker.backend = Backend::Host;
+        cfg.worker.worker = kftest::worker_path();
+        cfg.cache_dir = kftest::temp_dir(cache) / "compile";
+        return std::make_unique<Evaluator>(cfg);
+    }
+
+    Diagnosis run(const std::string& name) { return run(*ev_, name); }
+
+    Diagnosis run(Evaluator& ev, const std::string& name) {
         Candidate c;
         c.source = kftest::read_file(kftest::data("candidates/host/" + name + ".cpp"));
         c.name = name;
@@ -27,7 +38,7 @@ private:
         o.min_reps = 3;
         o.warmup = 1;
         o.timeout_s = 60;
-        Diagnosis d = ev_->evaluate(task_, c, o);
+        Diagnosis d = ev.evaluate(task_, c, o);
         qInfo("%s: %s: %s; runner %s", name.c_str(), std::string(to_string(d.status)).c_str(), d.message.c_str(),
               d.runner.dump().c_str());
         return d;
@@ -74,21 +85,10 @@ private slots:
         for (const char* ahead : {"", "after"}) {
             if (*ahead) qputenv("KF_RUNNER_AHEAD", ahead);
             else qunsetenv("KF_RUNNER_AHEAD");
-            EvaluatorConfig cfg;
-            cfg.worker.backend = Backend::Host;
-            cfg.worker.worker = kftest::worker_path();
-            cfg.cache_dir = kftest::temp_dir(std::string("cache-slow-") + ahead) / "compile";
-            Evaluator ev(cfg);
+            std::unique_ptr<Evaluator> ev = evaluator(std::string("cache-slow-") + ahead);
             int holds = 0, settled_holds = 0;
             for (int i = 0; i < 3; ++i) {
-                Candidate c;
-                c.source = kftest::read_file(kftest::data("candidates/host/correct.cpp"));
-                c.name = "correct";
-                EvalOptions o;
-                o.min_time_ms = 5;
-                o.min_reps = 3;
-                o.warmup = 1;
-                Diagnosis d = ev.evaluate(task_, c, o);
+                Diagnosis d = run(*ev, "correct");
                 QCOMPARE(d.status, Status::Ok);
                 if (i > 0) QVERIFY2(d.runner.value("ahead", false), d.runner.dump().c_str());
                 const nlohmann::json site = d.phases.value("site", nlohmann::json::object());
@@ -115,20 +115,9 @@ private slots:
     /** With KF_RUNNER_AHEAD=0 every runner is started when its candidate is known. */
     void ahead_can_be_turned_off() {
         qputenv("KF_RUNNER_AHEAD", "0");
-        EvaluatorConfig cfg;
-        cfg.worker.backend = Backend::Host;
-        cfg.worker.worker = kftest::worker_path();
-        cfg.cache_dir = kftest::temp_dir("cache-off") / "compile";
-        Evaluator ev(cfg);
+        std::unique_ptr<Evaluator> ev = evaluator("cache-off");
         for (int i = 0; i < 2; ++i) {
-            Candidate c;
-            c.source = kftest::read_file(kftest::data("candidates/host/correct.cpp"));
-            c.name = "correct";
-            EvalOptions o;
-            o.min_time_ms = 5;
-            o.min_reps = 3;
-            o.warmup = 1;
-            Diagnosis d = ev.evaluate(task_, c, o);
+            Diagnosis d = run(*ev, "correct");
             QCOMPARE(d.status, Status::Ok);
             QVERIFY(d.runner.is_object());
             QVERIFY(!d.runner.value("ahead", true));
