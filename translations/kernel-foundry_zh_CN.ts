@@ -560,12 +560,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>done</source>
         <translation>完成</translation>
     </message>
     <message>
-        <location line="-6"/>
+        <location filename="../gui/runs/runphase.cpp" line="+18"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
@@ -575,27 +575,27 @@
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../gui/enginewords.cpp" line="-2"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../gui/runs/runphase.cpp" line="+1"/>
         <source>pausing after the batch in flight…</source>
         <translation>当前批次完成后暂停…</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../gui/enginewords.cpp" line="+1"/>
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../gui/runs/runphase.cpp" line="+1"/>
         <source>stopping after the batch in flight…</source>
         <translation>当前批次完成后停止…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../gui/enginewords.cpp" line="+2"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
@@ -683,7 +683,7 @@
         <translation>运行 %1 不在项目中。</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+27"/>
         <source>The task &quot;%1&quot; of run %2 cannot be found.</source>
         <translation>找不到运行 %2 的任务“%1”。</translation>
     </message>
@@ -693,8 +693,8 @@
         <translation>运行 %1 指定了未知的后端。</translation>
     </message>
     <message>
-        <location line="-19"/>
-        <location line="+28"/>
+        <location line="-22"/>
+        <location line="+31"/>
         <source>Edited by hand from candidate %1.</source>
         <translation>基于候选 %1 手工编辑。</translation>
     </message>
@@ -1698,7 +1698,7 @@
         <translation>将密钥存入钥匙串</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+41"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
@@ -1743,7 +1743,7 @@
         <translation>模型：该端点提供的模型 ID，以逗号分隔。密钥环境变量：密钥不在钥匙串中时保存密钥的环境变量。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-42"/>
         <source>Add provider</source>
         <translation>添加提供方</translation>
     </message>
@@ -1753,12 +1753,12 @@
         <translation>移除提供方</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+47"/>
         <source>API key of the selected provider</source>
         <translation>所选提供方的 API 密钥</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>Expert role</source>
         <translation>专家角色</translation>
     </message>
@@ -1768,14 +1768,14 @@
         <translation>模型（留空：全部模型）</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+20"/>
         <location line="+4"/>
         <location line="+3"/>
         <source>unlimited</source>
         <translation>不限</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+9"/>
         <source>Key:</source>
         <translation>密钥：</translation>
     </message>
@@ -1785,12 +1785,12 @@
         <translation>提供方</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+10"/>
         <source>Models per expert role</source>
         <translation>各专家角色的模型</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+10"/>
         <source>Budgets of a run (0: unlimited)</source>
         <translation>每次运行的预算（0：不限）</translation>
     </message>
@@ -1810,23 +1810,23 @@
         <translation>调用：</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+10"/>
         <source>No keyring service is available (%1): each provider&apos;s key is taken from its environment variable.</source>
         <translation>没有可用的钥匙串服务（%1）：各提供方的密钥取自其环境变量。</translation>
     </message>
     <message>
         <location line="+9"/>
-        <location line="+172"/>
+        <location line="+168"/>
         <source>The key of %1 is in the keyring.</source>
         <translation>%1 的密钥已在钥匙串中。</translation>
     </message>
     <message>
-        <location line="-169"/>
+        <location line="-165"/>
         <source>The key could not be stored: no keyring service is available (%1). Set the provider&apos;s environment variable instead.</source>
         <translation>无法保存密钥：没有可用的钥匙串服务（%1）。请改为设置该提供方的环境变量。</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+11"/>
         <source>OpenAI-compatible</source>
         <translation>OpenAI 兼容</translation>
     </message>
@@ -1869,7 +1869,7 @@
 <context>
     <name>kfgui::MainWindow</name>
     <message>
-        <location filename="../gui/mainwindow.cpp" line="+371"/>
+        <location filename="../gui/mainwindow.cpp" line="+372"/>
         <source>Kernel Foundry</source>
         <translation>Kernel Foundry</translation>
     </message>
@@ -2838,7 +2838,7 @@
 <context>
     <name>kfgui::SearchWorker</name>
     <message>
-        <location filename="../gui/runs/kernelbenchjob.cpp" line="+53"/>
+        <location filename="../gui/runs/kernelbenchjob.cpp" line="+44"/>
         <source>KernelBench trials and timed calls must be at least 1</source>
         <translation>KernelBench 的试验次数和计时调用次数必须至少为 1</translation>
     </message>
@@ -2848,33 +2848,35 @@
         <translation>未知的 KernelBench 容差策略“%1”（设置 › 执行器）</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>unknown KernelBench baseline &apos;%1&apos; (eager or compile)</source>
         <translation>未知的 KernelBench 基线“%1”（eager 或 compile）</translation>
     </message>
     <message>
-        <location line="+12"/>
-        <location filename="../gui/runs/searchworker.cpp" line="+31"/>
+        <location line="+10"/>
+        <location filename="../gui/runs/searchworker.cpp" line="+30"/>
         <source>the LLM configuration is not valid JSON</source>
         <translation>LLM 配置不是有效的 JSON</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+72"/>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>%1 (not supported)</source>
-        <translation>%1（不受支持）</translation>
+        <translation type="vanished">%1（不受支持）</translation>
     </message>
     <message>
-        <location line="+4"/>
         <source>%1 (already finished)</source>
-        <translation>%1（已完成）</translation>
+        <translation type="vanished">%1（已完成）</translation>
     </message>
     <message>
-        <location line="+15"/>
         <source>%1 (the set&apos;s %2 budget is spent)</source>
-        <translation>%1（问题集的 %2 预算已用完）</translation>
+        <translation type="vanished">%1（问题集的 %2 预算已用完）</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+22"/>
         <source>%1 of %2 problem(s) of the set searched</source>
         <translation>已搜索问题集 %2 个问题中的 %1 个</translation>
     </message>
@@ -2893,7 +2895,7 @@
         <translation type="vanished">任务 %1 没有 %2 参考实现</translation>
     </message>
     <message>
-        <location filename="../gui/runs/kernelbenchjob.cpp" line="+10"/>
+        <location filename="../gui/runs/kernelbenchjob.cpp" line="+11"/>
         <location filename="../gui/runs/searchworker.cpp" line="+43"/>
         <source>unknown error in the engine thread</source>
         <translation>引擎线程中发生未知错误</translation>
@@ -2973,7 +2975,7 @@
 <context>
     <name>kfgui::TaskDetailsView</name>
     <message>
-        <location filename="../gui/taskdetailsview.cpp" line="+28"/>
+        <location filename="../gui/taskdetailsview.cpp" line="+29"/>
         <source>CUDA</source>
         <translation>CUDA</translation>
     </message>
@@ -3110,7 +3112,7 @@
         <translation>计算：正在从主机参考实现推导…</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+9"/>
         <source>Computation (%1): %2</source>
         <translation>计算（%1）：%2</translation>
     </message>
@@ -3120,11 +3122,12 @@
         <translation>没有计算描述，因此没有算子类模板：%1。请在清单中声明（docs/task-format.md）。</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>The generic expert: %1.</source>
         <translation>通用专家：%1。</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
         <source>primary</source>
         <translation>主用例</translation>
     </message>
