@@ -96,16 +96,22 @@ private slots:
         EvalOptions o = fast();
         o.min_time_ms = 1e5;  // never reached: the repetitions end at max_reps or at the precision
         o.min_reps = 10;
-        o.max_reps = 60;
-        o.precision = 1.0;  // 20 host timings agree this well but on a very busy machine
+        // Precision 1: the middle of the timings within twice the median. On a machine busy
+        // with other tests, 60 calls of a 1 MiB copy were once not enough for that (the
+        // preempted calls take milliseconds), so the loose case may run up to 1000; the
+        // interval of the median then spans its 47th to 53rd percentiles.
+        o.max_reps = 1000;
+        o.precision = 1.0;
         Diagnosis loose = ev_->evaluate(copy, c, o);
         QCOMPARE(loose.status, Status::Ok);
         QVERIFY(loose.timing);
-        QVERIFY2(loose.timing->reps >= 20 && loose.timing->reps < 60, std::to_string(loose.timing->reps).c_str());
+        qInfo("loose reps %d", loose.timing->reps);
+        QVERIFY2(loose.timing->reps >= 20 && loose.timing->reps < 1000, std::to_string(loose.timing->reps).c_str());
         auto* checked = check(loose, "timed_outputs");
         QVERIFY(checked && checked->outcome == "pass");
         QVERIFY2(checked->detail.find("checked against the reference") != std::string::npos, checked->detail.c_str());
         o.precision = 0;
+        o.max_reps = 60;
         Diagnosis full = ev_->evaluate(copy, c, o);
         QCOMPARE(full.status, Status::Ok);
         QVERIFY(full.timing);
