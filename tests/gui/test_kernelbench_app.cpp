@@ -7,6 +7,7 @@
 
 #include "candidate/candidateview.h"
 #include "editor/codeeditor.h"
+#include "guiproject.h"
 #include "kf/store.h"
 #include "mainwindow.h"
 #include "runs/kernelbenchsetsearch.h"
@@ -219,6 +220,10 @@ private slots:
         // The details pane shows the run.
         QVERIFY2(labelText(*w, "taskDescription").contains(QStringLiteral("Latest run: %1").arg(run->id)),
                  qPrintable(labelText(*w, "taskDescription")));
+        w->resize(1400, 900);
+        guitest::screenshot(w.get(), QStringLiteral("kernelbench-search.png"));
+        w->tabs()->setCurrentWidget(w->taskBrowser());
+        guitest::screenshot(w.get(), QStringLiteral("kernelbench-searched-task.png"));
     }
 
     /**
