@@ -137,6 +137,31 @@ QString stopReasonText(const kf::StopReason& reason) {
     return QString::fromStdString(reason.text);
 }
 
+namespace {
+
+/** The set's budget that share_level_budgets names, in words. */
+QString budgetName(const std::string& name) {
+    if (name == "evaluations") return QCoreApplication::translate("kfgui::EngineWords", "evaluations");
+    if (name == "tokens") return QCoreApplication::translate("kfgui::EngineWords", "tokens");
+    if (name == "cost") return QCoreApplication::translate("kfgui::EngineWords", "cost");
+    if (name == "calls") return QCoreApplication::translate("kfgui::EngineWords", "LLM calls");
+    if (name == "time") return QCoreApplication::translate("kfgui::EngineWords", "wall time");
+    return QString::fromStdString(name);
+}
+
+}  // namespace
+
+QString problemSkipText(const QString& key, const kf::kb::ProblemSkip& skip) {
+    using Why = kf::kb::ProblemSkip::Why;
+    switch (skip.why) {
+    case Why::Unsupported: return QCoreApplication::translate("kfgui::EngineWords", "%1 (not supported)").arg(key);
+    case Why::Finished: return QCoreApplication::translate("kfgui::EngineWords", "%1 (already finished)").arg(key);
+    case Why::BudgetSpent:
+        return QCoreApplication::translate("kfgui::EngineWords", "%1 (the set's %2 budget is spent)").arg(key, budgetName(skip.detail));
+    }
+    return key;
+}
+
 QStringList knownStatuses() {
     QStringList out;
     for (const StatusWord& w : kStatuses) out << statusWord(w.status);

@@ -7,6 +7,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "kf/kernelbench_search.h"
 #include "kf/vocabulary.h"
 
 namespace kfgui {
@@ -22,6 +23,9 @@ QString statusText(kf::Status status);
 QString statusWord(kf::Status status);
 /** Why a search stopped, from its kind and figures; StopKind::Other shows the engine's text. */
 QString stopReasonText(const kf::StopReason& reason);
+/** A KernelBench problem of a set that was not searched (`key`, e.g. "level1/1_Scale"), with
+ *  why, as one sentence: "level1/1_Scale (already finished)". */
+QString problemSkipText(const QString& key, const kf::kb::ProblemSkip& skip);
 /** error, warning, note. */
 QString severityText(const QString& severity);
 

@@ -565,6 +565,46 @@
         <translation>完成</translation>
     </message>
     <message>
+        <location line="+95"/>
+        <source>evaluations</source>
+        <translation>评估次数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tokens</source>
+        <translation>令牌</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LLM calls</source>
+        <translation>LLM 调用次数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>wall time</source>
+        <translation>墙钟时间</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>%1 (not supported)</source>
+        <translation>%1（不受支持）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 (already finished)</source>
+        <translation>%1（已完成）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 (the set&apos;s %2 budget is spent)</source>
+        <translation>%1（问题集的 %2 预算已用完）</translation>
+    </message>
+    <message>
         <location filename="../gui/runs/runphase.cpp" line="+18"/>
         <source>idle</source>
         <translation>空闲</translation>
@@ -575,7 +615,7 @@
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../gui/enginewords.cpp" line="-2"/>
+        <location filename="../gui/enginewords.cpp" line="-113"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -2838,7 +2878,7 @@
 <context>
     <name>kfgui::SearchWorker</name>
     <message>
-        <location filename="../gui/runs/kernelbenchjob.cpp" line="+44"/>
+        <location filename="../gui/runs/kernelbenchjob.cpp" line="+45"/>
         <source>KernelBench trials and timed calls must be at least 1</source>
         <translation>KernelBench 的试验次数和计时调用次数必须至少为 1</translation>
     </message>
@@ -2859,24 +2899,7 @@
         <translation>LLM 配置不是有效的 JSON</translation>
     </message>
     <message>
-        <location line="+72"/>
-        <source>%1 (%2)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 (not supported)</source>
-        <translation type="vanished">%1（不受支持）</translation>
-    </message>
-    <message>
-        <source>%1 (already finished)</source>
-        <translation type="vanished">%1（已完成）</translation>
-    </message>
-    <message>
-        <source>%1 (the set&apos;s %2 budget is spent)</source>
-        <translation type="vanished">%1（问题集的 %2 预算已用完）</translation>
-    </message>
-    <message>
-        <location line="+22"/>
+        <location line="+94"/>
         <source>%1 of %2 problem(s) of the set searched</source>
         <translation>已搜索问题集 %2 个问题中的 %1 个</translation>
     </message>
@@ -2889,10 +2912,6 @@
         <location filename="../gui/runs/searchworker.cpp" line="+75"/>
         <source>unknown backend %1</source>
         <translation>未知的后端 %1</translation>
-    </message>
-    <message>
-        <source>task %1 has no %2 reference</source>
-        <translation type="vanished">任务 %1 没有 %2 参考实现</translation>
     </message>
     <message>
         <location filename="../gui/runs/kernelbenchjob.cpp" line="+11"/>

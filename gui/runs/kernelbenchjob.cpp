@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine.h"
+#include "enginewords.h"
 #include "kf/engine.h"
 #include "kf/kernelbench.h"
 #include "kf/kernelbench_search.h"
@@ -135,8 +136,8 @@ void SearchWorker::runKernelBench(const RunRequest& request) {
             Q_EMIT stateChanged(kf::RunState::Running);
         };
         callbacks.on_event = [this](const kf::SearchEvent& e, const kf::ProjectView& store) { onEngineEvent(e, store); };
-        callbacks.set.on_skipped = [&skipped](const kf::kb::Problem& p, const std::string& why) {
-            skipped << tr("%1 (%2)").arg(fromUtf8(p.key()), fromUtf8(why));
+        callbacks.set.on_skipped = [&skipped](const kf::kb::Problem& p, const kf::kb::ProblemSkip& skip) {
+            skipped << problemSkipText(fromUtf8(p.key()), skip);
         };
         callbacks.set.on_problem = [this](std::size_t, std::size_t, const kf::kb::Problem&, const kf::kb::ProblemSearchOptions&) {
             runId_ = 0;

@@ -76,6 +76,23 @@ private slots:
         QCOMPARE(kfgui::runPhaseText(kfgui::RunPhase::Stopping), QStringLiteral("«stopping after the batch in flight…»"));
     }
 
+    /** Each reason a problem of a KernelBench set is skipped is one whole sentence, the set's
+     *  budgets named in words too. */
+    void everyProblemSkipIsOneSentence() {
+        using Why = kf::kb::ProblemSkip::Why;
+        const QString key = QStringLiteral("level1/1_Scale");
+        QCOMPARE(kfgui::problemSkipText(key, {Why::Unsupported, "Level 4 problems are whole Hugging Face models"}),
+                 QStringLiteral("«level1/1_Scale (not supported)»"));
+        QCOMPARE(kfgui::problemSkipText(key, {Why::Finished, {}}), QStringLiteral("«level1/1_Scale (already finished)»"));
+        QCOMPARE(kfgui::problemSkipText(key, {Why::BudgetSpent, "tokens"}),
+                 QStringLiteral("«level1/1_Scale (the set's «tokens» budget is spent)»"));
+        QCOMPARE(kfgui::problemSkipText(key, {Why::BudgetSpent, "calls"}),
+                 QStringLiteral("«level1/1_Scale (the set's «LLM calls» budget is spent)»"));
+        // The engine's words for a log say the same.
+        QCOMPARE(kf::kb::ProblemSkip({Why::BudgetSpent, "tokens"}).message(), std::string("the set's tokens budget is spent"));
+        QCOMPARE(kf::kb::ProblemSkip({Why::Finished, {}}).message(), std::string("already finished"));
+    }
+
     void everyStopKindIsTranslated() {
         // Every kind but Other has a text, and it is the engine's own wording once the
         // figures are filled in (the marking translator only wraps it).

@@ -398,9 +398,9 @@ int cmd_run_search(KernelBenchArgs& a) {
     };
     KernelBenchCallbacks callbacks;
     callbacks.should_stop = [] { return g_search_stop.load(); };
-    callbacks.set.on_skipped = [](const kb::Problem& p, const std::string& why) {
-        std::printf("%s: %s%s\n", p.key().c_str(), why.c_str(),
-                    why == "already finished" ? " in this project (--force runs it again)" : "");
+    callbacks.set.on_skipped = [](const kb::Problem& p, const kb::ProblemSkip& skip) {
+        std::printf("%s: %s%s\n", p.key().c_str(), skip.message().c_str(),
+                    skip.why == kb::ProblemSkip::Why::Finished ? " in this project (--force runs it again)" : "");
     };
     callbacks.set.on_problem = [](std::size_t i, std::size_t n, const kb::Problem& p, const kb::ProblemSearchOptions& po) {
         std::printf("[%zu/%zu] %s\n", i + 1, n, p.key().c_str());

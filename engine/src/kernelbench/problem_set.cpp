@@ -12,12 +12,22 @@ namespace kf::kb {
 
 namespace fs = std::filesystem;
 
+std::string ProblemSkip::message() const {
+    switch (why) {
+        case Why::Unsupported: return detail.empty() ? "not supported" : detail;
+        case Why::Finished: return "already finished";
+        case Why::BudgetSpent: return "the set's " + detail + " budget is spent";
+    }
+    return detail;
+}
+
 ProblemSetOutcome search_problems(const ProblemSetRequest& request, Evaluator& ev, ProjectStore& store,
                                   const ProblemSetCallbacks& callbacks) {
     ProblemSetOutcome outcome;
-    auto skip = [&](const Problem& p, std::string why) {
-        if (callbacks.on_skipped) callbacks.on_skipped(p, why);
-        outcome.skipped.emplace_back(p.key(), std::move(why));
+    auto skip = [&](const Problem& p, ProblemSkip::Why why, std::string detail = {}) {
+        const ProblemSkip s{why, std::move(detail)};
+        if (callbacks.on_skipped) callbacks.on_skipped(p, s);
+        outcome.skipped.emplace_back(p.key(), s);
     };
     auto stopping = [&] { return request.base.should_stop && request.base.should_stop(); };
 
@@ -29,11 +39,11 @@ ProblemSetOutcome search_problems(const ProblemSetRequest& request, Evaluator& e
     std::vector<Problem> to_run;
     for (const Problem& p : request.problems) {
         if (const std::string why = unsupported_reason(p); !why.empty()) {
-            skip(p, why);
+            skip(p, ProblemSkip::Why::Unsupported, why);
             continue;
         }
         if (finished.count(p.key())) {
-            skip(p, "already finished");
+            skip(p, ProblemSkip::Why::Finished);
             continue;
         }
         to_run.push_back(p);
@@ -50,7 +60,7 @@ ProblemSetOutcome search_problems(const ProblemSetRequest& request, Evaluator& e
         const std::string spent =
             share_level_budgets(request.level, others, elapsed, static_cast<std::int64_t>(to_run.size() - i), o);
         if (!spent.empty()) {
-            skip(p, "the set's " + spent + " budget is spent");
+            skip(p, ProblemSkip::Why::BudgetSpent, spent);
             continue;
         }
         if (!request.candidates_dir.empty()) o.candidates = find_candidates(request.candidates_dir, p);

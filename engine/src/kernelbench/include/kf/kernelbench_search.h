@@ -208,16 +208,29 @@ struct ProblemSetRequest {
     nlohmann::json run_config = nlohmann::json::object();
 };
 
+/** Why a problem of a set was not searched. */
+struct ProblemSkip {
+    enum class Why {
+        Unsupported,  ///< the bridge cannot run it; `detail` is unsupported_reason's text
+        Finished,     ///< a search of it in this project reached the tolerance (skip_finished)
+        BudgetSpent,  ///< `detail` names the set's budget that is spent (share_level_budgets)
+    };
+    Why why = Why::Unsupported;
+    std::string detail;
+    /** In words, for a log: "already finished", "the set's tokens budget is spent"... */
+    std::string message() const;
+};
+
 struct ProblemSetCallbacks {
     /** Before a problem's search, with its options (its budgets' share included). */
     std::function<void(std::size_t index, std::size_t total, const Problem&, const ProblemSearchOptions&)> on_problem;
-    std::function<void(const Problem&, const std::string& why)> on_skipped;
+    std::function<void(const Problem&, const ProblemSkip&)> on_skipped;
     std::function<void(const Problem&, const ProblemSearchOutcome&)> on_searched;
 };
 
 struct ProblemSetOutcome {
     std::vector<std::pair<Problem, ProblemSearchOutcome>> searched;
-    std::vector<std::pair<std::string, std::string>> skipped;  ///< problem key, why
+    std::vector<std::pair<std::string, ProblemSkip>> skipped;  ///< problem key, why
     bool stopped = false;  ///< base.should_stop said so before every problem was searched
 };
 
