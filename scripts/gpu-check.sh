@@ -122,11 +122,12 @@ done
 python3 "$root/scripts/bench/runner_timing.py" "$ro" | tee "$ro/summary.md"
 fi
 if [[ $parts == *" throughput "* ]]; then
-# Evaluations per minute of a search: runners started ahead while the candidate before is
-# evaluated (the default, 'ahead'), started per evaluation ('fresh', KF_RUNNER_AHEAD=0) and
-# candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1), the modes in a
-# rotating order per task so that none always runs first. Modes named only in
-# KF_GPU_THROUGHPUT_MODES: 'after' (KF_RUNNER_AHEAD=after, the next runner started between
+# Evaluations per minute of a search: runners started ahead, four at a time, while a
+# candidate is evaluated (the default, 'ahead'), one at a time ('depth1',
+# KF_RUNNER_AHEAD_DEPTH=1) and candidates in the worker's process ('inprocess',
+# KF_CUDA_IN_PROCESS=1), the modes in a rotating order per task so that none always runs
+# first. Modes named only in KF_GPU_THROUGHPUT_MODES: 'fresh' (KF_RUNNER_AHEAD=0, a runner
+# started per evaluation), 'after' (KF_RUNNER_AHEAD=after, the next runner started between
 # evaluations) and 'old' (the default mode of the earlier build in .gpu/old/bin).
 tput_tasks=${KF_GPU_THROUGHPUT_TASKS:-level1/row_sum level1/softmax level1/gelu}
 log "throughput: kfoundry evolve --budget ${KF_GPU_THROUGHPUT_BUDGET:-40} on $tput_tasks, three runner modes side by side"
@@ -135,7 +136,7 @@ mkdir -p "$tp"
 export XDG_DATA_HOME=$cache/data-throughput-$$
 # KF_GPU_THROUGHPUT_MODES narrows the modes (default: all three); KF_GPU_THROUGHPUT_ARGS adds
 # arguments to every evolve (e.g. --no-profile: no Nsight Compute runs between evaluations).
-read -r -a modes <<<"${KF_GPU_THROUGHPUT_MODES:-ahead fresh inprocess}"
+read -r -a modes <<<"${KF_GPU_THROUGHPUT_MODES:-ahead depth1 inprocess}"
 nmodes=${#modes[@]}
 i=0
 for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
@@ -145,6 +146,7 @@ for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
       mode=${modes[$(( (i + k) % nmodes ))]}
       envs=()
       [ "$mode" = fresh ] && envs=(KF_RUNNER_AHEAD=0)
+      [ "$mode" = depth1 ] && envs=(KF_RUNNER_AHEAD_DEPTH=1)
       [ "$mode" = after ] && envs=(KF_RUNNER_AHEAD=after)
       [ "$mode" = inprocess ] && envs=(KF_CUDA_IN_PROCESS=1)
       mbin=$bin

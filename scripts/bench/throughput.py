@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Summarises scripts/gpu-check.sh part `throughput`: evaluations per minute of `kfoundry evolve`
-with runners started ahead while the candidate before is evaluated (the default, 'ahead'),
+with runners started ahead, four at a time, while a candidate is evaluated (the default,
+'ahead'), one at a time ('depth1', KF_RUNNER_AHEAD_DEPTH=1),
 started between evaluations ('after', KF_RUNNER_AHEAD=after), started per evaluation ('fresh',
 KF_RUNNER_AHEAD=0) and candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1),
 side by side in one run; 'old' is an earlier build's default mode where the run has one. A second table gives the runner
@@ -14,7 +15,7 @@ import sqlite3
 import statistics
 import sys
 
-MODES = ["ahead", "after", "old", "fresh", "inprocess"]
+MODES = ["ahead", "depth1", "after", "old", "fresh", "inprocess"]
 SITE = ["arenas", "bind_ms", "hush_ms", "sync_ms", "hold_ms", "holds", "settled_holds", "settle_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "account_ms",
         "freeze_ms", "mapped_ms", "calls"]
 

@@ -52,6 +52,7 @@ private slots:
         cfg.cache_dir = kftest::temp_dir("cache") / "compile";
         qputenv("KF_CACHE_DIR", QByteArray::fromStdString(cfg.cache_dir.string()));
         qunsetenv("KF_RUNNER_AHEAD");
+        qunsetenv("KF_RUNNER_AHEAD_DEPTH");
         ev_ = std::make_unique<Evaluator>(cfg);
         task_ = load_task(kftest::data("tasks/scale_add"));
     }
@@ -79,9 +80,11 @@ private slots:
      *  default the next one is started while a candidate is evaluated: it sets itself up during
      *  that candidate's correctness calls, stopped around each (holds), and is waited for before
      *  the timed calls, which never find it setting up (settled_holds). With
-     *  KF_RUNNER_AHEAD=after it sets itself up between evaluations: no call finds it. */
+     *  KF_RUNNER_AHEAD=after it sets itself up between evaluations: no call finds it. One runner
+     *  is started ahead at a time here, so that every evaluation starts one. */
     void no_timed_call_finds_a_runner_setting_up() {
         qputenv("KF_RUNNER_SLOW_SETUP_MS", "400");
+        qputenv("KF_RUNNER_AHEAD_DEPTH", "1");
         for (const char* ahead : {"", "after"}) {
             if (*ahead) qputenv("KF_RUNNER_AHEAD", ahead);
             else qunsetenv("KF_RUNNER_AHEAD");
@@ -100,6 +103,34 @@ private slots:
             else QVERIFY2(holds > 0, "no correctness call found the runner started during the evaluation setting up");
         }
         qunsetenv("KF_RUNNER_AHEAD");
+        qunsetenv("KF_RUNNER_AHEAD_DEPTH");
+        qunsetenv("KF_RUNNER_SLOW_SETUP_MS");
+    }
+
+    /** Runners are started KF_RUNNER_AHEAD_DEPTH at a time, when none is left: only the
+     *  evaluation that starts them finds runners setting up (and stops them around its
+     *  correctness calls); the next depth - 1 evaluations find theirs ready and stop none. One
+     *  at a time, nearly every evaluation stops one. */
+    void runners_are_started_depth_at_a_time() {
+        qputenv("KF_RUNNER_SLOW_SETUP_MS", "1000");
+        for (const char* depth : {"1", "3"}) {
+            qputenv("KF_RUNNER_AHEAD_DEPTH", depth);
+            std::unique_ptr<Evaluator> ev = evaluator(std::string("cache-depth-") + depth);
+            int quiet = 0, settled_holds = 0;
+            for (int i = 0; i < 7; ++i) {
+                Diagnosis d = run(*ev, "correct");
+                QCOMPARE(d.status, Status::Ok);
+                if (i > 0) QVERIFY2(d.runner.value("ahead", false), d.runner.dump().c_str());
+                const nlohmann::json site = d.phases.value("site", nlohmann::json::object());
+                if (site.value("holds", -1) == 0) ++quiet;
+                settled_holds += site.value("settled_holds", -100);
+            }
+            QCOMPARE(settled_holds, 0);
+            qInfo("depth %s: %d of 7 evaluations stopped no runner", depth, quiet);
+            if (std::string(depth) == "1") QVERIFY2(quiet <= 1, std::to_string(quiet).c_str());
+            else QVERIFY2(quiet >= 3, std::to_string(quiet).c_str());
+        }
+        qunsetenv("KF_RUNNER_AHEAD_DEPTH");
         qunsetenv("KF_RUNNER_SLOW_SETUP_MS");
     }
 

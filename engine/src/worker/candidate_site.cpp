@@ -206,7 +206,7 @@ private:
         std::int64_t free_before = -1;
     };
 
-    /** Before a call or an accounted call: the runner started ahead held where it is still
+    /** Before a call or an accounted call: the runners started ahead held where they are still
      *  setting up, and (once settled) runners being ended gone; what the judge wrote (inputs,
      *  poison, the cache flush) complete before the runner's context starts reading it; then
      *  the device's free memory. */
@@ -215,10 +215,10 @@ private:
         {
             Clock clock(times_.hush_ms);
             if (pool_) {
-                const double held = pool_->hush(settled_);
-                times_.hold_ms += held;
-                if (held > 0) ++times_.holds;
-                if (held > 0 && settled_) ++times_.settled_holds;
+                const RunnerPool::Hushed held = pool_->hush(settled_);
+                times_.hold_ms += held.ms;
+                if (held.runners > 0) ++times_.holds;
+                if (held.runners > 0 && settled_) ++times_.settled_holds;
             }
             Clock sync(times_.sync_ms);
             dev_.synchronize();

@@ -9,7 +9,7 @@ namespace kf::worker {
 RunnerPool::~RunnerPool() { clear(); }
 
 void RunnerPool::clear() {
-    spare_.reset();
+    spares_.clear();
     if (reaper_.joinable()) reaper_.join();
     retiring_.clear();
 }
@@ -22,6 +22,15 @@ RunnerPool::Ahead RunnerPool::ahead_from_environment() {
     return Ahead::WhileEvaluating;
 }
 
+int RunnerPool::depth_from_environment() {
+    constexpr int kDefault = 4;
+    const char* v = std::getenv("KF_RUNNER_AHEAD_DEPTH");
+    if (!v || !*v) return kDefault;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    return (end && *end == '\0' && n >= 1 && n <= kMaxDepth) ? static_cast<int>(n) : kDefault;
+}
+
 bool RunnerPool::same(const RunnerOptions& a, const RunnerOptions& b) {
     return a.worker == b.worker && a.backend == b.backend && a.device == b.device && a.sandbox == b.sandbox &&
            a.limits.memory_bytes == b.limits.memory_bytes && a.limits.file_bytes == b.limits.file_bytes &&
@@ -30,27 +39,32 @@ bool RunnerPool::same(const RunnerOptions& a, const RunnerOptions& b) {
 
 std::unique_ptr<RunnerProcess> RunnerPool::take(const RunnerOptions& opt) {
     std::unique_ptr<RunnerProcess> r;
-    if (spare_ && same(spare_opt_, opt)) r = std::move(spare_);
-    spare_.reset();  // started for other options: it ends here
+    if (!spares_.empty() && !same(spare_opt_, opt)) spares_.clear();  // started for other options: they end here
+    if (!spares_.empty()) {
+        r = std::move(spares_.front());
+        spares_.pop_front();
+    }
     last_ = opt;
-    if (ahead_ == Ahead::WhileEvaluating) start_spare(opt);
+    if (ahead_ == Ahead::WhileEvaluating && spares_.empty()) start_spares(opt);
     if (!r) return std::make_unique<RunnerProcess>(opt);
     r->load(opt.library);  // waits for the rest of its set-up, if any
     return r;
 }
 
 void RunnerPool::prepare() {
-    if (ahead_ == Ahead::AfterEvaluation && !spare_ && last_) start_spare(*last_);
+    if (ahead_ == Ahead::AfterEvaluation && spares_.empty() && last_) start_spares(*last_);
 }
 
-void RunnerPool::start_spare(const RunnerOptions& opt) {
+void RunnerPool::start_spares(const RunnerOptions& opt) {
     RunnerOptions next = opt;
     next.library.clear();
-    try {
-        spare_ = std::make_unique<RunnerProcess>(next);
-        spare_opt_ = next;
-    } catch (...) {
-        spare_.reset();  // the next evaluation starts one of its own and reports why
+    spare_opt_ = next;
+    for (int i = 0; i < depth_; ++i) {
+        try {
+            spares_.push_back(std::make_unique<RunnerProcess>(next));
+        } catch (...) {
+            return;  // the evaluation that finds none starts one of its own and reports why
+        }
     }
 }
 
@@ -81,24 +95,34 @@ void RunnerPool::reap() {
     }
 }
 
-double RunnerPool::hush(bool settled) {
+RunnerPool::Hushed RunnerPool::hush(bool settled) {
     // take(), retire() and hush() are called from one thread: nothing is retired meanwhile.
     if (settled) settle();
-    if (!spare_) return 0;
+    Hushed h;
     const auto t0 = std::chrono::steady_clock::now();
-    return spare_->hold() ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() : 0;
+    for (auto& s : spares_)
+        if (s->hold()) ++h.runners;
+    if (h.runners > 0) h.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return h;
 }
 
 void RunnerPool::settle() {
     if (reaper_.joinable()) reaper_.join();
-    // Ahead::WhileEvaluating: the runner started ahead finishes setting itself up now, before
-    // the calls whose times count, so that none of them runs while it makes its context.
-    if (spare_ && ahead_ == Ahead::WhileEvaluating && spare_->setting_up()) {
-        try {
-            spare_->finish_setup();
-        } catch (...) {
-            spare_.reset();  // the next evaluation starts one of its own and reports why
+    // Ahead::WhileEvaluating: the runners started ahead finish setting themselves up now,
+    // before the calls whose times count, so that none of them runs while they make their
+    // contexts. All are let go first, so that they finish side by side.
+    if (ahead_ != Ahead::WhileEvaluating) return;
+    for (auto& s : spares_) s->release();
+    for (auto it = spares_.begin(); it != spares_.end();) {
+        bool ok = true;
+        if ((*it)->setting_up()) {
+            try {
+                (*it)->finish_setup();
+            } catch (...) {
+                ok = false;  // an evaluation that finds none left starts one of its own and reports why
+            }
         }
+        it = ok ? std::next(it) : spares_.erase(it);
     }
 }
 
@@ -108,7 +132,7 @@ bool RunnerPool::retiring() {
 }
 
 void RunnerPool::unhush() {
-    if (spare_) spare_->release();
+    for (auto& s : spares_) s->release();
 }
 
 }  // namespace kf::worker

@@ -9,6 +9,10 @@
 // before the timed calls (settle), so that no timed call runs while it makes its context.
 // Started once an evaluation is over instead (Ahead::AfterEvaluation), it sets itself up
 // while the worker waits for its next request, and the next evaluation waits for the rest.
+// Runners are started `depth` at a time (KF_RUNNER_AHEAD_DEPTH, default 4), when none is
+// left: they set themselves up side by side, during one candidate's evaluation, and the
+// next depth - 1 candidates find theirs waiting with nothing left to wait for or to stop.
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,47 +33,61 @@ public:
          *  candidate's correctness calls, and waited for before its timed calls */
         WhileEvaluating,
     };
-    explicit RunnerPool(Ahead ahead) : ahead_(ahead) {}
+    /** The most runners started ahead at once. */
+    static constexpr int kMaxDepth = 16;
+    explicit RunnerPool(Ahead ahead, int depth = 1) : ahead_(ahead), depth_(depth < 1 ? 1 : depth > kMaxDepth ? kMaxDepth : depth) {}
     ~RunnerPool();
     RunnerPool(const RunnerPool&) = delete;
     RunnerPool& operator=(const RunnerPool&) = delete;
 
-    /** A runner with `opt.library` loaded: the one started ahead where it was started with the
-     *  same options, else a new one (Ahead::WhileEvaluating: then starts the next one ahead).
-     *  Throws as RunnerProcess. */
+    /** A runner with `opt.library` loaded: one started ahead where they were started with the
+     *  same options, else a new one (Ahead::WhileEvaluating: where none is left ahead, starts
+     *  the next `depth`). Throws as RunnerProcess. */
     std::unique_ptr<RunnerProcess> take(const RunnerOptions& opt);
-    /** Between evaluations (Ahead::AfterEvaluation): starts the next runner, with the options of
-     *  the last take(), unless one is started already or none was ever taken. */
+    /** Between evaluations (Ahead::AfterEvaluation): starts the next `depth` runners, with the
+     *  options of the last take(), unless one is started already or none was ever taken. */
     void prepare();
     /** take(), retire(), hush() and unhush() are called from one thread.
      *  Ends `r` in the background (its device context takes a while to go). */
     void retire(std::unique_ptr<RunnerProcess> r);
-    /** Around a call the judge measures: the runner started ahead stands still while it is
+    /** Around a call the judge measures: the runners started ahead stand still while they are
      *  still setting up, and, with `settled`, runners being ended are gone first (a call that is
      *  not timed need not wait for them: what they give back of the device's memory is told
-     *  apart by retiring()). Returns the milliseconds spent stopping the runner started ahead
-     *  (0 where it was set up already, or there is none). */
-    double hush(bool settled);
+     *  apart by retiring()). Returns the milliseconds spent stopping runners started ahead
+     *  and how many were stopped (0 and 0 where all are set up already, or there is none). */
+    struct Hushed {
+        double ms = 0;
+        int runners = 0;
+    };
+    Hushed hush(bool settled);
     void unhush();
     /** Waits until every runner being ended is gone, and (Ahead::WhileEvaluating) until the
-     *  runner started ahead is set up. */
+     *  runners started ahead are set up. */
     void settle();
+    /** Runners started ahead and not yet taken (for tests and figures). */
+    int ahead() const { return static_cast<int>(spares_.size()); }
+    int depth() const { return depth_; }
     /** Runners are being ended now (their device memory may come back at any moment). Until the
      *  next retire(), false stays false. */
     bool retiring();
-    /** Ends the runner started ahead and waits for every runner being ended. */
+    /** Ends the runners started ahead and waits for every runner being ended. */
     void clear();
     /** The choice of KF_RUNNER_AHEAD: "0" Off, "after" AfterEvaluation, else WhileEvaluating. */
     static Ahead ahead_from_environment();
+    /** KF_RUNNER_AHEAD_DEPTH: how many runners are started ahead at once (1 to kMaxDepth;
+     *  default 4; anything else read as the default). */
+    static int depth_from_environment();
 
 private:
     static bool same(const RunnerOptions& a, const RunnerOptions& b);
     void reap();
 
-    void start_spare(const RunnerOptions& opt);
+    /** Starts `depth_` runners ahead with `opt` (less its library). */
+    void start_spares(const RunnerOptions& opt);
 
     Ahead ahead_;
-    std::unique_ptr<RunnerProcess> spare_;
+    int depth_;
+    std::deque<std::unique_ptr<RunnerProcess>> spares_;  ///< started ahead, all with spare_opt_
     RunnerOptions spare_opt_;
     std::optional<RunnerOptions> last_;  ///< the options of the last take()
     std::mutex mu_;
