@@ -14,6 +14,7 @@
 
 #include "kf/compile.h"
 #include "kf/process.h"
+#include "kf/sha256.h"
 #include "testsupport.h"
 
 namespace fs = std::filesystem;

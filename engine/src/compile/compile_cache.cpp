@@ -21,6 +21,7 @@
 #include "kf/compile.h"
 #include "kf/process.h"
 #include "kf/sandbox_view.h"
+#include "kf/sha256.h"
 
 namespace kf {
 

@@ -5,6 +5,7 @@
 
 #include "kf/compile.h"
 #include "kf/experts.h"
+#include "kf/sha256.h"
 
 namespace kf {
 

@@ -12,6 +12,7 @@
 #include "kf/kernelbench.h"
 #include "kf/paths.h"
 #include "kf/process.h"
+#include "kf/sha256.h"
 #include "kf/worker_protocol.h"
 
 namespace kf::kb {

@@ -1,7 +1,7 @@
 // ProjectStore: candidates, their lineage and their evaluations.
 #include <set>
 
-#include "kf/compile.h"
+#include "kf/sha256.h"
 #include "store_impl.h"
 
 namespace kf {

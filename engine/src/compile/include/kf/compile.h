@@ -90,9 +90,6 @@ std::string withhold_outside_quotes(std::string_view output, const std::filesyst
 /** Parses `ptxas -v` output ("Used N registers, ... bytes smem", "bytes stack frame, ... spill"). */
 std::vector<ResourceUsage> parse_ptxas_usage(std::string_view output);
 
-/** SHA-256 of data, as lower-case hex. */
-std::string sha256_hex(std::string_view data);
-
 /** The compiler for a backend: CUDA $KF_NVCC, else nvcc on PATH, else /usr/local/cuda/bin/nvcc; host $KF_CXX, else g++. */
 std::string compiler_program(Backend b);
 /**

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "kf/compile.h"
+#include "kf/sha256.h"
 
 namespace kf {
 
