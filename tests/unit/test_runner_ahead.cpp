@@ -44,6 +44,27 @@ private:
         return d;
     }
 
+    /** What the runners started ahead cost a series of evaluations (phases.site). */
+    struct Holds {
+        int holds = 0;          ///< calls that found runners started ahead setting up, summed
+        int settled_holds = 0;  ///< of them, after settle(), summed
+        int quiet = 0;          ///< evaluations that stopped no runner
+    };
+
+    /** `n` evaluations of the correct candidate on `ev`: each is ok, and each after the first
+     *  found its runner started ahead. */
+    void evaluate_correct(Evaluator& ev, int n, Holds& out) {
+        for (int i = 0; i < n; ++i) {
+            Diagnosis d = run(ev, "correct");
+            QCOMPARE(d.status, Status::Ok);
+            if (i > 0) QVERIFY2(d.runner.value("ahead", false), d.runner.dump().c_str());
+            const nlohmann::json site = d.phases.value("site", nlohmann::json::object());
+            out.holds += site.value("holds", 0);
+            if (site.value("holds", -1) == 0) ++out.quiet;
+            out.settled_holds += site.value("settled_holds", -100);
+        }
+    }
+
 private slots:
     void initTestCase() {
         EvaluatorConfig cfg;
@@ -89,18 +110,12 @@ private slots:
             if (*ahead) qputenv("KF_RUNNER_AHEAD", ahead);
             else qunsetenv("KF_RUNNER_AHEAD");
             std::unique_ptr<Evaluator> ev = evaluator(std::string("cache-slow-") + ahead);
-            int holds = 0, settled_holds = 0;
-            for (int i = 0; i < 3; ++i) {
-                Diagnosis d = run(*ev, "correct");
-                QCOMPARE(d.status, Status::Ok);
-                if (i > 0) QVERIFY2(d.runner.value("ahead", false), d.runner.dump().c_str());
-                const nlohmann::json site = d.phases.value("site", nlohmann::json::object());
-                holds += site.value("holds", 0);
-                settled_holds += site.value("settled_holds", -100);
-            }
-            QCOMPARE(settled_holds, 0);
-            if (*ahead) QCOMPARE(holds, 0);
-            else QVERIFY2(holds > 0, "no correctness call found the runner started during the evaluation setting up");
+            Holds h;
+            evaluate_correct(*ev, 3, h);
+            if (QTest::currentTestFailed()) return;
+            QCOMPARE(h.settled_holds, 0);
+            if (*ahead) QCOMPARE(h.holds, 0);
+            else QVERIFY2(h.holds > 0, "no correctness call found the runner started during the evaluation setting up");
         }
         qunsetenv("KF_RUNNER_AHEAD");
         qunsetenv("KF_RUNNER_AHEAD_DEPTH");
@@ -116,19 +131,13 @@ private slots:
         for (const char* depth : {"1", "3"}) {
             qputenv("KF_RUNNER_AHEAD_DEPTH", depth);
             std::unique_ptr<Evaluator> ev = evaluator(std::string("cache-depth-") + depth);
-            int quiet = 0, settled_holds = 0;
-            for (int i = 0; i < 7; ++i) {
-                Diagnosis d = run(*ev, "correct");
-                QCOMPARE(d.status, Status::Ok);
-                if (i > 0) QVERIFY2(d.runner.value("ahead", false), d.runner.dump().c_str());
-                const nlohmann::json site = d.phases.value("site", nlohmann::json::object());
-                if (site.value("holds", -1) == 0) ++quiet;
-                settled_holds += site.value("settled_holds", -100);
-            }
-            QCOMPARE(settled_holds, 0);
-            qInfo("depth %s: %d of 7 evaluations stopped no runner", depth, quiet);
-            if (std::string(depth) == "1") QVERIFY2(quiet <= 1, std::to_string(quiet).c_str());
-            else QVERIFY2(quiet >= 3, std::to_string(quiet).c_str());
+            Holds h;
+            evaluate_correct(*ev, 7, h);
+            if (QTest::currentTestFailed()) return;
+            QCOMPARE(h.settled_holds, 0);
+            qInfo("depth %s: %d of 7 evaluations stopped no runner", depth, h.quiet);
+            if (std::string(depth) == "1") QVERIFY2(h.quiet <= 1, std::to_string(h.quiet).c_str());
+            else QVERIFY2(h.quiet >= 3, std::to_string(h.quiet).c_str());
         }
         qunsetenv("KF_RUNNER_AHEAD_DEPTH");
         qunsetenv("KF_RUNNER_SLOW_SETUP_MS");

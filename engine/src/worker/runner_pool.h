@@ -64,9 +64,6 @@ public:
     /** Waits until every runner being ended is gone, and (Ahead::WhileEvaluating) until the
      *  runners started ahead are set up. */
     void settle();
-    /** Runners started ahead and not yet taken (for tests and figures). */
-    int ahead() const { return static_cast<int>(spares_.size()); }
-    int depth() const { return depth_; }
     /** Runners are being ended now (their device memory may come back at any moment). Until the
      *  next retire(), false stays false. */
     bool retiring();
