@@ -6,7 +6,8 @@ started between evaluations ('after', KF_RUNNER_AHEAD=after), started per evalua
 KF_RUNNER_AHEAD=0) and candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1),
 side by side in one run; 'old' is an earlier build's default mode where the run has one. A second table gives the runner
 site's steps (medians per evaluation, ms) and the wall time per evaluation outside the worker's
-evaluations (waits for compilation and the engine's own work).
+evaluations (waits for compilation and the engine's own work), a third the runner's own start
+step by step (runner.setup_steps).
 
 usage: throughput.py DIR   (DIR holds <task>.<mode>.<round>.db and summary.txt)"""
 import json
@@ -18,6 +19,9 @@ import sys
 MODES = ["ahead", "depth1", "after", "old", "fresh", "inprocess"]
 SITE = ["arenas", "bind_ms", "hush_ms", "sync_ms", "hold_ms", "holds", "settled_holds", "settle_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "account_ms",
         "freeze_ms", "mapped_ms", "calls"]
+# The runner's start, step by step (runner.setup_steps, medians, ms): the judge's fork to the
+# runner's main (bubblewrap, exec), the driver and context, a first timed call and CUPTI, the filter.
+STEPS = ["spawn_ms", "device_ms", "threads_ms", "confine_ms"]
 
 
 def one(db):
@@ -32,6 +36,7 @@ def one(db):
             pipe = {}
     wall = pipe.get("wall_s") or 0
     waited, setup, ahead, statuses = [], [], 0, {}
+    steps = {k: [] for k in STEPS}
     phases = {"eval_s": [], "reps": [], "correctness_ms": [], "timing_ms": []}
     site = {k: [] for k in SITE}
     for status, diag in rows:
@@ -57,6 +62,9 @@ def one(db):
             waited.append(r["waited_ms"])
         if "setup_ms" in r:
             setup.append(r["setup_ms"])
+        for k in STEPS:
+            if k in (r.get("setup_steps") or {}):
+                steps[k].append(r["setup_steps"][k])
         ahead += 1 if r.get("ahead") else 0
     return {
         "evaluations": len(rows),
@@ -72,6 +80,7 @@ def one(db):
         "statuses": statuses,
         "phases": {k: statistics.median(v) if v else None for k, v in phases.items()},
         "site": {k: statistics.median(v) if v else None for k, v in site.items()},
+        "steps": {k: statistics.median(v) if v else None for k, v in steps.items()},
         "eval_sum_s": sum(phases["eval_s"]),
     }
 
@@ -119,6 +128,16 @@ def main():
                 prof = "-" if r["profiles"] is None else f"{r['profiles']} ({f(r['profile_s'])})"
                 print(f"| {task} | {mode} | " + " | ".join(f(r["site"][k]) for k in SITE) + f" | {f(per)} | {f(outside)} | "
                       f"{f(r['starved_s'])} | {prof} |")
+    print()
+    print("| task | mode | runner set-up ms | " + " | ".join(STEPS) + " |")
+    print("|---|---|---|" + "---|" * len(STEPS))
+    for task, modes in sorted(runs.items()):
+        for mode in MODES:
+            for r in modes.get(mode, []):
+                if r["setup_ms"] is None:
+                    continue
+                f = lambda v: "-" if v is None else f"{v:.3g}"
+                print(f"| {task} | {mode} | {f(r['setup_ms'])} | " + " | ".join(f(r["steps"][k]) for k in STEPS) + " |")
     print()
     for task, ratio, rate in ratios:
         extra = f", started per evaluation {rate['fresh']:.0f}/min" if "fresh" in rate else ""

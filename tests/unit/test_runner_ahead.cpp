@@ -86,6 +86,15 @@ private slots:
             QVERIFY2(d.runner.is_object(), "the diagnosis says nothing of the runner");
             QVERIFY(d.runner.value("waited_ms", -1.0) >= 0);
             QVERIFY(d.runner.value("setup_ms", -1.0) >= 0);
+            // Its start step by step: the judge's fork to its main, then its own steps, which
+            // are within its set-up.
+            const nlohmann::json steps = d.runner.value("setup_steps", nlohmann::json::object());
+            double own = 0;
+            for (const char* k : {"spawn_ms", "device_ms", "threads_ms", "confine_ms"}) {
+                QVERIFY2(steps.value(k, -1.0) >= 0, (std::string(k) + " in " + d.runner.dump()).c_str());
+                if (std::string(k) != "spawn_ms") own += steps.value(k, 0.0);
+            }
+            QVERIFY2(own <= d.runner.value("setup_ms", 0.0) + 0.01, d.runner.dump().c_str());
             // The reference is timed in the first evaluation, in a runner of its own: from the
             // second evaluation on, every candidate's runner was started during the one before.
             if (i > 0) QVERIFY2(d.runner.value("ahead", false), d.runner.dump().c_str());

@@ -222,6 +222,7 @@ private:
             const RunnerStart st = runner->start_figures();
             runner_start = {{"ahead", st.ahead}, {"waited_ms", st.waited_ms}};
             if (st.setup_ms >= 0) runner_start["setup_ms"] = st.setup_ms;
+            for (const auto& [k, v] : st.parts) runner_start["setup_steps"][k] = v;
             site = runner_site(device(), std::move(runner), gpu, &pool_);
         } catch (const CandidateFault& f) {
             bool load = f.message.rfind("load_error:", 0) == 0;

@@ -43,10 +43,12 @@ nlohmann::json launches_json(const LaunchReport& r) {
             {"note", r.note}};
 }
 
-/** The command line: `--library PATH --memory BYTES --file-size BYTES --backend B --device N`. */
+/** The command line: `--library PATH --memory BYTES --file-size BYTES --backend B --device N
+ *  --spawned-ns T` (T: steady_ns() when the judge started it). */
 struct RunnerArgs {
     std::string library, backend = "host";
     int ordinal = 0;
+    std::int64_t spawned_ns = 0;
     SandboxLimits limits;
 };
 
@@ -59,6 +61,7 @@ RunnerArgs read_args(int argc, char** argv) {
         else if (k == "--file-size") a.limits.file_bytes = std::strtoull(argv[i + 1], nullptr, 10);
         else if (k == "--backend") a.backend = argv[i + 1];
         else if (k == "--device") a.ordinal = std::atoi(argv[i + 1]);
+        else if (k == "--spawned-ns") a.spawned_ns = std::strtoll(argv[i + 1], nullptr, 10);
     }
     a.limits.open_files = 256;
     return a;
@@ -260,24 +263,30 @@ private:
 }  // namespace
 
 int runner_main(int argc, char** argv) {
-    const auto started = std::chrono::steady_clock::now();
+    const std::int64_t started = steady_ns();
     const RunnerArgs args = read_args(argc, argv);
     // KF_RUNNER_SLOW_SETUP_MS: a runner slow to set itself up, as one making a CUDA context is
     // (for tests of when runners are started; docs/sandbox.md).
     if (const char* slow = std::getenv("KF_RUNNER_SLOW_SETUP_MS"))
         std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp(std::atoi(slow), 0, 10000)));
     const int sock = kRunnerControlFd;
+    const std::int64_t t0 = steady_ns();
     std::unique_ptr<Device> dev = open_device(sock, args);
+    const std::int64_t t1 = steady_ns();
     start_own_threads(sock, dev.get());
+    const std::int64_t t2 = steady_ns();
     Confinement conf = confine_self(args.limits, dev != nullptr);
+    const std::int64_t t3 = steady_ns();
 
     // The judge counts this process's threads now, while nothing of the library has run; the
     // value says whether its waits for the device sleep (its CPU time is then host work only),
-    // the payload how long this set-up took. A runner started ahead of need waits here until
-    // the judge has a candidate for it: Load names the library.
-    const auto setup_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
-    send_runner_message(sock, {RunnerMsg::Confined, 0, dev && dev->waits_without_spinning() ? 1u : 0u},
-                        std::to_string(setup_us.count()));
+    // the payload how long this set-up took, step by step. A runner started ahead of need
+    // waits here until the judge has a candidate for it: Load names the library.
+    const auto us = [](std::int64_t ns) { return ns / 1000; };
+    nlohmann::json steps = {{"setup_us", us(t3 - started)}, {"device_us", us(t1 - t0)}, {"threads_us", us(t2 - t1)},
+                            {"confine_us", us(t3 - t2)}};
+    if (args.spawned_ns > 0 && started >= args.spawned_ns) steps["spawn_us"] = us(started - args.spawned_ns);
+    send_runner_message(sock, {RunnerMsg::Confined, 0, dev && dev->waits_without_spinning() ? 1u : 0u}, steps.dump());
     const EntryFn entry = load_library(sock, args.library, dev.get(), conf.warnings);
     Serving(sock, dev.get(), entry, args.ordinal).run();
 }

@@ -97,7 +97,7 @@ void RunnerProcess::start(const RunnerOptions& opt) {
     }
     argv.insert(argv.end(), {opt.worker.string(), "--runner", "--memory", std::to_string(opt.limits.memory_bytes),
                              "--file-size", std::to_string(opt.limits.file_bytes), "--backend", opt.backend, "--device",
-                             std::to_string(opt.device)});
+                             std::to_string(opt.device), "--spawned-ns", std::to_string(steady_ns())});
     std::vector<char*> cargv;
     for (auto& a : argv) cargv.push_back(a.data());
     cargv.push_back(nullptr);
@@ -193,9 +193,16 @@ void RunnerProcess::await_setup() {
     const ReceivedMessage confined = next_message("setting itself up");
     if (confined.header.type != RunnerMsg::Confined) forged("its confinement message");
     activity_.quiet_waits = confined.header.value == 1;
-    char* end = nullptr;
-    const double us = std::strtod(confined.payload.c_str(), &end);
-    if (end && end != confined.payload.c_str() && us >= 0) start_.setup_ms = us / 1000;
+    // Figures only (runner.setup_ms and its parts): the runner could write anything here.
+    const auto j = nlohmann::json::parse(confined.payload, nullptr, false);
+    if (j.is_object()) {
+        for (const auto& [k, v] : j.items()) {
+            if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1e9) continue;
+            const std::string name = k.size() > 3 && k.compare(k.size() - 3, 3, "_us") == 0 ? k.substr(0, k.size() - 3) : "";
+            if (name == "setup") start_.setup_ms = v.get<double>() / 1000;
+            else if (!name.empty() && start_.parts.size() < 8) start_.parts[name + "_ms"] = v.get<double>() / 1000;
+        }
+    }
     set_up_ = true;
 }
 

@@ -2,6 +2,7 @@
 // The judge's channel to a runner (docs/sandbox.md): fixed-size messages on a SOCK_SEQPACKET
 // socket pair, an optional text payload after the header, and the arena's memfd passed with
 // SCM_RIGHTS. Nothing the runner sends decides a verdict: the judge reads the outputs itself.
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,7 +23,7 @@ enum class RunnerMsg : std::uint32_t {
     DeviceError = 11,  ///< runner → judge: the runner's device could not be set up; payload says why
     Arm = 12,       ///< judge → runner: an empty device operation, so that the runner's context holds the GPU
     Armed = 13,     ///< runner → judge: done
-    Confined = 14,  ///< runner → judge: confined, not yet loaded; it waits for Load while the judge counts its threads; value 1: its device waits sleep; payload: its set-up time in microseconds
+    Confined = 14,  ///< runner → judge: confined, not yet loaded; it waits for Load while the judge counts its threads; value 1: its device waits sleep; payload: JSON of its set-up's steps in microseconds (setup_us, spawn_us, device_us, threads_us, confine_us)
     Load = 15,      ///< judge → runner: load the library; payload: its path (else the one given at start)
 };
 
@@ -33,6 +34,10 @@ struct RunnerHeader {
 };
 
 inline constexpr std::size_t kRunnerMaxMessage = 1 << 16;
+/** The monotonic clock in ns, which the judge and its runners share (`--spawned-ns`). */
+inline std::int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 /** The control socket's descriptor number in the runner. */
 inline constexpr int kRunnerControlFd = 3;
 
