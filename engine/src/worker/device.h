@@ -140,6 +140,12 @@ public:
     /** True when this process sleeps while it waits for the device (instead of spinning), so
      *  that its CPU time is the work it does on the host. */
     virtual bool waits_without_spinning() const { return false; }
+    /** How long making this device took, ms: the driver's start (`init_ms`) and this process's
+     *  context with its stream, events and scratch (`context_ms`); -1 where not measured. */
+    struct SetupTimes {
+        double init_ms = -1, context_ms = -1;
+    };
+    virtual SetupTimes setup_times() const { return {}; }
     /** Opens and closes a named range a profiler can select kernels by (NVTX push/pop on
      *  CUDA, where `kfoundry profile` uses it; nothing on the host). */
     virtual void range_push(const char* name) { (void)name; }

@@ -286,6 +286,11 @@ int runner_main(int argc, char** argv) {
     nlohmann::json steps = {{"setup_us", us(t3 - started)}, {"device_us", us(t1 - t0)}, {"threads_us", us(t2 - t1)},
                             {"confine_us", us(t3 - t2)}};
     if (args.spawned_ns > 0 && started >= args.spawned_ns) steps["spawn_us"] = us(started - args.spawned_ns);
+    if (dev) {
+        const Device::SetupTimes st = dev->setup_times();
+        if (st.init_ms >= 0) steps["init_us"] = static_cast<std::int64_t>(st.init_ms * 1000);
+        if (st.context_ms >= 0) steps["context_us"] = static_cast<std::int64_t>(st.context_ms * 1000);
+    }
     send_runner_message(sock, {RunnerMsg::Confined, 0, dev && dev->waits_without_spinning() ? 1u : 0u}, steps.dump());
     const EntryFn entry = load_library(sock, args.library, dev.get(), conf.warnings);
     Serving(sock, dev.get(), entry, args.ordinal).run();

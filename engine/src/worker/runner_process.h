@@ -41,7 +41,7 @@ struct RunnerStart {
     double setup_ms = -1;    ///< the runner's own set-up (device, CUPTI, confinement), as it reports it
     double waited_ms = 0;    ///< what the evaluation waited for it: from asking to its library loaded
     /** Steps of its start, ms, as it reports them: `spawn_ms` (from the judge's fork to the
-     *  runner's main: bubblewrap and exec), `device_ms` (driver and context), `threads_ms`
+     *  runner's main: bubblewrap and exec), `device_ms` (driver and context: `init_ms`, `context_ms`), `threads_ms`
      *  (a first timed call and CUPTI's start), `confine_ms` (its seccomp filter and limits). */
     std::map<std::string, double> parts;
 };

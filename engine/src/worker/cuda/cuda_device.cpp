@@ -367,6 +367,10 @@ public:
         // it, before any context is made here: the candidate's own modules are then loaded by
         // its dlopen, and a module loaded during a call is one it loaded itself (library_loaded).
         if (quiet_waits) ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto ms_since = [](std::chrono::steady_clock::time_point t) {
+            return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+        };
         int count = 0;
         cudaError_t e = cudaGetDeviceCount(&count);
         if (e != cudaSuccess) {
@@ -384,6 +388,8 @@ public:
                                cudaSuccess;
                 if (!quiet_waits_) (void)cudaGetLastError();
             }
+            setup_.init_ms = ms_since(t0);
+            const auto t1 = std::chrono::steady_clock::now();
             check(cudaSetDevice(ordinal), "cudaSetDevice");
             check(cudaFree(nullptr), "creating the CUDA context");
             check(cudaGetDeviceProperties(&props_, ordinal), "cudaGetDeviceProperties");
@@ -394,6 +400,7 @@ public:
             // The cache-flush buffer is made on the first flush: only the judge flushes, and a
             // candidate's runner (a device of its own, started for every evaluation) never does.
             sync("device setup");
+            setup_.context_ms = ms_since(t1);
         } catch (...) {
             free_all();
             throw;
@@ -648,6 +655,7 @@ public:
     }
 
     bool waits_without_spinning() const override { return quiet_waits_; }
+    SetupTimes setup_times() const override { return setup_; }
 
     void range_push(const char* name) override { nvtxRangePushA(name); }
     void range_pop() override { nvtxRangePop(); }
@@ -925,6 +933,7 @@ private:
     bool mapped_failed_ = false;
     int blocks_cap_ = 8;
     gpu::KernelTrace trace_;
+    SetupTimes setup_;
     bool library_loaded_ = false;        ///< library_loaded() was called: module loads are counted
     std::uint64_t modules_at_load_ = 0;  ///< gpu::modules_loaded() when the library's load finished
 };
