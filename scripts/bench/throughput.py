@@ -20,9 +20,10 @@ MODES = ["ahead", "depth1", "after", "old", "fresh", "inprocess"]
 SITE = ["arenas", "bind_ms", "hush_ms", "sync_ms", "hold_ms", "holds", "settled_holds", "settle_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "account_ms",
         "freeze_ms", "mapped_ms", "calls"]
 # The runner's start, step by step (runner.setup_steps, medians, ms): the judge's fork to the
-# runner's main (bubblewrap, exec), the device (of it: the driver's start, the context), a first
-# timed call and CUPTI, the filter.
-STEPS = ["spawn_ms", "device_ms", "init_ms", "context_ms", "threads_ms", "confine_ms"]
+# runner's main (bubblewrap, exec), the driver's start, the wait for the judge's Open, the device
+# (of it: cudaInitDevice, the context with its stream and events), a first timed call and
+# CUPTI, the filter.
+STEPS = ["spawn_ms", "driver_ms", "unopened_ms", "device_ms", "init_ms", "context_ms", "threads_ms", "confine_ms"]
 
 
 def one(db):

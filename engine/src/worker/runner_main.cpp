@@ -73,6 +73,28 @@ RunnerArgs read_args(int argc, char** argv) {
     std::_Exit(0);
 }
 
+/** The driver started (CUDA), with nothing of this process on the device yet. */
+void start_driver(int sock, const RunnerArgs& a) {
+    if (a.backend != "cuda") return;
+#ifdef KF_HAVE_CUDA
+    try {
+        start_cuda_driver(true);
+    } catch (const DeviceFault& f) {
+        device_error(sock, f.what());
+    }
+#endif
+}
+
+/** Tells the judge the driver is started and waits until it says to open the device: until
+ *  then this process has nothing on the device, so the judge need not stop it while it
+ *  measures a call (runner_pool.h). Exit (a runner started ahead and never used) ends it. */
+void await_open(int sock) {
+    if (!send_runner_message(sock, {RunnerMsg::Started})) std::_Exit(0);
+    auto m = receive_runner_message(sock);
+    if (!m || m->header.type == RunnerMsg::Exit) std::_Exit(0);
+    if (m->header.type != RunnerMsg::Open) std::_Exit(3);
+}
+
 /** The device, set up before the filter and the library: the driver opens its device nodes
  *  and starts its threads first. Null on the host. */
 std::unique_ptr<Device> open_device(int sock, const RunnerArgs& a) {
@@ -265,26 +287,37 @@ private:
 int runner_main(int argc, char** argv) {
     const std::int64_t started = steady_ns();
     const RunnerArgs args = read_args(argc, argv);
-    // KF_RUNNER_SLOW_SETUP_MS: a runner slow to set itself up, as one making a CUDA context is
-    // (for tests of when runners are started; docs/sandbox.md).
-    if (const char* slow = std::getenv("KF_RUNNER_SLOW_SETUP_MS"))
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp(std::atoi(slow), 0, 10000)));
+    // KF_RUNNER_SLOW_SETUP_MS and KF_RUNNER_SLOW_DEVICE_MS: a runner slow to start, as one
+    // starting the CUDA driver is, and slow to make its device context (for tests of when
+    // runners are started and stopped; docs/sandbox.md).
+    const auto slow = [](const char* name) {
+        if (const char* v = std::getenv(name))
+            std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp(std::atoi(v), 0, 10000)));
+    };
+    slow("KF_RUNNER_SLOW_SETUP_MS");
     const int sock = kRunnerControlFd;
     const std::int64_t t0 = steady_ns();
-    std::unique_ptr<Device> dev = open_device(sock, args);
+    start_driver(sock, args);
     const std::int64_t t1 = steady_ns();
-    start_own_threads(sock, dev.get());
+    await_open(sock);
     const std::int64_t t2 = steady_ns();
-    Confinement conf = confine_self(args.limits, dev != nullptr);
+    slow("KF_RUNNER_SLOW_DEVICE_MS");
+    std::unique_ptr<Device> dev = open_device(sock, args);
     const std::int64_t t3 = steady_ns();
+    start_own_threads(sock, dev.get());
+    const std::int64_t t4 = steady_ns();
+    Confinement conf = confine_self(args.limits, dev != nullptr);
+    const std::int64_t t5 = steady_ns();
 
     // The judge counts this process's threads now, while nothing of the library has run; the
     // value says whether its waits for the device sleep (its CPU time is then host work only),
-    // the payload how long this set-up took, step by step. A runner started ahead of need
-    // waits here until the judge has a candidate for it: Load names the library.
+    // the payload how long this set-up took, step by step (the wait for Open apart). A runner
+    // started ahead of need waits here until the judge has a candidate for it: Load names the
+    // library.
     const auto us = [](std::int64_t ns) { return ns / 1000; };
-    nlohmann::json steps = {{"setup_us", us(t3 - started)}, {"device_us", us(t1 - t0)}, {"threads_us", us(t2 - t1)},
-                            {"confine_us", us(t3 - t2)}};
+    nlohmann::json steps = {{"setup_us", us(t5 - started - (t2 - t1))}, {"driver_us", us(t1 - t0)},
+                            {"unopened_us", us(t2 - t1)},          {"device_us", us(t3 - t2)},
+                            {"threads_us", us(t4 - t3)},           {"confine_us", us(t5 - t4)}};
     if (args.spawned_ns > 0 && started >= args.spawned_ns) steps["spawn_us"] = us(started - args.spawned_ns);
     if (dev) {
         const Device::SetupTimes st = dev->setup_times();

@@ -59,6 +59,9 @@ void RunnerPool::start_spares(const RunnerOptions& opt) {
     RunnerOptions next = opt;
     next.library.clear();
     spare_opt_ = next;
+    // While a candidate is evaluated, they start their drivers and wait before their devices
+    // until settle(): its correctness calls need not stop them.
+    next.open_later = ahead_ == Ahead::WhileEvaluating;
     for (int i = 0; i < depth_; ++i) {
         try {
             spares_.push_back(std::make_unique<RunnerProcess>(next));
@@ -108,11 +111,14 @@ RunnerPool::Hushed RunnerPool::hush(bool settled) {
 
 void RunnerPool::settle() {
     if (reaper_.joinable()) reaper_.join();
-    // Ahead::WhileEvaluating: the runners started ahead finish setting themselves up now,
-    // before the calls whose times count, so that none of them runs while they make their
-    // contexts. All are let go first, so that they finish side by side.
+    // Ahead::WhileEvaluating: the runners started ahead make their device contexts now, before
+    // the calls whose times count, so that none of them runs while they do. All are opened
+    // first, so that they finish side by side.
     if (ahead_ != Ahead::WhileEvaluating) return;
-    for (auto& s : spares_) s->release();
+    for (auto& s : spares_) {
+        s->release();
+        s->open_device();
+    }
     for (auto it = spares_.begin(); it != spares_.end();) {
         bool ok = true;
         if ((*it)->setting_up()) {

@@ -4,14 +4,17 @@
 // known, so that its evaluation finds it waiting. A runner still serves one library only; a
 // finished one is ended in the background. What a starting runner does on the device (its
 // context, its allocations) is kept out of the calls the judge measures. By default it is
-// started when the candidate before it is taken (Ahead::WhileEvaluating): it sets itself up
-// during that candidate's correctness calls, stopped around each (hush), and is waited for
-// before the timed calls (settle), so that no timed call runs while it makes its context.
-// Started once an evaluation is over instead (Ahead::AfterEvaluation), it sets itself up
-// while the worker waits for its next request, and the next evaluation waits for the rest.
+// started when the candidate before it is taken (Ahead::WhileEvaluating): it starts its
+// process, sandbox and driver during that candidate's correctness calls and then waits before
+// its device, with nothing of its own there, so that those calls need not stop it; it is
+// opened and waited for before the timed calls (settle), so that no timed call runs while it
+// makes its context. Started once an evaluation is over instead (Ahead::AfterEvaluation), it
+// sets itself up while the worker waits for its next request, the next evaluation waits for
+// the rest, and calls measured while one is still making its context stop it (hush).
 // Runners are started `depth` at a time (KF_RUNNER_AHEAD_DEPTH, default 4), when none is
-// left: they set themselves up side by side, during one candidate's evaluation, and the
-// next depth - 1 candidates find theirs waiting with nothing left to wait for or to stop.
+// left: they start side by side during one candidate's evaluation, which alone waits for
+// their contexts, and the next depth - 1 candidates find theirs waiting with nothing left to
+// wait for.
 #include <deque>
 #include <memory>
 #include <mutex>

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -154,15 +155,26 @@ void RunnerProcess::start(const RunnerOptions& opt) {
         }
     });
     runner_pid_ = pid_;
+    // Queued now, it finds Open waiting as soon as its driver is started.
+    if (!opt.open_later) open_device();
     if (!opt.library.empty()) load(opt.library);
 }
 
+void RunnerProcess::open_device() {
+    if (opened_ || pid_ <= 0) return;
+    opened_ = true;
+    (void)send_runner_message(sock_, {RunnerMsg::Open});  // one that has died is found so when awaited
+}
+
 ReceivedMessage RunnerProcess::next_message(const std::string& doing) {
-    if (!wait_readable(sock_, load_timeout_s_ * 1000)) {
-        kill_all();
-        throw CandidateFault{"the library did not load within " + std::to_string(load_timeout_s_) + " s", false};
+    std::optional<ReceivedMessage> m = std::exchange(early_, std::nullopt);
+    if (!m) {
+        if (!wait_readable(sock_, load_timeout_s_ * 1000)) {
+            kill_all();
+            throw CandidateFault{"the library did not load within " + std::to_string(load_timeout_s_) + " s", false};
+        }
+        m = receive_runner_message(sock_);
     }
-    auto m = receive_runner_message(sock_);
     if (!m) died(doing);
     if (m->header.type == RunnerMsg::DeviceError) {
         kill_all();
@@ -190,6 +202,11 @@ void RunnerProcess::await_setup() {
         if (j.is_object() && j.contains("child-pid")) runner_pid_ = j["child-pid"].get<pid_t>();
         else died("starting the sandbox");
     }
+    if (!started_) {
+        if (next_message("starting its driver").header.type != RunnerMsg::Started) forged("its started message");
+        started_ = true;
+    }
+    open_device();
     const ReceivedMessage confined = next_message("setting itself up");
     if (confined.header.type != RunnerMsg::Confined) forged("its confinement message");
     activity_.quiet_waits = confined.header.value == 1;
@@ -200,7 +217,7 @@ void RunnerProcess::await_setup() {
             if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1e9) continue;
             const std::string name = k.size() > 3 && k.compare(k.size() - 3, 3, "_us") == 0 ? k.substr(0, k.size() - 3) : "";
             if (name == "setup") start_.setup_ms = v.get<double>() / 1000;
-            else if (!name.empty() && start_.parts.size() < 8) start_.parts[name + "_ms"] = v.get<double>() / 1000;
+            else if (!name.empty() && start_.parts.size() < 12) start_.parts[name + "_ms"] = v.get<double>() / 1000;
         }
     }
     set_up_ = true;
@@ -243,13 +260,25 @@ void RunnerProcess::load(const std::filesystem::path& library) {
 }
 
 bool RunnerProcess::setting_up() {
-    if (set_up_ || loaded_ || pid_ <= 0) return false;
+    if (set_up_ || loaded_ || pid_ <= 0 || early_) return false;
+    if (!started_) {
+        if (!wait_readable(sock_, 0)) return true;
+        auto m = receive_runner_message(sock_);
+        if (!m) return false;  // it has ended: await_setup() finds so
+        if (m->header.type != RunnerMsg::Started) {
+            early_ = std::move(*m);  // an error at start: for await_setup() to report
+            return false;
+        }
+        started_ = true;
+    }
     // Its Confined message (or its end) is waiting: it is set up and blocks until load().
     return !wait_readable(sock_, 0);
 }
 
 bool RunnerProcess::hold() {
-    if (!held_.empty() || !setting_up()) return false;
+    // Not opened, it waits before its device (or is still starting its driver), with nothing
+    // of its own on the device.
+    if (!opened_ || !held_.empty() || !setting_up()) return false;
     // Top down, so that no process escapes by starting another; again until nothing new
     // appears (bubblewrap starts its init, the init the runner).
     std::vector<pid_t> seen;
@@ -277,6 +306,7 @@ bool RunnerProcess::hold() {
 
 void RunnerProcess::finish_setup() {
     release();
+    open_device();
     await_setup();
 }
 

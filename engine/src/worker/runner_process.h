@@ -33,6 +33,9 @@ struct RunnerOptions {
     std::string backend = "host";   ///< "cuda": the runner opens device `device` and maps device memory
     int device = 0;
     int load_timeout_s = 60;
+    /** Started ahead, it starts its driver and then waits before its device until open_device() (or
+     *  load()): until then it has nothing on the device and need not be stopped (hold()). */
+    bool open_later = false;
 };
 
 /** How long a runner took to be ready for its candidate (docs/sandbox.md, Cost). */
@@ -41,8 +44,9 @@ struct RunnerStart {
     double setup_ms = -1;    ///< the runner's own set-up (device, CUPTI, confinement), as it reports it
     double waited_ms = 0;    ///< what the evaluation waited for it: from asking to its library loaded
     /** Steps of its start, ms, as it reports them: `spawn_ms` (from the judge's fork to the
-     *  runner's main: bubblewrap and exec), `device_ms` (driver and context: `init_ms`, `context_ms`), `threads_ms`
-     *  (a first timed call and CUPTI's start), `confine_ms` (its seccomp filter and limits). */
+     *  runner's main: bubblewrap and exec), `driver_ms` (cuInit), `unopened_ms` (its wait for
+     *  open_device()), `device_ms` (its device: `init_ms`, `context_ms`), `threads_ms` (a first
+     *  timed call and CUPTI's start), `confine_ms` (its seccomp filter and limits). */
     std::map<std::string, double> parts;
 };
 
@@ -60,10 +64,14 @@ public:
     /** A runner started ahead: whether it is still setting itself up (device work, memory
      *  allocations of its own). False once it waits for load(), or has died. */
     bool setting_up();
-    /** Stops a runner that is setting itself up, every process of its sandbox, and waits until
-     *  they stand still, so that its device work and allocations stay out of a call the judge
-     *  measures; release() lets it go on. No-op once it is set up. Returns whether it stopped
-     *  it (false where it was set up, or held already). */
+    /** Lets a runner started with `open_later` make its device context (once; load() and
+     *  finish_setup() do it too). */
+    void open_device();
+    /** Stops a runner that is setting itself up on the device (once opened), every process of
+     *  its sandbox, and waits until they stand still, so that its device work and allocations
+     *  stay out of a call the judge measures; release() lets it go on. No-op once it is set up,
+     *  and before open_device(): it then waits before its device. Returns whether it stopped it
+     *  (false where it was set up, not opened, or held already). */
     bool hold();
     void release();
     /** Lets a runner started ahead go on (release()) and waits until it is set up. Throws
@@ -112,7 +120,8 @@ private:
     /** The runner wrote something that is not the reply expected: it is stopped. */
     [[noreturn]] void forged(const std::string& expected);
     void start(const RunnerOptions& opt);
-    /** Reads what bubblewrap reports (its init's PID) and the runner's Confined message. */
+    /** Reads what bubblewrap reports (its init's PID) and the runner's Started and Confined
+     *  messages, opening it in between. */
     void await_setup();
     /** Sends `type` for set `index` (with `value`) and receives the reply, timed by the judge's
      *  clock; a fault reply becomes a CandidateFault. */
@@ -148,6 +157,11 @@ private:
     bool mapped_once_ = false;      ///< bind() has run
     int info_fd_ = -1;              ///< bubblewrap's report of its init's PID, until read
     int load_timeout_s_ = 60;
+    bool started_ = false;          ///< its Started message has been read
+    bool opened_ = false;           ///< Open has been sent
+    /** A message read while looking for Started that was not it (an error at start): the next
+     *  one next_message() returns. */
+    std::optional<ReceivedMessage> early_;
     bool set_up_ = false;           ///< its Confined message has been read
     bool loaded_ = false;
     std::vector<pid_t> held_;       ///< processes hold() stopped

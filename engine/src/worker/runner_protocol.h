@@ -23,8 +23,10 @@ enum class RunnerMsg : std::uint32_t {
     DeviceError = 11,  ///< runner → judge: the runner's device could not be set up; payload says why
     Arm = 12,       ///< judge → runner: an empty device operation, so that the runner's context holds the GPU
     Armed = 13,     ///< runner → judge: done
-    Confined = 14,  ///< runner → judge: confined, not yet loaded; it waits for Load while the judge counts its threads; value 1: its device waits sleep; payload: JSON of its set-up's steps in microseconds (setup_us, spawn_us, device_us, threads_us, confine_us; init_us, context_us)
+    Confined = 14,  ///< runner → judge: confined, not yet loaded; it waits for Load while the judge counts its threads; value 1: its device waits sleep; payload: JSON of its set-up's steps in microseconds (setup_us, spawn_us, driver_us, unopened_us, device_us, threads_us, confine_us; init_us, context_us)
     Load = 15,      ///< judge → runner: load the library; payload: its path (else the one given at start)
+    Started = 16,   ///< runner → judge: its driver is started, nothing of its own is on the device yet; it waits for Open
+    Open = 17,      ///< judge → runner: make the device context (and go on to Confined)
 };
 
 struct RunnerHeader {

@@ -942,6 +942,16 @@ static_assert(sizeof(DeviceCompareResult) <= 256, "scratch holds the compare res
 
 }  // namespace
 
+void start_cuda_driver(bool runner) {
+    if (runner) ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw DeviceFault("no usable CUDA device: cudaGetDeviceCount: " + err_text(e), false);
+    }
+}
+
 std::unique_ptr<Device> make_cuda_device(int ordinal, bool quiet_waits) {
     return std::make_unique<CudaDevice>(ordinal, quiet_waits);
 }
