@@ -2,6 +2,7 @@
 // loads the task's reference, and runs each candidate in a sandboxed runner process of its
 // own (`kfoundry-worker --runner`, docs/sandbox.md) whose outputs it reads and compares itself.
 #include <dlfcn.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -244,6 +245,17 @@ private:
         return finish_evaluation(id, in, notes, true, runner_start);
     }
 
+    /** A request is waiting on standard input (read through stdio's buffer), or comes within
+     *  `timeout_ms`. */
+    static bool request_waiting(int timeout_ms) {
+#ifdef __GLIBC__
+        if (stdin->_IO_read_ptr < stdin->_IO_read_end) return true;
+#endif
+        if (std::cin.rdbuf()->in_avail() > 0) return true;
+        pollfd p{STDIN_FILENO, POLLIN, 0};
+        return poll(&p, 1, timeout_ms) > 0;
+    }
+
     static bool in_process_cuda() {
         const char* v = std::getenv("KF_CUDA_IN_PROCESS");
         return v && std::string(v) == "1";
@@ -278,9 +290,13 @@ public:
     std::filesystem::path self_path_;
     std::filesystem::path stage_root_;  ///< the runners' library folders (runner_process.h)
 
-    /** While the worker waits for its next request (KF_RUNNER_AHEAD=after): the next
-     *  candidate's runner sets itself up now, when no call is measured (runner_pool.h). */
-    void between_requests() { pool_.prepare(); }
+    /** While the worker waits for its next request, when no call is measured (runner_pool.h):
+     *  with KF_RUNNER_AHEAD=after the next candidate's runner is started now; by default the
+     *  runners started ahead make their device contexts, one at a time, until a request comes. */
+    void between_requests() {
+        pool_.prepare();
+        while (!request_waiting(0) && pool_.open_while_idle()) (void)request_waiting(5);
+    }
 
     /** Ends the runners (the one started ahead, those being ended) and removes their folders. */
     void end_runners() {

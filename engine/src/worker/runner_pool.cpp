@@ -111,25 +111,41 @@ RunnerPool::Hushed RunnerPool::hush(bool settled) {
 
 void RunnerPool::settle() {
     if (reaper_.joinable()) reaper_.join();
-    // Ahead::WhileEvaluating: the runners started ahead make their device contexts now, before
-    // the calls whose times count, so that none of them runs while they do. All are opened
-    // first, so that they finish side by side.
+    // Ahead::WhileEvaluating: before the calls whose times count, no runner started ahead may
+    // be starting its driver or making its context. Those opened finish now; the others wait
+    // before their devices, with nothing there, until the worker is idle (open_while_idle())
+    // or an evaluation takes them (load() opens it and waits). Contexts are made one at a time
+    // (the driver makes them one after the other anyway), in the order the runners are taken.
     if (ahead_ != Ahead::WhileEvaluating) return;
-    for (auto& s : spares_) {
-        s->release();
-        s->open_device();
-    }
-    for (auto it = spares_.begin(); it != spares_.end();) {
-        bool ok = true;
-        if ((*it)->setting_up()) {
+    const auto each = [this](auto&& step) {
+        for (auto it = spares_.begin(); it != spares_.end();) {
+            bool ok = true;
             try {
-                (*it)->finish_setup();
+                step(**it);
             } catch (...) {
                 ok = false;  // an evaluation that finds none left starts one of its own and reports why
             }
+            it = ok ? std::next(it) : spares_.erase(it);
         }
-        it = ok ? std::next(it) : spares_.erase(it);
+    };
+    each([](RunnerProcess& s) {
+        s.release();
+        if (s.opened()) s.finish_setup();
+        else s.await_started();
+    });
+}
+
+bool RunnerPool::open_while_idle() {
+    if (ahead_ != Ahead::WhileEvaluating) return false;
+    for (auto& s : spares_) {
+        if (s->opened()) {
+            if (s->setting_up()) return true;  // making its context: the next waits for it
+            continue;
+        }
+        s->open_device();
+        return true;
     }
+    return false;
 }
 
 bool RunnerPool::retiring() {

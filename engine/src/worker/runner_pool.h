@@ -6,15 +6,15 @@
 // context, its allocations) is kept out of the calls the judge measures. By default it is
 // started when the candidate before it is taken (Ahead::WhileEvaluating): it starts its
 // process, sandbox and driver during that candidate's correctness calls and then waits before
-// its device, with nothing of its own there, so that those calls need not stop it; it is
-// opened and waited for before the timed calls (settle), so that no timed call runs while it
-// makes its context. Started once an evaluation is over instead (Ahead::AfterEvaluation), it
-// sets itself up while the worker waits for its next request, the next evaluation waits for
-// the rest, and calls measured while one is still making its context stop it (hush).
-// Runners are started `depth` at a time (KF_RUNNER_AHEAD_DEPTH, default 4), when none is
-// left: they start side by side during one candidate's evaluation, which alone waits for
-// their contexts, and the next depth - 1 candidates find theirs waiting with nothing left to
-// wait for.
+// its device, with nothing of its own there, so that those calls need not stop it. It makes
+// its context (opened) when the worker has no request (open_while_idle(), one runner at a
+// time), else when its candidate takes it; before timed calls the judge waits until no runner
+// is starting its driver or making its context (settle), and a call measured while one opened
+// is still making it stops it (hush). Runners are started `depth` at a time
+// (KF_RUNNER_AHEAD_DEPTH, default 4), when none is left: as many contexts as the worker's idle
+// time allows are then made ahead. Started once an evaluation is over instead
+// (Ahead::AfterEvaluation), runners are opened at once and set themselves up while the worker
+// waits for its next request.
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -65,8 +65,13 @@ public:
     Hushed hush(bool settled);
     void unhush();
     /** Waits until every runner being ended is gone, and (Ahead::WhileEvaluating) until the
-     *  runners started ahead are set up. */
+     *  runners started ahead have started their drivers and those opened have made their
+     *  contexts. The others wait before their devices (open_while_idle(), or load()). */
     void settle();
+    /** While the worker has no request (Ahead::WhileEvaluating): opens the next runner started
+     *  ahead that waits before its device, one at a time. Returns false once none is left to
+     *  open or to wait for, true while one is making its context. */
+    bool open_while_idle();
     /** Runners are being ended now (their device memory may come back at any moment). Until the
      *  next retire(), false stays false. */
     bool retiring();

@@ -202,10 +202,7 @@ void RunnerProcess::await_setup() {
         if (j.is_object() && j.contains("child-pid")) runner_pid_ = j["child-pid"].get<pid_t>();
         else died("starting the sandbox");
     }
-    if (!started_) {
-        if (next_message("starting its driver").header.type != RunnerMsg::Started) forged("its started message");
-        started_ = true;
-    }
+    await_started();
     open_device();
     const ReceivedMessage confined = next_message("setting itself up");
     if (confined.header.type != RunnerMsg::Confined) forged("its confinement message");
@@ -302,6 +299,12 @@ bool RunnerProcess::hold() {
     }
     held_ = std::move(seen);
     return true;
+}
+
+void RunnerProcess::await_started() {
+    if (started_ || set_up_ || pid_ <= 0) return;
+    if (next_message("starting its driver").header.type != RunnerMsg::Started) forged("its started message");
+    started_ = true;
 }
 
 void RunnerProcess::finish_setup() {

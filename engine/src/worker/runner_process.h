@@ -67,6 +67,10 @@ public:
     /** Lets a runner started with `open_later` make its device context (once; load() and
      *  finish_setup() do it too). */
     void open_device();
+    bool opened() const { return opened_; }
+    /** Waits until it has started its driver (Started), or is set up; nothing more. Throws as
+     *  load() does. */
+    void await_started();
     /** Stops a runner that is setting itself up on the device (once opened), every process of
      *  its sandbox, and waits until they stand still, so that its device work and allocations
      *  stay out of a call the judge measures; release() lets it go on. No-op once it is set up,
