@@ -162,6 +162,24 @@ private slots:
         qunsetenv("KF_RUNNER_SLOW_DEVICE_MS");
     }
 
+    /** A request that comes while a runner opened between requests is still making its
+     *  context: the runner taken is ready, the one still making its context is stopped around
+     *  that candidate's calls (holds) and waited for before its timed calls (settled_holds 0).
+     *  Contexts take 1 s here and requests come 1.3 s apart: the second runner opened in a
+     *  pause has about 700 ms left when the next request comes. */
+    void a_runner_making_its_context_is_stopped_around_calls() {
+        qputenv("KF_RUNNER_SLOW_DEVICE_MS", "1000");
+        qputenv("KF_RUNNER_AHEAD_DEPTH", "3");
+        std::unique_ptr<Evaluator> ev = evaluator("cache-stopped");
+        Holds h;
+        evaluate_correct(*ev, 7, h, 1e9, 1300);
+        qunsetenv("KF_RUNNER_AHEAD_DEPTH");
+        qunsetenv("KF_RUNNER_SLOW_DEVICE_MS");
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(h.settled_holds, 0);
+        QVERIFY2(h.holds > 0, "no call found a runner opened between requests still making its context");
+    }
+
     /** A runner serves one library: a candidate that marks its process never finds the mark
      *  of an earlier candidate, however many came before it in the same worker. */
     void a_runner_serves_one_candidate() {
