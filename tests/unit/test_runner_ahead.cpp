@@ -144,14 +144,15 @@ private slots:
      *  contexts one after the other while the worker has no request: with time between
      *  requests for all of them, no evaluation after the first waits for a context or stops a
      *  runner, not even one that starts the next runners (where it waited for their contexts
-     *  before its timed calls when they were made as soon as started). */
+     *  before its timed calls when they were made as soon as started). Contexts take 300 ms
+     *  here, requests come 1.6 s apart: time for three. */
     void contexts_are_made_while_the_worker_is_idle() {
-        qputenv("KF_RUNNER_SLOW_DEVICE_MS", "400");
+        qputenv("KF_RUNNER_SLOW_DEVICE_MS", "300");
         for (const char* depth : {"3", "1"}) {
             qputenv("KF_RUNNER_AHEAD_DEPTH", depth);
             std::unique_ptr<Evaluator> ev = evaluator(std::string("cache-depth-") + depth);
             Holds h;
-            evaluate_correct(*ev, 7, h, 250, 1600);
+            evaluate_correct(*ev, 7, h, 200, 1600);
             if (QTest::currentTestFailed()) break;
             QCOMPARE(h.settled_holds, 0);
             qInfo("depth %s: %d of 6 evaluations waited for no runner and stopped none", depth, h.quiet);
