@@ -60,7 +60,8 @@ void RunnerPool::start_spares(const RunnerOptions& opt) {
     next.library.clear();
     spare_opt_ = next;
     // While a candidate is evaluated, they start their drivers and wait before their devices
-    // until settle(): its correctness calls need not stop them.
+    // until the worker is idle (open_while_idle()) or their candidate takes them: that
+    // candidate's correctness calls need not stop them.
     next.open_later = ahead_ == Ahead::WhileEvaluating;
     for (int i = 0; i < depth_; ++i) {
         try {
@@ -117,22 +118,17 @@ void RunnerPool::settle() {
     // or an evaluation takes them (load() opens it and waits). Contexts are made one at a time
     // (the driver makes them one after the other anyway), in the order the runners are taken.
     if (ahead_ != Ahead::WhileEvaluating) return;
-    const auto each = [this](auto&& step) {
-        for (auto it = spares_.begin(); it != spares_.end();) {
-            bool ok = true;
-            try {
-                step(**it);
-            } catch (...) {
-                ok = false;  // an evaluation that finds none left starts one of its own and reports why
-            }
-            it = ok ? std::next(it) : spares_.erase(it);
+    for (auto it = spares_.begin(); it != spares_.end();) {
+        bool ok = true;
+        try {
+            (*it)->release();
+            if ((*it)->opened()) (*it)->finish_setup();
+            else (*it)->await_started();
+        } catch (...) {
+            ok = false;  // an evaluation that finds none left starts one of its own and reports why
         }
-    };
-    each([](RunnerProcess& s) {
-        s.release();
-        if (s.opened()) s.finish_setup();
-        else s.await_started();
-    });
+        it = ok ? std::next(it) : spares_.erase(it);
+    }
 }
 
 bool RunnerPool::open_while_idle() {
