@@ -78,7 +78,7 @@ void start_driver(int sock, const RunnerArgs& a) {
     if (a.backend != "cuda") return;
 #ifdef KF_HAVE_CUDA
     try {
-        start_cuda_driver(true);
+        (void)start_cuda_driver(true);
     } catch (const DeviceFault& f) {
         device_error(sock, f.what());
     }

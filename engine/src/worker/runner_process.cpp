@@ -309,8 +309,7 @@ void RunnerProcess::await_started() {
 
 void RunnerProcess::finish_setup() {
     release();
-    open_device();
-    await_setup();
+    await_setup();  // opens it where it is not opened yet
 }
 
 void RunnerProcess::release() {

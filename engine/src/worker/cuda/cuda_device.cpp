@@ -365,18 +365,13 @@ public:
     explicit CudaDevice(int ordinal, bool quiet_waits) : ordinal_(ordinal) {
         // A runner (quiet_waits) loads every module of a library when the library registers
         // it, before any context is made here: the candidate's own modules are then loaded by
-        // its dlopen, and a module loaded during a call is one it loaded itself (library_loaded).
-        if (quiet_waits) ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+        // its dlopen, and a module loaded during a call is one it loaded itself (library_loaded);
+        // start_cuda_driver() sets that up before the driver starts, where it is not started yet.
         const auto t0 = std::chrono::steady_clock::now();
         const auto ms_since = [](std::chrono::steady_clock::time_point t) {
             return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
         };
-        int count = 0;
-        cudaError_t e = cudaGetDeviceCount(&count);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            throw DeviceFault("no usable CUDA device: cudaGetDeviceCount: " + err_text(e), false);
-        }
+        const int count = start_cuda_driver(quiet_waits);
         if (ordinal < 0 || ordinal >= count)
             throw DeviceFault("no CUDA device " + std::to_string(ordinal) + " (" + std::to_string(count) +
                                   " present)", false);
@@ -942,7 +937,7 @@ static_assert(sizeof(DeviceCompareResult) <= 256, "scratch holds the compare res
 
 }  // namespace
 
-void start_cuda_driver(bool runner) {
+int start_cuda_driver(bool runner) {
     if (runner) ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
@@ -950,6 +945,7 @@ void start_cuda_driver(bool runner) {
         (void)cudaGetLastError();
         throw DeviceFault("no usable CUDA device: cudaGetDeviceCount: " + err_text(e), false);
     }
+    return count;
 }
 
 std::unique_ptr<Device> make_cuda_device(int ordinal, bool quiet_waits) {
