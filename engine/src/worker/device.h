@@ -140,8 +140,9 @@ public:
     /** True when this process sleeps while it waits for the device (instead of spinning), so
      *  that its CPU time is the work it does on the host. */
     virtual bool waits_without_spinning() const { return false; }
-    /** How long making this device took, ms: the driver's start (`init_ms`) and this process's
-     *  context with its stream, events and scratch (`context_ms`); -1 where not measured. */
+    /** How long making this device took, ms: the driver's start where not started before, and
+     *  cudaInitDevice, which makes the context (`init_ms`); the rest of the context's set-up,
+     *  its stream, events and scratch (`context_ms`); -1 where not measured. */
     struct SetupTimes {
         double init_ms = -1, context_ms = -1;
     };
