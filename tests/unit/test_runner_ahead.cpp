@@ -80,6 +80,7 @@ private slots:
         qputenv("KF_CACHE_DIR", QByteArray::fromStdString(cfg.cache_dir.string()));
         qunsetenv("KF_RUNNER_AHEAD");
         qunsetenv("KF_RUNNER_AHEAD_DEPTH");
+        qunsetenv("KF_RUNNER_OPEN");
         qunsetenv("KF_RUNNER_SLOW_SETUP_MS");
         qunsetenv("KF_RUNNER_SLOW_DEVICE_MS");
         ev_ = std::make_unique<Evaluator>(cfg);
@@ -179,6 +180,38 @@ private slots:
         if (QTest::currentTestFailed()) return;
         QCOMPARE(h.settled_holds, 0);
         QVERIFY2(h.holds > 0, "no call found a runner opened between requests still making its context");
+    }
+
+    /** With KF_RUNNER_OPEN=take the runner next in line makes its context while the candidate
+     *  just taken is evaluated: requests that come back to back (no idle worker to make
+     *  contexts in) find their runners with their contexts made, where by default each waits
+     *  for its own (it is opened in the moment between requests, or when taken). Contexts take
+     *  400 ms here; a runner waited under 250 ms for is counted as found ready. */
+    void the_next_context_is_made_while_a_candidate_is_evaluated() {
+        qputenv("KF_RUNNER_SLOW_DEVICE_MS", "400");
+        qputenv("KF_RUNNER_AHEAD_DEPTH", "3");
+        int ready[2] = {0, 0};
+        for (int take = 0; take < 2; ++take) {
+            if (take) qputenv("KF_RUNNER_OPEN", "take");
+            std::unique_ptr<Evaluator> ev = evaluator(std::string("cache-open-") + (take ? "take" : "idle"));
+            Holds h;
+            for (int i = 0; i < 6; ++i) {
+                Diagnosis d = run(*ev, "correct");
+                QCOMPARE(d.status, Status::Ok);
+                const nlohmann::json site = d.phases.value("site", nlohmann::json::object());
+                QCOMPARE(site.value("settled_holds", -1), 0);
+                const double waited = d.runner.value("waited_ms", 1e9);
+                qInfo("open %s: waited %.0f ms, holds %d", take ? "take" : "idle", waited, site.value("holds", -1));
+                // The first two take runners started by the evaluation before them.
+                if (i >= 2 && waited < 250) ++ready[take];
+            }
+            qunsetenv("KF_RUNNER_OPEN");
+        }
+        qunsetenv("KF_RUNNER_AHEAD_DEPTH");
+        qunsetenv("KF_RUNNER_SLOW_DEVICE_MS");
+        qInfo("found ready: %d of 4 by default, %d of 4 with KF_RUNNER_OPEN=take", ready[0], ready[1]);
+        QCOMPARE(ready[1], 4);
+        QVERIFY(ready[0] < 4);
     }
 
     /** A runner serves one library: a candidate that marks its process never finds the mark

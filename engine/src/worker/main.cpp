@@ -311,7 +311,8 @@ private:
     bool confined_ = false;
     std::vector<std::string> confinement_;
     std::unique_ptr<Device> device_;
-    RunnerPool pool_{RunnerPool::ahead_from_environment(), RunnerPool::depth_from_environment()};
+    RunnerPool pool_{RunnerPool::ahead_from_environment(), RunnerPool::depth_from_environment(),
+                     RunnerPool::open_next_from_environment()};
     std::map<std::string, Task> tasks_;
     std::map<std::string, std::unique_ptr<LoadedLibrary>> references_;
     std::unique_ptr<LoadedLibrary> in_process_;  ///< the last candidate loaded with KF_CUDA_IN_PROCESS=1

@@ -31,6 +31,11 @@ int RunnerPool::depth_from_environment() {
     return (end && *end == '\0' && n >= 1 && n <= kMaxDepth) ? static_cast<int>(n) : kDefault;
 }
 
+bool RunnerPool::open_next_from_environment() {
+    const char* v = std::getenv("KF_RUNNER_OPEN");
+    return v && std::string(v) == "take";
+}
+
 bool RunnerPool::same(const RunnerOptions& a, const RunnerOptions& b) {
     return a.worker == b.worker && a.backend == b.backend && a.device == b.device && a.sandbox == b.sandbox &&
            a.limits.memory_bytes == b.limits.memory_bytes && a.limits.file_bytes == b.limits.file_bytes &&
@@ -46,8 +51,12 @@ std::unique_ptr<RunnerProcess> RunnerPool::take(const RunnerOptions& opt) {
     }
     last_ = opt;
     if (ahead_ == Ahead::WhileEvaluating && spares_.empty()) start_spares(opt);
-    if (!r) return std::make_unique<RunnerProcess>(opt);
-    r->load(opt.library);  // waits for the rest of its set-up, if any
+    if (!r) r = std::make_unique<RunnerProcess>(opt);
+    else r->load(opt.library);  // waits for the rest of its set-up, if any
+    // Once this one is set up (the driver makes contexts one after the other), the next makes
+    // its context while this candidate is evaluated: hush() stops it around this candidate's
+    // calls, settle() waits for it before the timed ones.
+    if (open_next_ && ahead_ == Ahead::WhileEvaluating && !spares_.empty()) spares_.front()->open_device();
     return r;
 }
 

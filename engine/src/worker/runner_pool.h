@@ -38,7 +38,10 @@ public:
     };
     /** The most runners started ahead at once. */
     static constexpr int kMaxDepth = 16;
-    explicit RunnerPool(Ahead ahead, int depth = 1) : ahead_(ahead), depth_(depth < 1 ? 1 : depth > kMaxDepth ? kMaxDepth : depth) {}
+    /** `open_next`: the runner next in line makes its context while the candidate just taken
+     *  is evaluated, instead of only while the worker is idle (Ahead::WhileEvaluating). */
+    explicit RunnerPool(Ahead ahead, int depth = 1, bool open_next = false)
+        : ahead_(ahead), depth_(depth < 1 ? 1 : depth > kMaxDepth ? kMaxDepth : depth), open_next_(open_next) {}
     ~RunnerPool();
     RunnerPool(const RunnerPool&) = delete;
     RunnerPool& operator=(const RunnerPool&) = delete;
@@ -82,6 +85,10 @@ public:
     /** KF_RUNNER_AHEAD_DEPTH: how many runners are started ahead at once (1 to kMaxDepth;
      *  default 4; anything else read as the default). */
     static int depth_from_environment();
+    /** KF_RUNNER_OPEN: "take" opens the runner next in line as soon as a candidate is taken
+     *  (its context is made around that candidate's correctness calls, which stop it, and is
+     *  waited for before the timed calls); anything else, only while the worker is idle. */
+    static bool open_next_from_environment();
 
 private:
     static bool same(const RunnerOptions& a, const RunnerOptions& b);
@@ -92,6 +99,7 @@ private:
 
     Ahead ahead_;
     int depth_;
+    bool open_next_;
     std::deque<std::unique_ptr<RunnerProcess>> spares_;  ///< started ahead, all with spare_opt_
     RunnerOptions spare_opt_;
     std::optional<RunnerOptions> last_;  ///< the options of the last take()
