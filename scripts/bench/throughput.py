@@ -2,7 +2,8 @@
 """Summarises scripts/gpu-check.sh part `throughput`: evaluations per minute of `kfoundry evolve`
 with runners started ahead, four at a time, while a candidate is evaluated (the default,
 'ahead'), one at a time ('depth1', KF_RUNNER_AHEAD_DEPTH=1),
-started between evaluations ('after', KF_RUNNER_AHEAD=after), started per evaluation ('fresh',
+started between evaluations ('after', KF_RUNNER_AHEAD=after), the next context made while a
+candidate is evaluated ('take', KF_RUNNER_OPEN=take), started per evaluation ('fresh',
 KF_RUNNER_AHEAD=0) and candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1),
 side by side in one run; 'old' is an earlier build's default mode where the run has one. A second table gives the runner
 site's steps (medians per evaluation, ms) and the wall time per evaluation outside the worker's
@@ -16,7 +17,7 @@ import sqlite3
 import statistics
 import sys
 
-MODES = ["ahead", "depth1", "after", "old", "fresh", "inprocess"]
+MODES = ["ahead", "take", "depth1", "after", "old", "fresh", "inprocess"]
 SITE = ["arenas", "bind_ms", "hush_ms", "sync_ms", "hold_ms", "holds", "settled_holds", "settle_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "account_ms",
         "freeze_ms", "mapped_ms", "calls"]
 # The runner's start, step by step (runner.setup_steps, medians, ms): the judge's fork to the
@@ -143,6 +144,8 @@ def main():
     print()
     for task, ratio, rate in ratios:
         extra = f", started per evaluation {rate['fresh']:.0f}/min" if "fresh" in rate else ""
+        if "take" in rate:
+            extra += f", next context made during an evaluation {rate['take']:.0f}/min (/ in-process = {rate['take'] / rate['inprocess']:.2f})"
         if "old" in rate:
             extra += f", earlier build {rate['old']:.0f}/min (ahead / earlier = {rate['ahead'] / rate['old']:.2f})"
         print(f"- {task}: runner started ahead {rate['ahead']:.0f}/min, in-process {rate['inprocess']:.0f}/min "
