@@ -40,7 +40,10 @@ SearchView::SearchView(QWidget* parent)
     setObjectName(QStringLiteral("searchView"));
     summary_->setObjectName(QStringLiteral("searchSummary"));
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never widens the window; full text in the tooltip
+    // Never widens the window: a line longer than the room the run picker leaves wraps onto
+    // more lines (and stays whole in the tooltip).
+    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    summary_->setWordWrap(true);
     vertical_->setObjectName(QStringLiteral("searchSplitter"));
     llmUsage_->setObjectName(QStringLiteral("llmUsage"));
     llmUsage_->hide();
@@ -171,7 +174,7 @@ void SearchView::loadRun(const kf::ProjectView& store, qint64 runId) {
 
 void SearchView::setSummary(const QString& text) {
     summary_->setText(text);
-    summary_->setToolTip(text);  // the whole line, where the run picker leaves too little room
+    summary_->setToolTip(text);
 }
 
 QList<QByteArray> SearchView::saveSplitters() const {

@@ -4,6 +4,7 @@
 
 #include "mainwindow.h"
 #include "runs/niceaxis.h"
+#include "runs/searchview.h"
 #include "taskbrowser.h"
 #include "tasklistmodel.h"
 #include "testsupport.h"
@@ -179,6 +180,26 @@ private slots:
         QVERIFY(!settings.value(QStringLiteral("mainwindow/geometry")).toByteArray().isEmpty());
         kfgui::MainWindow again(kfgui::LaunchOptions{root_, {}, {}});
         QCOMPARE(again.size(), QSize(1200, 700));
+    }
+
+    /** A long search status line beside the run picker, at 1400 px: it wraps onto more lines
+     *  instead of being cut off at the label's edge. */
+    void searchStatusLineIsShownWhole() {
+        kfgui::SearchView view;
+        view.resize(1400, 800);
+        view.setSummary(QStringLiteral("Run 12 on level2/conv_bias_relu_maxpool: running — 137 of 400 evaluations, "
+                                       "best 2.41x (candidate 118, island 3), 4 islands, 2 experts, 17 compiling, "
+                                       "device busy 84%, 3 profiles, 0:12:41 elapsed, budget of 400 evaluations"));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto* label = view.findChild<QLabel*>(QStringLiteral("searchSummary"));
+        QVERIFY(label);
+        const QFontMetrics fm(label->font());
+        QVERIFY2(fm.horizontalAdvance(label->text()) > label->width(), "the line fits: the test shows nothing");
+        // The height the whole text needs at the label's width, and that the label has it.
+        const int needed = label->heightForWidth(label->width());
+        QVERIFY2(needed > fm.lineSpacing(), "the label does not wrap its text");
+        QVERIFY2(label->height() >= needed, qPrintable(QStringLiteral("%1 px of %2").arg(label->height()).arg(needed)));
     }
 
 private:
