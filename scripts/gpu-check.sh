@@ -128,8 +128,8 @@ if [[ $parts == *" throughput "* ]]; then
 # KF_CUDA_IN_PROCESS=1), the modes in a rotating order per task so that none always runs
 # first. Modes named only in KF_GPU_THROUGHPUT_MODES: 'fresh' (KF_RUNNER_AHEAD=0, a runner
 # started per evaluation), 'after' (KF_RUNNER_AHEAD=after, the next runner started between
-# evaluations), 'take' (KF_RUNNER_OPEN=take, the next runner's context made while a candidate
-# is evaluated, not only while the worker is idle) and 'old' (the default mode of the earlier build in .gpu/old/bin).
+# evaluations), 'idle' (KF_RUNNER_OPEN=idle, runners' contexts made only while the worker is
+# idle or when taken, not while the candidate before is evaluated) and 'old' (the default mode of the earlier build in .gpu/old/bin).
 tput_tasks=${KF_GPU_THROUGHPUT_TASKS:-level1/row_sum level1/softmax level1/gelu}
 log "throughput: kfoundry evolve --budget ${KF_GPU_THROUGHPUT_BUDGET:-40} on $tput_tasks, three runner modes side by side"
 tp=$out/throughput
@@ -148,7 +148,7 @@ for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
       envs=()
       [ "$mode" = fresh ] && envs=(KF_RUNNER_AHEAD=0)
       [ "$mode" = depth1 ] && envs=(KF_RUNNER_AHEAD_DEPTH=1)
-      [ "$mode" = take ] && envs=(KF_RUNNER_OPEN=take)
+      [ "$mode" = idle ] && envs=(KF_RUNNER_OPEN=idle)
       [ "$mode" = after ] && envs=(KF_RUNNER_AHEAD=after)
       [ "$mode" = inprocess ] && envs=(KF_CUDA_IN_PROCESS=1)
       mbin=$bin

@@ -2,8 +2,9 @@
 """Summarises scripts/gpu-check.sh part `throughput`: evaluations per minute of `kfoundry evolve`
 with runners started ahead, four at a time, while a candidate is evaluated (the default,
 'ahead'), one at a time ('depth1', KF_RUNNER_AHEAD_DEPTH=1),
-started between evaluations ('after', KF_RUNNER_AHEAD=after), the next context made while a
-candidate is evaluated ('take', KF_RUNNER_OPEN=take), started per evaluation ('fresh',
+started between evaluations ('after', KF_RUNNER_AHEAD=after), contexts made only while the worker
+is idle or when taken ('idle', KF_RUNNER_OPEN=idle; the default before the next runner's context
+was made while a candidate is evaluated, which runs of that time name 'take'), started per evaluation ('fresh',
 KF_RUNNER_AHEAD=0) and candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1),
 side by side in one run; 'old' is an earlier build's default mode where the run has one. A second table gives the runner
 site's steps (medians per evaluation, ms) and the wall time per evaluation outside the worker's
@@ -17,7 +18,7 @@ import sqlite3
 import statistics
 import sys
 
-MODES = ["ahead", "take", "depth1", "after", "old", "fresh", "inprocess"]
+MODES = ["ahead", "idle", "take", "depth1", "after", "old", "fresh", "inprocess"]
 SITE = ["arenas", "bind_ms", "hush_ms", "sync_ms", "hold_ms", "holds", "settled_holds", "settle_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "account_ms",
         "freeze_ms", "mapped_ms", "calls"]
 # The runner's start, step by step (runner.setup_steps, medians, ms): the judge's fork to the
@@ -144,6 +145,8 @@ def main():
     print()
     for task, ratio, rate in ratios:
         extra = f", started per evaluation {rate['fresh']:.0f}/min" if "fresh" in rate else ""
+        if "idle" in rate:
+            extra += f", contexts made only while idle {rate['idle']:.0f}/min (ahead / idle = {rate['ahead'] / rate['idle']:.2f})"
         if "take" in rate:
             extra += f", next context made during an evaluation {rate['take']:.0f}/min (/ in-process = {rate['take'] / rate['inprocess']:.2f})"
         if "old" in rate:

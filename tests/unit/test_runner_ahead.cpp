@@ -146,9 +146,11 @@ private slots:
      *  requests for all of them, no evaluation after the first waits for a context or stops a
      *  runner, not even one that starts the next runners (where it waited for their contexts
      *  before its timed calls when they were made as soon as started). Contexts take 300 ms
-     *  here, requests come 1.6 s apart: time for three. */
+     *  here, requests come 1.6 s apart: time for three. With KF_RUNNER_OPEN=idle: by default
+     *  the evaluation that starts the next runners also opens the first of them (below). */
     void contexts_are_made_while_the_worker_is_idle() {
         qputenv("KF_RUNNER_SLOW_DEVICE_MS", "300");
+        qputenv("KF_RUNNER_OPEN", "idle");
         for (const char* depth : {"3", "1"}) {
             qputenv("KF_RUNNER_AHEAD_DEPTH", depth);
             std::unique_ptr<Evaluator> ev = evaluator(std::string("cache-depth-") + depth);
@@ -160,6 +162,7 @@ private slots:
             QCOMPARE(h.quiet, 6);
             if (QTest::currentTestFailed()) break;
         }
+        qunsetenv("KF_RUNNER_OPEN");
         qunsetenv("KF_RUNNER_AHEAD_DEPTH");
         qunsetenv("KF_RUNNER_SLOW_DEVICE_MS");
     }
@@ -182,34 +185,33 @@ private slots:
         QVERIFY2(h.holds > 0, "no call found a runner opened between requests still making its context");
     }
 
-    /** With KF_RUNNER_OPEN=take the runner next in line makes its context while the candidate
-     *  just taken is evaluated: requests that come back to back (no idle worker to make
-     *  contexts in) find their runners with their contexts made, where by default each waits
-     *  for its own (it is opened in the moment between requests, or when taken). Contexts take
+    /** By default the runner next in line makes its context while the candidate just taken
+     *  is evaluated: requests that come back to back (no idle worker to make contexts in) find
+     *  their runners with their contexts made, where with KF_RUNNER_OPEN=idle each waits for
+     *  its own (it is opened in the moment between requests, or when taken). Contexts take
      *  400 ms here; a runner waited under 250 ms for is counted as found ready. */
     void the_next_context_is_made_while_a_candidate_is_evaluated() {
         qputenv("KF_RUNNER_SLOW_DEVICE_MS", "400");
         qputenv("KF_RUNNER_AHEAD_DEPTH", "3");
-        int ready[2] = {0, 0};
-        for (int take = 0; take < 2; ++take) {
-            if (take) qputenv("KF_RUNNER_OPEN", "take");
-            std::unique_ptr<Evaluator> ev = evaluator(std::string("cache-open-") + (take ? "take" : "idle"));
-            Holds h;
+        int ready[2] = {0, 0};  // KF_RUNNER_OPEN=idle, the default
+        for (int dflt = 0; dflt < 2; ++dflt) {
+            if (!dflt) qputenv("KF_RUNNER_OPEN", "idle");
+            std::unique_ptr<Evaluator> ev = evaluator(std::string("cache-open-") + (dflt ? "default" : "idle"));
             for (int i = 0; i < 6; ++i) {
                 Diagnosis d = run(*ev, "correct");
                 QCOMPARE(d.status, Status::Ok);
                 const nlohmann::json site = d.phases.value("site", nlohmann::json::object());
                 QCOMPARE(site.value("settled_holds", -1), 0);
                 const double waited = d.runner.value("waited_ms", 1e9);
-                qInfo("open %s: waited %.0f ms, holds %d", take ? "take" : "idle", waited, site.value("holds", -1));
+                qInfo("open %s: waited %.0f ms, holds %d", dflt ? "default" : "idle", waited, site.value("holds", -1));
                 // The first two take runners started by the evaluation before them.
-                if (i >= 2 && waited < 250) ++ready[take];
+                if (i >= 2 && waited < 250) ++ready[dflt];
             }
             qunsetenv("KF_RUNNER_OPEN");
         }
         qunsetenv("KF_RUNNER_AHEAD_DEPTH");
         qunsetenv("KF_RUNNER_SLOW_DEVICE_MS");
-        qInfo("found ready: %d of 4 by default, %d of 4 with KF_RUNNER_OPEN=take", ready[0], ready[1]);
+        qInfo("found ready: %d of 4 with KF_RUNNER_OPEN=idle, %d of 4 by default", ready[0], ready[1]);
         QCOMPARE(ready[1], 4);
         QVERIFY(ready[0] < 4);
     }

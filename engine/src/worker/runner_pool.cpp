@@ -33,7 +33,7 @@ int RunnerPool::depth_from_environment() {
 
 bool RunnerPool::open_next_from_environment() {
     const char* v = std::getenv("KF_RUNNER_OPEN");
-    return v && std::string(v) == "take";
+    return !(v && std::string(v) == "idle");
 }
 
 bool RunnerPool::same(const RunnerOptions& a, const RunnerOptions& b) {
@@ -69,8 +69,9 @@ void RunnerPool::start_spares(const RunnerOptions& opt) {
     next.library.clear();
     spare_opt_ = next;
     // While a candidate is evaluated, they start their drivers and wait before their devices
-    // until the worker is idle (open_while_idle()) or their candidate takes them: that
-    // candidate's correctness calls need not stop them.
+    // until opened (the worker idle, open_while_idle(); the first of them by take() once its
+    // own candidate's runner is set up; at the latest when their candidate takes them): until
+    // then, correctness calls need not stop them.
     next.open_later = ahead_ == Ahead::WhileEvaluating;
     for (int i = 0; i < depth_; ++i) {
         try {
@@ -123,8 +124,8 @@ void RunnerPool::settle() {
     if (reaper_.joinable()) reaper_.join();
     // Ahead::WhileEvaluating: before the calls whose times count, no runner started ahead may
     // be starting its driver or making its context. Those opened finish now; the others wait
-    // before their devices, with nothing there, until the worker is idle (open_while_idle())
-    // or an evaluation takes them (load() opens it and waits). Contexts are made one at a time
+    // before their devices, with nothing there, until opened (open_while_idle(), take()) or
+    // an evaluation takes them (load() opens it and waits). Contexts are made one at a time
     // (the driver makes them one after the other anyway), in the order the runners are taken.
     if (ahead_ != Ahead::WhileEvaluating) return;
     for (auto it = spares_.begin(); it != spares_.end();) {

@@ -8,9 +8,10 @@
 // process, sandbox and driver during that candidate's correctness calls and then waits before
 // its device, with nothing of its own there, so that those calls need not stop it. It makes
 // its context (opened) when the worker has no request (open_while_idle(), one runner at a
-// time), else when its candidate takes it; before timed calls the judge waits until no runner
-// is starting its driver or making its context (settle), and a call measured while one opened
-// is still making it stops it (hush). Runners are started `depth` at a time
+// time), or once the candidate before it has taken its own runner set up (KF_RUNNER_OPEN=idle:
+// not then), or at the latest when its candidate takes it; before timed calls the judge waits
+// until no runner is starting its driver or making its context (settle), and a call measured
+// while one opened is still making it stops it (hush). Runners are started `depth` at a time
 // (KF_RUNNER_AHEAD_DEPTH, default 4), when none is left: as many contexts as the worker's idle
 // time allows are then made ahead. Started once an evaluation is over instead
 // (Ahead::AfterEvaluation), runners are opened at once and set themselves up while the worker
@@ -39,8 +40,8 @@ public:
     /** The most runners started ahead at once. */
     static constexpr int kMaxDepth = 16;
     /** `open_next`: the runner next in line makes its context while the candidate just taken
-     *  is evaluated, instead of only while the worker is idle (Ahead::WhileEvaluating). */
-    explicit RunnerPool(Ahead ahead, int depth = 1, bool open_next = false)
+     *  is evaluated (the default), not only while the worker is idle (Ahead::WhileEvaluating). */
+    explicit RunnerPool(Ahead ahead, int depth = 1, bool open_next = true)
         : ahead_(ahead), depth_(depth < 1 ? 1 : depth > kMaxDepth ? kMaxDepth : depth), open_next_(open_next) {}
     ~RunnerPool();
     RunnerPool(const RunnerPool&) = delete;
@@ -85,9 +86,10 @@ public:
     /** KF_RUNNER_AHEAD_DEPTH: how many runners are started ahead at once (1 to kMaxDepth;
      *  default 4; anything else read as the default). */
     static int depth_from_environment();
-    /** KF_RUNNER_OPEN: "take" opens the runner next in line as soon as a candidate is taken
-     *  (its context is made around that candidate's correctness calls, which stop it, and is
-     *  waited for before the timed calls); anything else, only while the worker is idle. */
+    /** KF_RUNNER_OPEN: by default the runner next in line is opened as soon as a candidate is
+     *  taken (its context is made around that candidate's correctness calls, which stop it, and
+     *  is waited for before the timed calls); "idle" opens runners only while the worker is
+     *  idle, or when their candidate takes them. */
     static bool open_next_from_environment();
 
 private:
