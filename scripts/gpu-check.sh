@@ -129,7 +129,8 @@ if [[ $parts == *" throughput "* ]]; then
 # first. Modes named only in KF_GPU_THROUGHPUT_MODES: 'fresh' (KF_RUNNER_AHEAD=0, a runner
 # started per evaluation), 'after' (KF_RUNNER_AHEAD=after, the next runner started between
 # evaluations), 'idle' (KF_RUNNER_OPEN=idle, runners' contexts made only while the worker is
-# idle or when taken, not while the candidate before is evaluated) and 'old' (the default mode of the earlier build in .gpu/old/bin).
+# idle or when taken, not while the candidate before is evaluated) and 'old' (the default mode
+# of the earlier build in .gpu/old/bin).
 tput_tasks=${KF_GPU_THROUGHPUT_TASKS:-level1/row_sum level1/softmax level1/gelu}
 log "throughput: kfoundry evolve --budget ${KF_GPU_THROUGHPUT_BUDGET:-40} on $tput_tasks, three runner modes side by side"
 tp=$out/throughput

@@ -2,10 +2,10 @@
 """Summarises scripts/gpu-check.sh part `throughput`: evaluations per minute of `kfoundry evolve`
 with runners started ahead, four at a time, while a candidate is evaluated (the default,
 'ahead'), one at a time ('depth1', KF_RUNNER_AHEAD_DEPTH=1),
-started between evaluations ('after', KF_RUNNER_AHEAD=after), contexts made only while the worker
-is idle or when taken ('idle', KF_RUNNER_OPEN=idle; the default before the next runner's context
-was made while a candidate is evaluated, which runs of that time name 'take'), started per evaluation ('fresh',
-KF_RUNNER_AHEAD=0) and candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1),
+started between evaluations ('after', KF_RUNNER_AHEAD=after), contexts made only while the
+worker is idle or when taken ('idle', KF_RUNNER_OPEN=idle; the default before the next runner's
+context was made while a candidate is evaluated, which runs of that time name 'take'), started
+per evaluation ('fresh', KF_RUNNER_AHEAD=0) and candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1),
 side by side in one run; 'old' is an earlier build's default mode where the run has one. A second table gives the runner
 site's steps (medians per evaluation, ms) and the wall time per evaluation outside the worker's
 evaluations (waits for compilation and the engine's own work), a third the runner's own start

@@ -2,6 +2,7 @@
 #include <QtTest>
 #include <QtWidgets>
 
+#include "guiproject.h"
 #include "mainwindow.h"
 #include "runs/niceaxis.h"
 #include "runs/searchview.h"
@@ -200,6 +201,7 @@ private slots:
         const int needed = label->heightForWidth(label->width());
         QVERIFY2(needed > fm.lineSpacing(), "the label does not wrap its text");
         QVERIFY2(label->height() >= needed, qPrintable(QStringLiteral("%1 px of %2").arg(label->height()).arg(needed)));
+        guitest::screenshot(&view, QStringLiteral("search-status-wrapped.png"));
     }
 
 private:
