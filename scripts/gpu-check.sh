@@ -129,7 +129,9 @@ if [[ $parts == *" throughput "* ]]; then
 # first. Modes named only in KF_GPU_THROUGHPUT_MODES: 'fresh' (KF_RUNNER_AHEAD=0, a runner
 # started per evaluation), 'after' (KF_RUNNER_AHEAD=after, the next runner started between
 # evaluations), 'idle' (KF_RUNNER_OPEN=idle, runners' contexts made only while the worker is
-# idle or when taken, not while the candidate before is evaluated) and 'old' (the default mode
+# idle or when taken, not while the candidate before is evaluated), 'conn8'
+# (CUDA_DEVICE_MAX_CONNECTIONS=8, the driver's default, for the worker and its runners, which
+# otherwise get one hardware queue per context) and 'old' (the default mode
 # of the earlier build in .gpu/old/bin).
 tput_tasks=${KF_GPU_THROUGHPUT_TASKS:-level1/row_sum level1/softmax level1/gelu}
 log "throughput: kfoundry evolve --budget ${KF_GPU_THROUGHPUT_BUDGET:-40} on $tput_tasks, three runner modes side by side"
@@ -150,6 +152,7 @@ for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
       [ "$mode" = fresh ] && envs=(KF_RUNNER_AHEAD=0)
       [ "$mode" = depth1 ] && envs=(KF_RUNNER_AHEAD_DEPTH=1)
       [ "$mode" = idle ] && envs=(KF_RUNNER_OPEN=idle)
+      [ "$mode" = conn8 ] && envs=(CUDA_DEVICE_MAX_CONNECTIONS=8)
       [ "$mode" = after ] && envs=(KF_RUNNER_AHEAD=after)
       [ "$mode" = inprocess ] && envs=(KF_CUDA_IN_PROCESS=1)
       mbin=$bin

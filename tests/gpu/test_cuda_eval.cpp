@@ -118,6 +118,7 @@ class TestCudaEval : public QObject {
 private slots:
     void initTestCase() {
         if (!kftest::gpu_available()) QSKIP("no CUDA device");
+        qunsetenv("CUDA_DEVICE_MAX_CONNECTIONS");  // the worker's own choice (oneHardwareQueue)
         QVERIFY2(std::filesystem::exists(kftest::worker_path()), kftest::worker_path().c_str());
         // A copy of the task, which the hostile candidates may attack (KF_TEST_TASK_DIR).
         auto tmp = kftest::temp_dir("cuda-eval");
@@ -158,6 +159,13 @@ private slots:
         for (const char* check : {"timed_outputs", "out_of_bounds_write", "spawned_work", "work_between_calls",
                                   "host_compute", "forbidden_loading", "device_memory"})
             QVERIFY2(outcome_of(d, check) == "pass", qPrintable(QString(check) + ": " + outcome_of(d, check)));
+    }
+
+    // The worker gives every context one hardware queue (docs/sandbox.md, Cost): the runner's
+    // environment says so before its driver starts (one_queue is correct only there).
+    void oneHardwareQueue() {
+        kf::Diagnosis d = evaluate("one_queue");
+        QCOMPARE(status_of(d.status), status_of(kf::Status::Ok));
     }
 
     void wrong() {

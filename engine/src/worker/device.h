@@ -161,8 +161,9 @@ std::unique_ptr<Device> make_host_device();
 std::unique_ptr<Device> make_cuda_device(int ordinal, bool quiet_waits = false);
 /** Starts the CUDA driver in this process (cuInit, through the runtime), without a context:
  *  nothing is allocated on a device. `runner`: module loading set as a runner's device needs
- *  it (before the driver starts). Returns the number of devices; throws DeviceFault when no
- *  device is usable. */
+ *  it (before the driver starts). Contexts get one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS
+ *  1) unless the environment sets it. Returns the number of devices; throws DeviceFault when
+ *  no device is usable. */
 int start_cuda_driver(bool runner);
 
 /** Device memory that a judge exported (Arena::fd() of a CUDA arena), mapped into this

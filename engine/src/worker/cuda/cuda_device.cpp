@@ -939,6 +939,11 @@ static_assert(sizeof(DeviceCompareResult) <= 256, "scratch holds the compare res
 
 int start_cuda_driver(bool runner) {
     if (runner) ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    // One hardware work queue per context (unless the environment names a number): every
+    // call runs on the one stream it is given, and a context with one queue is made in about
+    // half the time of the driver's default eight (docs/sandbox.md, Cost), which every
+    // runner pays. Kernels on other streams still run, in order on that queue.
+    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
