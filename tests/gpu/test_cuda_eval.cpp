@@ -159,6 +159,9 @@ private slots:
         for (const char* check : {"timed_outputs", "out_of_bounds_write", "spawned_work", "work_between_calls",
                                   "host_compute", "forbidden_loading", "device_memory"})
             QVERIFY2(outcome_of(d, check) == "pass", qPrintable(QString(check) + ": " + outcome_of(d, check)));
+        // The memory shared with its runner is made once: the timed calls' sets fit the first.
+        const nlohmann::json site = d.phases.value("site", nlohmann::json::object());
+        QCOMPARE(site.value("arenas", -1), 1);
     }
 
     // The worker gives every context one hardware queue (docs/sandbox.md, Cost): the runner's

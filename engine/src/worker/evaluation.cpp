@@ -163,6 +163,12 @@ public:
             auto cases = task_.cases_for(in_.backend);
             std::size_t most = 0;  // the largest case's set: each case's one set fits there
             for (const TaskCase* c : cases) most = std::max(most, CaseContext(dev_, task_, *c).arena_set_bytes());
+            // On CUDA the timed calls' sets fit there too: memory shared with a runner is made
+            // and mapped once per evaluation (milliseconds each time, in both processes).
+            if (in_.backend == Backend::Cuda && st_.time && !cases.empty()) {
+                CaseContext primary(dev_, task_, *cases.front());
+                most = std::max(most, timing_sets(primary) * primary.arena_set_bytes());
+            }
             in_.candidate->reserve(Arena::kLeadingGuard + most);
             const auto t0 = std::chrono::steady_clock::now();
             for (std::size_t ci = 0; ci < cases.size(); ++ci) {
@@ -378,9 +384,7 @@ private:
     void time_primary(const TaskCase& pc) {
         result_["stage"] = "timing";
         CaseContext cc(dev_, task_, pc);
-        std::size_t budget = in_.backend == Backend::Cuda ? (8ull << 30) : (1ull << 30);
-        std::size_t nsets = std::clamp<std::size_t>(budget / std::max<std::size_t>(cc.set_bytes(), 1), 1,
-                                                    static_cast<std::size_t>(st_.rotate_buffers));
+        const std::size_t nsets = timing_sets(cc);
         const TimingStats& rs = reference_time(cc, pc, nsets);
         report({{"stage", "timing"}, {"what", "candidate"}});
         // The reference runs trusted code: what the judge's clock adds to its reported times
@@ -439,6 +443,14 @@ private:
                                  " ms against " + fmt_double(tm.reference_median_ms) + " ms)";
             result_["stage"] = "done";
         }
+    }
+
+    /** How many tensor sets of `cc` the timed calls rotate through (rotate_buffers, within
+     *  a memory budget). */
+    std::size_t timing_sets(const CaseContext& cc) const {
+        const std::size_t budget = in_.backend == Backend::Cuda ? (8ull << 30) : (1ull << 30);
+        return std::clamp<std::size_t>(budget / std::max<std::size_t>(cc.set_bytes(), 1), 1,
+                                       static_cast<std::size_t>(st_.rotate_buffers));
     }
 
     /** The reference's time on case `pc`, measured in its own site the first time the worker
