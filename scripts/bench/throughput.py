@@ -5,9 +5,9 @@ with runners started ahead, four at a time, while a candidate is evaluated (the 
 started between evaluations ('after', KF_RUNNER_AHEAD=after), contexts made only while the
 worker is idle or when taken ('idle', KF_RUNNER_OPEN=idle; the default before the next runner's
 context was made while a candidate is evaluated, which runs of that time name 'take'), started
-per evaluation ('fresh', KF_RUNNER_AHEAD=0), eight hardware queues per context, the driver's default
-('conn8', CUDA_DEVICE_MAX_CONNECTIONS=8; one is the worker's default) and candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1),
-side by side in one run; 'old' is an earlier build's default mode where the run has one. A second table gives the runner
+per evaluation ('fresh', KF_RUNNER_AHEAD=0), eight hardware queues per context, the
+driver's default ('conn8', CUDA_DEVICE_MAX_CONNECTIONS=8; one is the worker's default) and
+candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1), side by side in one run; 'old' is an earlier build's default mode where the run has one. A second table gives the runner
 site's steps (medians per evaluation, ms) and the wall time per evaluation outside the worker's
 evaluations (waits for compilation and the engine's own work), a third the runner's own start
 step by step (runner.setup_steps).

@@ -193,7 +193,7 @@ private slots:
     void the_next_context_is_made_while_a_candidate_is_evaluated() {
         qputenv("KF_RUNNER_SLOW_DEVICE_MS", "400");
         qputenv("KF_RUNNER_AHEAD_DEPTH", "3");
-        int ready[2] = {0, 0};  // KF_RUNNER_OPEN=idle, the default
+        int ready[2] = {0, 0};  // [0] with KF_RUNNER_OPEN=idle, [1] by default
         for (int dflt = 0; dflt < 2; ++dflt) {
             if (!dflt) qputenv("KF_RUNNER_OPEN", "idle");
             std::unique_ptr<Evaluator> ev = evaluator(std::string("cache-open-") + (dflt ? "default" : "idle"));

@@ -161,13 +161,14 @@ public:
         try {
             in_.candidate->cap_device_memory(st_.memory_mb << 20);
             auto cases = task_.cases_for(in_.backend);
-            std::size_t most = 0;  // the largest case's set: each case's one set fits there
-            for (const TaskCase* c : cases) most = std::max(most, CaseContext(dev_, task_, *c).arena_set_bytes());
-            // On CUDA the timed calls' sets fit there too: memory shared with a runner is made
-            // and mapped once per evaluation (milliseconds each time, in both processes).
-            if (in_.backend == Backend::Cuda && st_.time && !cases.empty()) {
-                CaseContext primary(dev_, task_, *cases.front());
-                most = std::max(most, timing_sets(primary) * primary.arena_set_bytes());
+            // The largest case's set: each case's one set fits there. On CUDA the timed calls'
+            // sets of the primary case fit too: memory shared with a runner is then made and
+            // mapped once per evaluation (milliseconds each time, in both processes).
+            std::size_t most = 0;
+            for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+                const CaseContext cc(dev_, task_, *cases[ci]);
+                const bool timed_here = ci == 0 && st_.time && in_.backend == Backend::Cuda;
+                most = std::max(most, (timed_here ? timing_sets(cc) : 1) * cc.arena_set_bytes());
             }
             in_.candidate->reserve(Arena::kLeadingGuard + most);
             const auto t0 = std::chrono::steady_clock::now();
