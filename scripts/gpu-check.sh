@@ -57,7 +57,7 @@ log "device"
 cat "$out/device.json"
 
 # KF_GPU_PARTS selects what runs (default: all of "tests generic bench runner evolve profile kernelbench";
-# "kbllm", "kbbuild", "throughput" and "honest" run only when named).
+# "kbllm", "kbbuild", "throughput", "contexts" and "honest" run only when named).
 parts=" ${KF_GPU_PARTS:-tests generic bench runner evolve profile kernelbench} "
 if [[ $parts == *" tests "* ]]; then
 log "GPU-labelled tests"
@@ -131,7 +131,8 @@ if [[ $parts == *" throughput "* ]]; then
 # evaluations), 'idle' (KF_RUNNER_OPEN=idle, runners' contexts made only while the worker is
 # idle or when taken, not while the candidate before is evaluated), 'conn8'
 # (CUDA_DEVICE_MAX_CONNECTIONS=8, the driver's default, for the worker and its runners, which
-# otherwise get one hardware queue per context) and 'old' (the default mode
+# otherwise get one hardware queue per context), 'scaleq' (CUDA_SCALE_LAUNCH_QUEUES=0.25x:
+# launch queues a quarter of the driver's size) and 'old' (the default mode
 # of the earlier build in .gpu/old/bin).
 tput_tasks=${KF_GPU_THROUGHPUT_TASKS:-level1/row_sum level1/softmax level1/gelu}
 log "throughput: kfoundry evolve --budget ${KF_GPU_THROUGHPUT_BUDGET:-40} on $tput_tasks, three runner modes side by side"
@@ -153,6 +154,7 @@ for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
       [ "$mode" = depth1 ] && envs=(KF_RUNNER_AHEAD_DEPTH=1)
       [ "$mode" = idle ] && envs=(KF_RUNNER_OPEN=idle)
       [ "$mode" = conn8 ] && envs=(CUDA_DEVICE_MAX_CONNECTIONS=8)
+      [ "$mode" = scaleq ] && envs=(CUDA_SCALE_LAUNCH_QUEUES=0.25x)
       [ "$mode" = after ] && envs=(KF_RUNNER_AHEAD=after)
       [ "$mode" = inprocess ] && envs=(KF_CUDA_IN_PROCESS=1)
       mbin=$bin
@@ -169,6 +171,20 @@ for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
   done
 done
 python3 "$root/scripts/bench/throughput.py" "$tp" | tee "$tp/summary.md"
+fi
+if [[ $parts == *" contexts "* ]]; then
+# What a runner's CUDA context costs, setting by setting, and what making one does to another
+# process's driver calls (scripts/bench/context_probe.py; docs/sandbox.md, Hardware queues).
+log "contexts: a context's cost under driver settings, and the stalls it causes"
+mkdir -p "$out/contexts"
+if nvcc -O2 -arch=native -o "$out/contexts/context_probe" "$root/scripts/bench/context_probe.cu" -lcuda >"$out/contexts/build.log" 2>&1; then
+  timeout 300 python3 "$root/scripts/bench/context_probe.py" "$out/contexts/context_probe" "$out/contexts/summary.json" \
+    >"$out/contexts/probe.log" 2>&1
+  echo "context_probe exit $?"; grep -E '^(SUM|STALL|mps)' "$out/contexts/probe.log"
+  rm -f "$out/contexts/context_probe"
+else
+  log "contexts: the probe did not build: see contexts/build.log"
+fi
 fi
 if [[ $parts == *" honest "* ]]; then
 # Honest candidates' speed under an earlier build of the worker and this one, side by side, and

@@ -1,0 +1,83 @@
+// Times the steps of making a CUDA context in a fresh process, as a runner does, and how
+// much such a context stalls another process's driver calls.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <algorithm>
+#include <vector>
+using clk = std::chrono::steady_clock;
+static double ms(clk::time_point a, clk::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+static long long mono_ns() { timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
+__global__ void k1(float* p) { p[threadIdx.x] += 1; }
+__global__ void k2(float* p, int n) { for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = p[i] * 2 + 1; }
+__global__ void spin(long long cycles) { long long t = clock64(); while (clock64() - t < cycles) {} }
+__global__ void bad(float* p) { p[threadIdx.x] = 1; }
+int main(int argc, char** argv) {
+    const char* mode = argc > 1 ? argv[1] : "probe";
+    if (!strcmp(mode, "load")) {
+        double secs = atof(argv[2]);
+        cudaFree(0);
+        auto t0 = clk::now();
+        while (ms(t0, clk::now()) < secs * 1000) { spin<<<132, 128>>>(200000); cudaDeviceSynchronize(); }
+        printf("load err %s\n", cudaGetErrorString(cudaGetLastError()));
+        return 0;
+    }
+    if (!strcmp(mode, "calls")) {  // judge-like: memset + kernel + sync, iteration wall times
+        double secs = atof(argv[2]);
+        int n = 1 << 20;
+        cudaInitDevice(0, cudaDeviceScheduleBlockingSync, cudaInitDeviceFlagsAreValid);
+        float* d; cudaMalloc(&d, n * 4);
+        cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+        std::vector<double> v; v.reserve(1 << 20);
+        for (int i = 0; i < 50; ++i) { cudaMemsetAsync(d, 0, n * 4, s); k2<<<264, 256, 0, s>>>(d, n); cudaStreamSynchronize(s); }
+        auto t0 = clk::now();
+        while (ms(t0, clk::now()) < secs * 1000) {
+            auto a = clk::now();
+            cudaMemsetAsync(d, 0, n * 4, s); k2<<<264, 256, 0, s>>>(d, n); cudaStreamSynchronize(s);
+            v.push_back(ms(a, clk::now()));
+        }
+        std::vector<double> w = v; std::sort(w.begin(), w.end());
+        size_t m = w.size(); double p50 = w[m / 2], excess = 0;
+        for (double x : v) excess += std::max(0.0, x - p50);
+        printf("calls n %zu p50 %.4f p90 %.4f p99 %.4f max %.2f excess_ms %.1f err %s\n", m, p50, w[m * 9 / 10], w[m * 99 / 100], w[m - 1], excess,
+               cudaGetErrorString(cudaGetLastError()));
+        return 0;
+    }
+    if (!strcmp(mode, "fault")) {
+        cudaFree(0);
+        bad<<<1, 32>>>(reinterpret_cast<float*>(0x10));
+        cudaError_t e = cudaDeviceSynchronize();
+        printf("fault err %s\n", cudaGetErrorString(e));
+        return 0;
+    }
+    auto t0 = clk::now();
+    cuInit(0);
+    auto t1 = clk::now();
+    CUcontext c = nullptr;
+    if (!strcmp(mode, "drv")) {
+        CUdevice dev; cuDeviceGet(&dev, 0);
+        CUctxCreateParams prm{}; 
+        cuCtxCreate(&c, &prm, CU_CTX_SCHED_BLOCKING_SYNC, dev);
+    } else {
+        cudaInitDevice(0, cudaDeviceScheduleBlockingSync, cudaInitDeviceFlagsAreValid);
+        cudaSetDevice(0);
+        cudaFree(0);
+    }
+    auto t2 = clk::now();
+    float* p = nullptr;
+    if (c) { CUdeviceptr q; cuMemAlloc(&q, 256); p = reinterpret_cast<float*>(q); cuCtxSynchronize(); }
+    else { cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); cudaEvent_t e; cudaEventCreate(&e); cudaMalloc(&p, 256); cudaDeviceSynchronize(); }
+    auto t3 = clk::now();
+    if (!c) { k1<<<1, 32>>>(p); cudaDeviceSynchronize(); }
+    auto t4 = clk::now();
+    size_t fr = 0, tot = 0;
+    if (c) cuMemGetInfo(&fr, &tot); else cudaMemGetInfo(&fr, &tot);
+    printf("init %.1f ctx %.1f objs %.1f firstlaunch %.1f free_mib %.0f end_ns %lld err %s\n", ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t3, t4),
+           fr / 1048576.0, mono_ns(), cudaGetErrorString(cudaGetLastError()));
+    fflush(stdout);
+    return 0;
+}
