@@ -132,7 +132,8 @@ if [[ $parts == *" throughput "* ]]; then
 # idle or when taken, not while the candidate before is evaluated), 'conn8'
 # (CUDA_DEVICE_MAX_CONNECTIONS=8, the driver's default, for the worker and its runners, which
 # otherwise get one hardware queue per context), 'scaleq' (CUDA_SCALE_LAUNCH_QUEUES=0.25x:
-# launch queues a quarter of the driver's size) and 'old' (the default mode
+# launch queues a quarter of the driver's size), 'nice0' (KF_COMPILE_NICE=0: compilers at the
+# engine's priority) and 'old' (the default mode
 # of the earlier build in .gpu/old/bin).
 tput_tasks=${KF_GPU_THROUGHPUT_TASKS:-level1/row_sum level1/softmax level1/gelu}
 log "throughput: kfoundry evolve --budget ${KF_GPU_THROUGHPUT_BUDGET:-40} on $tput_tasks, three runner modes side by side"
@@ -155,6 +156,7 @@ for round in $(seq 1 "${KF_GPU_THROUGHPUT_ROUNDS:-1}"); do
       [ "$mode" = idle ] && envs=(KF_RUNNER_OPEN=idle)
       [ "$mode" = conn8 ] && envs=(CUDA_DEVICE_MAX_CONNECTIONS=8)
       [ "$mode" = scaleq ] && envs=(CUDA_SCALE_LAUNCH_QUEUES=0.25x)
+      [ "$mode" = nice0 ] && envs=(KF_COMPILE_NICE=0)
       [ "$mode" = after ] && envs=(KF_RUNNER_AHEAD=after)
       [ "$mode" = inprocess ] && envs=(KF_CUDA_IN_PROCESS=1)
       mbin=$bin

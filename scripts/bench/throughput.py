@@ -7,7 +7,8 @@ worker is idle or when taken ('idle', KF_RUNNER_OPEN=idle; the default before th
 context was made while a candidate is evaluated, which runs of that time name 'take'), started
 per evaluation ('fresh', KF_RUNNER_AHEAD=0), eight hardware queues per context, the
 driver's default ('conn8', CUDA_DEVICE_MAX_CONNECTIONS=8; one is the worker's default), launch
-queues a quarter of the driver's size ('scaleq', CUDA_SCALE_LAUNCH_QUEUES=0.25x) and
+queues a quarter of the driver's size ('scaleq', CUDA_SCALE_LAUNCH_QUEUES=0.25x), compilers at
+the engine's priority ('nice0', KF_COMPILE_NICE=0; 10 lower is the default) and
 candidates in the worker's process ('inprocess', KF_CUDA_IN_PROCESS=1), side by side in one run; 'old' is an earlier build's default mode where the run has one. A second table gives the runner
 site's steps (medians per evaluation, ms) and the wall time per evaluation outside the worker's
 evaluations (waits for compilation and the engine's own work), a third the runner's own start
@@ -20,7 +21,7 @@ import sqlite3
 import statistics
 import sys
 
-MODES = ["ahead", "idle", "take", "conn8", "scaleq", "depth1", "after", "old", "fresh", "inprocess"]
+MODES = ["ahead", "idle", "take", "conn8", "scaleq", "nice0", "depth1", "after", "old", "fresh", "inprocess"]
 SITE = ["arenas", "bind_ms", "hush_ms", "sync_ms", "hold_ms", "holds", "settled_holds", "settle_ms", "memory_ms", "arm_ms", "call_ms", "count_ms", "account_ms",
         "freeze_ms", "mapped_ms", "calls"]
 # The runner's start, step by step (runner.setup_steps, medians, ms): the judge's fork to the

@@ -5,9 +5,12 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -232,6 +235,55 @@ private slots:
         auto r = kf::run_process({"sh", "-c", "yes | head -c 3000000"}, std::chrono::seconds(30), {}, 1000);
         QCOMPARE(r.output.size(), std::size_t(1000));
         QCOMPARE(r.exit_code, 0);
+    }
+
+    void childYieldsTheProcessors() {
+        errno = 0;
+        const int own = getpriority(PRIO_PROCESS, 0);
+        QCOMPARE(errno, 0);
+        kf::ProcessLimits limits;
+        limits.nice = 5;
+        auto r = kf::run_process({"nice"}, std::chrono::seconds(30), {}, 1000, limits);
+        QCOMPARE(r.exit_code, 0);
+        QCOMPARE(std::stoi(r.output), std::min(19, own + 5));
+        r = kf::run_process({"nice"}, std::chrono::seconds(30));
+        QCOMPARE(std::stoi(r.output), own);
+    }
+
+    // The compiler runs at a lower priority than the engine (KF_COMPILE_NICE, default 10), so
+    // that evaluations beside it do not wait for a processor. A stand-in compiler reports its
+    // niceness (outside the sandbox, which would not show the stand-in).
+    void compilerYieldsTheProcessors_data() {
+        QTest::addColumn<QString>("setting");
+        QTest::addColumn<int>("added");
+        QTest::newRow("default") << QString() << 10;
+        QTest::newRow("three") << QString("3") << 3;
+        QTest::newRow("none") << QString("0") << 0;
+        QTest::newRow("junk") << QString("high") << 10;
+    }
+
+    void compilerYieldsTheProcessors() {
+        QFETCH(QString, setting);
+        QFETCH(int, added);
+        const fs::path dir = kftest::temp_dir("compile-nice");
+        const fs::path fake = dir / "fake-cxx";
+        {
+            std::ofstream f(fake);
+            f << "#!/bin/sh\necho \"kf-niceness $(nice)\"\nexit 1\n";
+        }
+        fs::permissions(fake, fs::perms::owner_all);
+        ScopedEnv bwrap("KF_BWRAP", "/nonexistent/bwrap");
+        ScopedEnv cxx("KF_CXX", fake.c_str());
+        std::optional<ScopedEnv> nice;
+        if (!setting.isEmpty()) nice.emplace("KF_COMPILE_NICE", setting.toUtf8().constData());
+        kf::CompileCache cache(dir / "cache");
+        auto r = cache.compile(host_request("// " + setting.toStdString() + "\nextern \"C\" void kf_solve(const float*, float*, int) {}\n"));
+        QVERIFY(!r.ok);
+        const auto at = r.info.log.find("kf-niceness ");
+        QVERIFY2(at != std::string::npos, r.info.log.c_str());
+        errno = 0;
+        const int own = getpriority(PRIO_PROCESS, 0);
+        QCOMPARE(std::stoi(r.info.log.substr(at + 12)), std::min(19, own + added));
     }
 
     void outsideQuotesWithheld() {

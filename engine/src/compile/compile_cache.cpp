@@ -5,6 +5,7 @@
 //   <dir>/tmp-<key>-XXXXXX/ a compile in progress; renamed to <key>/ when done
 // Readers only look at <key>/ folders, and rename() is atomic, so a crash (or a concurrent
 // process) can never expose a half-written entry.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -36,6 +37,20 @@ constexpr int kMetaFormat = 1;
 std::string env_or_empty(const char* name) {
     const char* v = std::getenv(name);
     return v && *v ? std::string(v) : std::string();
+}
+
+/**
+ * How much the compiler yields the processors (niceness added, KF_COMPILE_NICE, 0 to 19,
+ * default 10): compiles run beside evaluations, whose runners, judge and timed calls should
+ * not wait for a processor behind nvcc or g++.
+ */
+int compile_niceness() {
+    const std::string v = env_or_empty("KF_COMPILE_NICE");
+    if (v.empty()) return 10;
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (end == v.c_str() || *end != '\0') return 10;
+    return static_cast<int>(std::clamp<long>(n, 0, 19));
 }
 
 std::string read_text(const fs::path& p) {
@@ -280,6 +295,7 @@ void CompileRun::run_compiler(CompileInfo& info) {
     plimits.address_space_bytes = limits.memory_bytes;
     plimits.file_size_bytes = limits.file_bytes;
     plimits.cpu_seconds = static_cast<std::uint64_t>(req.timeout_s) + 1;
+    plimits.nice = compile_niceness();
     auto timeout = std::chrono::milliseconds(static_cast<long long>(req.timeout_s * 1000));
     pr = run_process(argv, timeout, tmp, limits.output_bytes, plimits);
     // Quotes of files the candidate may not read are withheld; messages and the log

@@ -53,6 +53,11 @@ void apply_limits(const ProcessLimits& limits) {
     lower_limit(RLIMIT_AS, limits.address_space_bytes);
     lower_limit(RLIMIT_FSIZE, limits.file_size_bytes);
     lower_limit(RLIMIT_CPU, limits.cpu_seconds);
+    if (limits.nice > 0) {
+        errno = 0;
+        const int now = getpriority(PRIO_PROCESS, 0);
+        if (errno == 0) setpriority(PRIO_PROCESS, 0, std::min(19, now + limits.nice));
+    }
 }
 
 }  // namespace

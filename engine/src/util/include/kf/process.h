@@ -24,13 +24,14 @@ struct ProcessResult {
 };
 
 /**
- * Resource limits set in the child (setrlimit) before it starts the program; they are
- * inherited by everything it starts. 0 leaves a limit as the parent has it.
+ * Resource limits set in the child (setrlimit, setpriority) before it starts the program;
+ * they are inherited by everything it starts. 0 leaves a limit as the parent has it.
  */
 struct ProcessLimits {
     std::uint64_t address_space_bytes = 0;  ///< RLIMIT_AS: virtual memory of each process
     std::uint64_t file_size_bytes = 0;      ///< RLIMIT_FSIZE: largest file a process may write (SIGXFSZ beyond)
     std::uint64_t cpu_seconds = 0;          ///< RLIMIT_CPU: CPU time of each process (SIGXCPU / SIGKILL beyond)
+    int nice = 0;  ///< added to the child's niceness (setpriority; capped at 19): it yields the processors to others
 };
 
 /**
