@@ -63,8 +63,8 @@ for nice in (0, 10):
 load.kill(); load.wait()
 
 # Stalls: a judge-like loop of memset + kernel + sync, alone and beside contexts made back to back.
-def stall(label, e, secs=5):
-    calls = subprocess.Popen([B, "calls", str(secs + 1)], env=env(**C1), stdout=subprocess.PIPE, text=True)
+def stall(label, e, secs=5, wait="spin"):
+    calls = subprocess.Popen([B, "calls", str(secs + 1), wait], env=env(**C1), stdout=subprocess.PIPE, text=True)
     time.sleep(0.7)
     made = 0
     if e is not None:
@@ -79,6 +79,8 @@ stall("alone", None)
 stall("conn1", env(**C1))
 stall("conn1_q025", env(**dict(C1, CUDA_SCALE_LAUNCH_QUEUES="0.25x")))
 stall("conn8", env(CUDA_DEVICE_MAX_CONNECTIONS=8))
+stall("alone_block", None, wait="block")
+stall("conn1_block", env(**C1), wait="block")
 stall("alone2", None)
 
 # MPS, when its control program is here: a client's context, and what a faulting client does to another.
