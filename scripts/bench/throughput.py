@@ -152,6 +152,9 @@ def main():
             extra += f", contexts made only while idle {rate['idle']:.0f}/min (ahead / idle = {rate['ahead'] / rate['idle']:.2f})"
         if "take" in rate:
             extra += f", next context made during an evaluation {rate['take']:.0f}/min (/ in-process = {rate['take'] / rate['inprocess']:.2f})"
+        for mode in ("conn8", "scaleq", "nice0"):
+            if mode in rate:
+                extra += f", {mode} {rate[mode]:.0f}/min (ahead / {mode} = {rate['ahead'] / rate[mode]:.2f})"
         if "old" in rate:
             extra += f", earlier build {rate['old']:.0f}/min (ahead / earlier = {rate['ahead'] / rate['old']:.2f})"
         print(f"- {task}: runner started ahead {rate['ahead']:.0f}/min, in-process {rate['inprocess']:.0f}/min "
