@@ -8,6 +8,10 @@
 #include <cstring>
 #include <ctime>
 #include <algorithm>
+#include <fcntl.h>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 using clk = std::chrono::steady_clock;
 static double ms(clk::time_point a, clk::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
@@ -15,9 +19,68 @@ static long long mono_ns() { timespec t; clock_gettime(CLOCK_MONOTONIC, &t); ret
 __global__ void k1(float* p) { p[threadIdx.x] += 1; }
 __global__ void k2(float* p, int n) { for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = p[i] * 2 + 1; }
 __global__ void spin(long long cycles) { long long t = clock64(); while (clock64() - t < cycles) {} }
+__global__ void inc(unsigned* p) { *p += 1; }
 __global__ void bad(float* p) { p[threadIdx.x] = 1; }
+// Maps a shareable allocation into the current context; returns its device address or 0.
+static CUdeviceptr map_here(CUmemGenericAllocationHandle h, size_t size) {
+    CUdeviceptr p = 0;
+    if (cuMemAddressReserve(&p, size, 0, 0, 0) != CUDA_SUCCESS) return 0;
+    if (cuMemMap(p, size, 0, h, 0) != CUDA_SUCCESS) return 0;
+    CUmemAccessDesc a{};
+    a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    a.location.id = 0;
+    a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    return cuMemSetAccess(p, size, &a, 1) == CUDA_SUCCESS ? p : 0;
+}
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "probe";
+    if (!strcmp(mode, "share")) {  // as the judge: memory made here, used by a child (an MPS client if argv[2] names a pipe folder)
+        cudaFree(0);
+        CUmemAllocationProp prop{};
+        prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        prop.location.id = 0;
+        prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+        size_t g = 0;
+        cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+        CUmemGenericAllocationHandle h;
+        CUresult r = cuMemCreate(&h, g, &prop, 0);
+        CUdeviceptr p = r == CUDA_SUCCESS ? map_here(h, g) : 0;
+        int fd = -1;
+        if (p) {
+            cuMemsetD32(p, 41, 1);
+            cuCtxSynchronize();
+            r = cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+        }
+        if (!p || fd < 0) { printf("share value -1 child_rc -1 err cannot make or export (%d)\n", int(r)); return 0; }
+        fcntl(fd, F_SETFD, 0);
+        const pid_t pid = fork();
+        if (pid == 0) {
+            if (argc > 2 && *argv[2]) setenv("CUDA_MPS_PIPE_DIRECTORY", argv[2], 1);
+            else unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+            const std::string f = std::to_string(fd), gs = std::to_string(g);
+            execl("/proc/self/exe", argv[0], "import", f.c_str(), gs.c_str(), (char*)nullptr);
+            _exit(127);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        unsigned v = 0;
+        cuMemcpyDtoH(&v, p, 4);
+        printf("share value %u child_rc %d err %s\n", v, WIFEXITED(st) ? WEXITSTATUS(st) : -1, cudaGetErrorString(cudaGetLastError()));
+        return 0;
+    }
+    if (!strcmp(mode, "import")) {  // the child of "share": adds 1 to the shared word; exit status 0 when it could
+        cudaFree(0);
+        CUmemGenericAllocationHandle h;
+        const int fd = atoi(argv[2]);
+        const size_t g = strtoull(argv[3], nullptr, 10);
+        CUresult r = cuMemImportFromShareableHandle(&h, reinterpret_cast<void*>(static_cast<intptr_t>(fd)), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+        if (r != CUDA_SUCCESS) { fprintf(stderr, "import failed %d\n", int(r)); return 3; }
+        CUdeviceptr p = map_here(h, g);
+        if (!p) { fprintf(stderr, "map failed\n"); return 4; }
+        inc<<<1, 1>>>(reinterpret_cast<unsigned*>(p));
+        return cudaDeviceSynchronize() == cudaSuccess ? 0 : 5;
+    }
     if (!strcmp(mode, "load")) {
         double secs = atof(argv[2]);
         cudaFree(0);

@@ -2,8 +2,9 @@
 """context_probe.py BIN [OUT.json]: what a runner's CUDA context costs under driver settings
 (hardware queues, launch queue size, copy queues, the driver API), with the processors busy,
 how much contexts made back to back stall another process's driver calls, and, where
-nvidia-cuda-mps-control is installed, a context made through MPS and what a faulting MPS client
-does to another. BIN is scripts/bench/context_probe.cu built with nvcc -lcuda."""
+nvidia-cuda-mps-control is installed, a context made through MPS, whether it stalls a process
+outside MPS, whether memory made outside MPS (cuMemCreate, a POSIX descriptor) maps in an MPS
+client, and what a faulting MPS client does to another. BIN is scripts/bench/context_probe.cu built with nvcc -lcuda."""
 import os, subprocess, sys, time, statistics, shutil, json
 B = sys.argv[1]
 BASE = dict(os.environ)
@@ -83,6 +84,13 @@ stall("alone_block", None, wait="block")
 stall("conn1_block", env(**C1), wait="block")
 stall("alone2", None)
 
+# Memory made by a process outside MPS (the judge), mapped and written by a child: the control here.
+def share(label, pipe=""):
+    r = subprocess.run([B, "share", pipe], env=env(**C1), capture_output=True, text=True, timeout=60)
+    print("share", label, r.stdout.strip(), r.stderr.strip()[-500:], flush=True)
+    out["share_" + label] = pairs(r.stdout)
+share("plain")
+
 # MPS, when its control program is here: a client's context, and what a faulting client does to another.
 mps = shutil.which("nvidia-cuda-mps-control")
 print("mps control:", mps, flush=True)
@@ -99,6 +107,12 @@ if mps:
             print("mps first client", json.dumps(first), flush=True)
             series("mps_conn1", dict(me, **{k: str(v) for k, v in C1.items()}))
             series("mps_default", me)
+            share("mps_client", d + "/pipe")
+            load.kill(); load.wait()
+            # Does a context made through MPS stall a process outside it, as the judge would be?
+            stall("mps_conn1", dict(me, **{k: str(v) for k, v in C1.items()}))
+            load = subprocess.Popen([B, "load", "600"], env=env(**C1), stdout=subprocess.DEVNULL)
+            time.sleep(1)
             calls = subprocess.Popen([B, "calls", "4"], env=me, stdout=subprocess.PIPE, text=True)
             time.sleep(1)
             f = subprocess.run([B, "fault"], env=me, capture_output=True, text=True, timeout=30)
