@@ -22,6 +22,7 @@
 #include "kf/compile.h"
 #include "kf/process.h"
 #include "kf/sandbox_view.h"
+#include "kf/text.h"
 #include "kf/sha256.h"
 
 namespace kf {
@@ -45,12 +46,8 @@ std::string env_or_empty(const char* name) {
  * not wait for a processor behind nvcc or g++.
  */
 int compile_niceness() {
-    const std::string v = env_or_empty("KF_COMPILE_NICE");
-    if (v.empty()) return 10;
-    char* end = nullptr;
-    const long n = std::strtol(v.c_str(), &end, 10);
-    if (end == v.c_str() || *end != '\0') return 10;
-    return static_cast<int>(std::clamp<long>(n, 0, 19));
+    const auto n = util::env_integer("KF_COMPILE_NICE");
+    return n ? static_cast<int>(std::clamp<long>(*n, 0, 19)) : 10;
 }
 
 std::string read_text(const fs::path& p) {

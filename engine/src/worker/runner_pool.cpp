@@ -1,4 +1,5 @@
 #include "runner_pool.h"
+#include "kf/text.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -24,11 +25,8 @@ RunnerPool::Ahead RunnerPool::ahead_from_environment() {
 
 int RunnerPool::depth_from_environment() {
     constexpr int kDefault = 4;
-    const char* v = std::getenv("KF_RUNNER_AHEAD_DEPTH");
-    if (!v || !*v) return kDefault;
-    char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    return (end && *end == '\0' && n >= 1 && n <= kMaxDepth) ? static_cast<int>(n) : kDefault;
+    const auto n = util::env_integer("KF_RUNNER_AHEAD_DEPTH");
+    return (n && *n >= 1 && *n <= kMaxDepth) ? static_cast<int>(*n) : kDefault;
 }
 
 bool RunnerPool::open_next_from_environment() {
