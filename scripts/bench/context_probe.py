@@ -97,20 +97,21 @@ print("mps control:", mps, flush=True)
 if mps:
     d = "/tmp/kf-mps"; os.makedirs(d + "/pipe", exist_ok=True); os.makedirs(d + "/log", exist_ok=True)
     me = env(CUDA_MPS_PIPE_DIRECTORY=d + "/pipe", CUDA_MPS_LOG_DIRECTORY=d + "/log")
+    me1 = dict(me, **{k: str(v) for k, v in C1.items()})  # an MPS client with one hardware queue
     r = subprocess.run([mps, "-d"], env=me, capture_output=True, text=True, timeout=20)
     print("mps start", r.returncode, r.stdout, r.stderr, flush=True)
     if r.returncode == 0:
         try:
             load = subprocess.Popen([B, "load", "600"], env=env(**C1), stdout=subprocess.DEVNULL)
             time.sleep(1)
-            first = probe(dict(me, **{k: str(v) for k, v in C1.items()}))
+            first = probe(me1)
             print("mps first client", json.dumps(first), flush=True)
-            series("mps_conn1", dict(me, **{k: str(v) for k, v in C1.items()}))
+            series("mps_conn1", me1)
             series("mps_default", me)
             share("mps_client", d + "/pipe")
             load.kill(); load.wait()
             # Does a context made through MPS stall a process outside it, as the judge would be?
-            stall("mps_conn1", dict(me, **{k: str(v) for k, v in C1.items()}))
+            stall("mps_conn1", me1)
             load = subprocess.Popen([B, "load", "600"], env=env(**C1), stdout=subprocess.DEVNULL)
             time.sleep(1)
             calls = subprocess.Popen([B, "calls", "4"], env=me, stdout=subprocess.PIPE, text=True)
