@@ -22,8 +22,8 @@
 #include "kf/compile.h"
 #include "kf/process.h"
 #include "kf/sandbox_view.h"
-#include "kf/text.h"
 #include "kf/sha256.h"
+#include "kf/text.h"
 
 namespace kf {
 
