@@ -145,7 +145,12 @@ private slots:
         QVERIFY(d.timing);
         qInfo("candidate %.3f ms, reference %.3f ms: %.2fx", d.timing->median_ms, d.timing->reference_median_ms,
               d.timing->speedup);
-        QVERIFY2(d.timing->speedup < 2.0, std::to_string(d.timing->speedup).c_str());
+        // Timed cold, the reference's median is its 20 ms wait and more (21.8 ms to 22.0 ms,
+        // 70x to 93x the candidate, with the faster of two timings not kept). Warm it is the
+        // candidate's work, but on a loaded two-core machine a block of its calls was once
+        // timed at 7.7x the candidate's (2.9 ms): the bound is half the cold wait, not a ratio.
+        QVERIFY2(d.timing->reference_median_ms < 10.0, std::to_string(d.timing->reference_median_ms).c_str());
+        QVERIFY2(d.timing->speedup < 30.0, std::to_string(d.timing->speedup).c_str());
     }
 
     void wrong() {
