@@ -327,7 +327,7 @@ private slots:
     void kept_declarations_are_the_iterations() {
         Task t = flat_task("opaque-decl", "#include <cmath>\nextern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
                                           "    for (int i = 0; i < n; ++i) {\n"
-                                          "        float s = std::fma(x[i], 2.0f, 1.0f);\n"
+                                          "        float s = std::nextafter(x[i], 2.0f);\n"
                                           "        s += 1.0f;\n        y[i] = s;\n    }\n}\n");
         GenericKernels g = generic_kernels(t, Backend::Host);
         QVERIFY2(!g.kernels.empty(), g.reason.c_str());
@@ -415,6 +415,37 @@ private slots:
         for (const auto& k : generic_kernels(t, Backend::Host).kernels) {
             Diagnosis d = ev.evaluate(t, {k.source, "generic"}, opt);
             QVERIFY2(d.status == Status::Ok, (k.name + ": " + d.message + "\n" + d.compile.log + "\n" + k.source).c_str());
+        }
+    }
+
+    /**
+     * The <cmath> functions users call (softplus through log1p, floorf, std::fmod, std::abs of
+     * an integer index) are pure: the loop still runs in parallel, and the kernels compile and
+     * are correct on the host, and compile with nvcc.
+     */
+    void math_calls_are_read() {
+        Task t = flat_task("math", "#include <cmath>\n#include <cstdlib>\n"
+                                   "extern \"C\" void kf_solve(const float* x, float* y, int n) {\n"
+                                   "    for (int i = 0; i < n; ++i) {\n"
+                                   "        const float v = x[std::abs(n / 2 - i) % n];\n"
+                                   "        y[i] = std::log1p(std::exp(v)) + floorf(v) - std::fmod(v, 0.25f) + expm1f(v);\n"
+                                   "    }\n}\n");
+        GenericKernels host = generic_kernels(t, Backend::Host), cuda = generic_kernels(t, Backend::Cuda);
+        QVERIFY2(!host.kernels.empty() && !cuda.kernels.empty(), host.reason.c_str());
+        QVERIFY2(has(host.nests[0], "the loop over i (line 5): parallel"), host.nests[0].c_str());
+        QVERIFY2(has(host.kernels[0].source, "std::abs("), host.kernels[0].source.c_str());
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        for (const auto& k : host.kernels) {
+            Diagnosis d = ev.evaluate(t, {k.source, "generic"}, opt);
+            QVERIFY2(d.status == Status::Ok, (k.name + ": " + d.message + "\n" + d.compile.log + "\n" + k.source).c_str());
+        }
+        if (auto nvcc = nvcc_evaluator(cache_ / "nvcc-math")) {
+            const auto& k = cuda.kernels[0];
+            CompileResult cr = nvcc->compile(t, {k.source, "generic"}, parse_tunables(k.source).defaults());
+            QVERIFY2(cr.ok, (cr.info.log + "\n" + k.source).c_str());
         }
     }
 

@@ -69,7 +69,7 @@ std::string Printer::expr(const ExprPtr& e) const {
             if (f == "max" || f == "min") {
                 f = "kf_" + f;
             } else {
-                if (f == "abs") f = "fabs";
+                if (f == "abs" && !e->integer) f = "fabs";  // std::abs of an integer stays an integer
                 if (dialect == Dialect::Host) f = "std::" + f;
             }
             out = f + "(";

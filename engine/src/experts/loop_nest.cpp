@@ -255,15 +255,26 @@ public:
         return v;
     }
 
+    /**
+     * The model's name of a math function the reference calls (its float form `expf` and
+     * std:: overloads alike), or "" for a call the model does not know. Every one named here
+     * is pure: it reads its arguments only, so a loop calling it may still run in parallel.
+     * The kernels print the name back (std:: on the host; CUDA's float overloads on the GPU).
+     */
     static std::string math_name(const std::string& f) {
-        static const std::map<std::string, std::string> names = {
-            {"exp", "exp"},    {"expf", "exp"},  {"log", "log"},    {"logf", "log"},  {"sqrt", "sqrt"},
-            {"sqrtf", "sqrt"}, {"tanh", "tanh"}, {"tanhf", "tanh"}, {"erf", "erf"},   {"erff", "erf"},
-            {"fabs", "abs"},   {"fabsf", "abs"}, {"abs", "abs"},    {"sin", "sin"},   {"sinf", "sin"},
-            {"cos", "cos"},    {"cosf", "cos"},  {"pow", "pow"},    {"powf", "pow"},  {"fmax", "max"},
-            {"fmaxf", "max"},  {"max", "max"},   {"fmin", "min"},   {"fminf", "min"}, {"min", "min"}};
-        auto it = names.find(f);
-        return it == names.end() ? std::string() : it->second;
+        static const std::map<std::string, std::string> renamed = {{"fabs", "abs"}, {"abs", "abs"}, {"fmax", "max"},
+                                                                   {"max", "max"},  {"fmin", "min"}, {"min", "min"}};
+        static const std::set<std::string> kept = {
+            "exp",  "exp2", "expm1", "log",  "log2",  "log10", "log1p", "sqrt",  "cbrt", "pow",   "hypot", "sin",
+            "cos",  "tan",  "asin",  "acos", "atan",  "atan2", "sinh",  "cosh",  "tanh", "asinh", "acosh", "atanh",
+            "erf",  "erfc", "floor", "ceil", "trunc", "round", "fmod",  "copysign", "fma"};
+        const auto known = [&](const std::string& g) -> std::string {
+            if (auto it = renamed.find(g); it != renamed.end()) return it->second;
+            return kept.count(g) ? g : std::string();
+        };
+        std::string name = known(f);
+        if (name.empty() && f.size() > 1 && f.back() == 'f') name = known(f.substr(0, f.size() - 1));  // expf, fabsf
+        return name;
     }
 
     static bool is_integer_type(CXTypeKind k) { return k >= CXType_Bool && k <= CXType_LongLong; }
@@ -433,6 +444,7 @@ public:
         auto e = std::make_shared<Expr>();
         e->kind = Expr::Kind::Call;
         e->text = name;
+        e->integer = is_integer_type(c_.getCanonicalType(c_.getCursorType(cur)).kind);  // std::abs(n / 2 - i)
         for (int i = 0; i < n; ++i) e->args.push_back(expr(c_.cursorGetArgument(cur, static_cast<unsigned>(i))));
         return e;
     }

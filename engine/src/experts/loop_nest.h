@@ -28,7 +28,7 @@ struct Expr {
     Kind kind = Kind::Number;
     std::string text;  ///< the name, the array (Index), the operator, the function or (Cast) the integer type
     double value = 0;  ///< Number
-    bool integer = false;
+    bool integer = false;  ///< Number: an integer literal; Call: a call whose value is an integer (abs of an int)
     /** An integer expression the C code converts to floating point (a cast, or a float operand beside it). */
     bool converted = false;
     /** Number: a float (not double) literal. Converted: the floating type it becomes ("float", "double"). */
