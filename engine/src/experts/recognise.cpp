@@ -315,6 +315,11 @@ Recognition derived(const Task& task, const json& j, const std::string& file, co
         Computation c = computation_from_json(j, task);
         c.origin = "derived from " + file + how + ": " + shape;
         return {c, {}};
+    } catch (const TaskError& e) {
+        // The task's file names where a computation written in it is wrong; this one was
+        // derived from the reference, so the field and the reason are what the user needs.
+        return cannot_derive(file, "the loops read as " + j.dump() + " but the derived " +
+                                       (e.field().empty() ? std::string() : e.field() + ": ") + e.reason());
     } catch (const Error& e) {
         return cannot_derive(file, "the loops read as " + j.dump() + " but " + e.what());
     }
