@@ -90,6 +90,31 @@ private:
         return cfg;
     }
 
+    /** Every host instance of `t` passes the worker's checks at its defaults, and every CUDA
+     *  instance compiles with nvcc where it is found; false after the first failure, reported. */
+    bool instances_pass(const Task& t, const GenericKernels& host, const GenericKernels& cuda, const std::string& tag) {
+        Evaluator ev(host_config());
+        EvalOptions opt;
+        opt.trials = 2;
+        opt.time = false;
+        for (const auto& k : host.kernels) {
+            Diagnosis d = ev.evaluate(t, {k.source, "generic"}, opt);
+            if (d.status != Status::Ok) {
+                qWarning("%s: %s\n%s\n%s", k.name.c_str(), d.message.c_str(), d.compile.log.c_str(), k.source.c_str());
+                return false;
+            }
+        }
+        auto nvcc = nvcc_evaluator(cache_ / ("nvcc-" + tag));
+        for (const auto& k : nvcc ? cuda.kernels : std::vector<TemplateKernel>{}) {
+            CompileResult cr = nvcc->compile(t, {k.source, "generic"}, parse_tunables(k.source).defaults());
+            if (!cr.ok) {
+                qWarning("%s:\n%s\n%s", k.name.c_str(), cr.info.log.c_str(), k.source.c_str());
+                return false;
+            }
+        }
+        return true;
+    }
+
 private slots:
     void initTestCase() {
         cache_ = kftest::temp_dir("generic-cache");
@@ -434,19 +459,39 @@ private slots:
         QVERIFY2(!host.kernels.empty() && !cuda.kernels.empty(), host.reason.c_str());
         QVERIFY2(has(host.nests[0], "the loop over i (line 5): parallel"), host.nests[0].c_str());
         QVERIFY2(has(host.kernels[0].source, "std::abs("), host.kernels[0].source.c_str());
-        Evaluator ev(host_config());
-        EvalOptions opt;
-        opt.trials = 2;
-        opt.time = false;
-        for (const auto& k : host.kernels) {
-            Diagnosis d = ev.evaluate(t, {k.source, "generic"}, opt);
-            QVERIFY2(d.status == Status::Ok, (k.name + ": " + d.message + "\n" + d.compile.log + "\n" + k.source).c_str());
-        }
-        if (auto nvcc = nvcc_evaluator(cache_ / "nvcc-math")) {
-            const auto& k = cuda.kernels[0];
-            CompileResult cr = nvcc->compile(t, {k.source, "generic"}, parse_tunables(k.source).defaults());
-            QVERIFY2(cr.ok, (cr.info.log + "\n" + k.source).c_str());
-        }
+        QVERIFY(instances_pass(t, host, cuda, "math"));
+    }
+
+    /**
+     * A filter's taps in a constant array at kf_solve's top (`const float w[3] = {...}`): each
+     * loop that reads it gets its own copy with the same values, and the kernels are correct
+     * on the host and compile with nvcc. An array at the top that the loop writes stays refused.
+     */
+    void constant_arrays_are_copied_into_the_loops() {
+        const std::string taps = "#include <algorithm>\nextern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n"
+                                 "    const float w[3] = {0.25f, 0.5f, 0.25f};\n"
+                                 "    for (int r = 0; r < rows; ++r)\n"
+                                 "        for (int c = 0; c < cols; ++c) {\n"
+                                 "            float acc = 0.f;\n"
+                                 "            for (int k = -1; k <= 1; ++k) acc += w[k + 1] * x[r * cols + std::min(std::max(c + k, 0), cols - 1)];\n"
+                                 "            y[r * cols + c] = acc;\n"
+                                 "        }\n}\n";
+        Task t = rows_task("taps", taps);
+        GenericKernels host = generic_kernels(t, Backend::Host), cuda = generic_kernels(t, Backend::Cuda);
+        QVERIFY2(!host.kernels.empty() && !cuda.kernels.empty(), host.reason.c_str());
+        QVERIFY2(has(host.nests[0], "parallel"), host.nests[0].c_str());
+        QVERIFY2(has(host.kernels[0].source, "w[3] = {0.25"), host.kernels[0].source.c_str());
+        QVERIFY(instances_pass(t, host, cuda, "taps"));
+        // Written in the loop, the array carries values from one row to the next.
+        GenericKernels carried = generic_kernels(
+            rows_task("taps-written", "extern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n"
+                                      "    float w[2] = {1.0f, 0.0f};\n"
+                                      "    for (int r = 0; r < rows; ++r) {\n"
+                                      "        for (int c = 0; c < cols; ++c) y[r * cols + c] = x[r * cols + c] * w[0] + w[1];\n"
+                                      "        w[1] = w[1] + 1.0f;\n    }\n}\n"),
+            Backend::Host);
+        QVERIFY(carried.kernels.empty());
+        QVERIFY2(has(carried.reason, "kf_solve declares the local array w outside its loops (line 3)"), carried.reason.c_str());
     }
 
     /** A search from scratch of a task no template knows ends with generic kernels evaluated and named. */

@@ -864,8 +864,65 @@ void called_functions(const Block& b, std::vector<nest::Helper>& out) {
     }
 }
 
+/** True when e names `n`, as a value or as the array it reads. */
+bool uses(const ExprPtr& e, const std::string& n) {
+    if (!e) return false;
+    if ((e->kind == Expr::Kind::Name || e->kind == Expr::Kind::Index) && e->text == n) return true;
+    return std::any_of(e->args.begin(), e->args.end(), [&](const ExprPtr& a) { return uses(a, n); });
+}
+
+/** Whether a statement of b names `n`; `written` too where one may change its elements (an
+ *  assignment to it, a pointer made from it, a statement kept as written that names it). */
+bool names_in(const Block& b, const std::string& n, bool& written) {
+    bool any = false;
+    for (const Stmt& st : b) {
+        bool here = uses(st.start, n) || uses(st.bound, n) || uses(st.init, n) || uses(st.value, n) ||
+                    uses(st.cond, n) || uses(st.target, n);
+        for (const auto& e : st.elements) here = here || uses(e, n);
+        const bool opaque = st.kind == Stmt::Kind::Opaque && std::count(st.names.begin(), st.names.end(), n) > 0;
+        if (opaque || (st.kind == Stmt::Kind::Assign && uses(st.target, n)) ||
+            (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Pointer && uses(st.init, n)))
+            written = true;
+        any = any || here || opaque;
+        any = names_in(st.body, n, written) || any;
+        any = names_in(st.else_body, n, written) || any;
+    }
+    return any;
+}
+
+/**
+ * An array declared at kf_solve's top that nothing changes (a filter's taps, `const float
+ * w[3] = {0.25f, 0.5f, 0.25f};`) and that only loops read: its declaration is moved into each
+ * of those loops, where every iteration (thread, kernel) has its own copy of the same values.
+ * An array that is written stays where it is, and is refused there.
+ */
+void sink_read_only_arrays(Block& body) {
+    for (auto it = body.begin(); it != body.end();) {
+        bool written = false, outside = false;
+        if (it->kind == Stmt::Kind::Decl && it->type == Stmt::Type::Array) {
+            for (const Stmt& st : body) {
+                if (&st == &*it) continue;
+                const bool named = names_in({st}, it->var, written);
+                const bool header = uses(st.start, it->var) || uses(st.bound, it->var);  // seen before the body
+                if (named && (st.kind != Stmt::Kind::For || header)) outside = true;
+            }
+        }
+        if (it->kind != Stmt::Kind::Decl || it->type != Stmt::Type::Array || written || outside) {
+            ++it;
+            continue;
+        }
+        Stmt decl = *it;
+        it = body.erase(it);
+        for (Stmt& st : body) {
+            bool ignored = false;
+            if (st.kind == Stmt::Kind::For && names_in(st.body, decl.var, ignored)) st.body.insert(st.body.begin(), decl);
+        }
+    }
+}
+
 Program plan_program(const Task& task, Block body, const std::string& opaque) {
     Program prog;
+    sink_read_only_arrays(body);
     prog.body = std::move(body);
     prog.opaque = opaque;
     called_functions(prog.body, prog.helpers);

@@ -93,7 +93,9 @@ std::string Printer::declaration(const Stmt& s) const {
         if (t.find('[') == std::string::npos) {  // a std::vector<T>: zero-filled, its length at run time
             return t + " " + s.var + "(" + expr(s.init) + ");";
         }
-        return elem + " " + s.var + "[" + expr(s.init) + "] = {};";
+        std::string values;
+        for (const auto& v : s.elements) values += (values.empty() ? "" : ", ") + expr(v);
+        return elem + " " + s.var + "[" + expr(s.init) + "] = {" + values + "};";
     }
     std::string type = t;
     if (s.type == Stmt::Type::Integer && type != "bool") type = "long long";

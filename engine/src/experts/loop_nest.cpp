@@ -661,7 +661,7 @@ public:
             if (c_.isExpression(c_.getCursorKind(x))) init = &x;
         if (s.type == Stmt::Type::Array) {
             CXType t = c_.getCanonicalType(c_.getCursorType(var));
-            s.init = t.kind == CXType_ConstantArray ? c_array_length(var, t, init) : array_length(var, init);
+            s.init = t.kind == CXType_ConstantArray ? c_array_length(var, t, init, s.elements) : array_length(var, init);
             return s;
         }
         if (init && c_.getCursorKind(*init) == CXCursor_InitListExpr && s.type != Stmt::Type::Array)
@@ -671,16 +671,20 @@ public:
         return s;
     }
 
-    /** A C array's length, when it is zero-filled: `T a[N] = {};` or `= {0, ...}`. */
-    ExprPtr c_array_length(CXCursor var, CXType t, const CXCursor* init) {
+    /** A C array's length, when it is filled with numbers: `T a[N] = {};`, `= {0, ...}` or
+     *  `= {0.25f, 0.5f, 0.25f}` (then its values, in `elements`). */
+    ExprPtr c_array_length(CXCursor var, CXType t, const CXCursor* init, std::vector<ExprPtr>& elements) {
         const std::string n = str(c_.getCursorSpelling(var));
         if (!init || c_.getCursorKind(*init) != CXCursor_InitListExpr)
             refuse(var, "the array " + n + " without `= {}`: its elements start undefined");
+        bool zero = true;
         for (CXCursor v : children(*init)) {
-            const ExprPtr e = expr(v);
-            if (e->kind != Expr::Kind::Number || e->value != 0)
-                refuse(var, "the array " + n + " filled with something else than 0");
+            ExprPtr e = expr(v);
+            if (e->kind != Expr::Kind::Number) refuse(var, "the array " + n + " filled with something else than numbers");
+            zero = zero && e->value == 0;
+            elements.push_back(std::move(e));
         }
+        if (zero) elements.clear();
         return Expr::number(static_cast<double>(c_.getArraySize(t)), true);
     }
 

@@ -59,7 +59,8 @@ using Block = std::vector<Stmt>;
 struct Stmt {
     /** Opaque: a statement inside a loop that the model lacks, kept as written (read_kf_solve's keep_opaque). */
     enum class Kind { For, Decl, Assign, If, Return, Continue, Break, Opaque };
-    /** Array: a local std::vector of float or double, or a C array of numbers, its length in `init` (zero-filled). */
+    /** Array: a local std::vector of float or double, or a C array of numbers, its length in
+     *  `init`, zero-filled unless `elements` gives its first values. */
     enum class Type { Integer, Floating, Pointer, Array };
     Kind kind = Kind::Assign;
     int line = 0;
@@ -69,6 +70,9 @@ struct Stmt {
     Type type = Type::Floating;  ///< Decl
     std::string type_name;       ///< Decl: the declared type as C spells it ("float", "const float *", "int")
     ExprPtr init;                ///< Decl: its initialiser (may be null)
+    /** Decl of a C array: its first values as written (numbers: `{0.25f, 0.5f, 0.25f}`), the
+     *  rest 0; empty where it is filled with 0. */
+    std::vector<ExprPtr> elements;
     ExprPtr target;              ///< Assign: a name or an array read
     std::string op;              ///< Assign: =, +=, -=, *=, /=
     ExprPtr value;               ///< Assign

@@ -267,7 +267,7 @@ void over_the_row(const Stmt& loop, const Poly& cols, const Scope& s, const std:
 bool is_row_product(const Stmt& outer, const Scope& scope) {
     Scope s = scope;
     for (const Stmt& st : outer.body) {
-        if (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Array) s.arrays[st.var] = st.init;
+        if (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Array && st.elements.empty()) s.arrays[st.var] = st.init;
         if (st.kind != Stmt::Kind::For || st.body.empty() || st.body.back().kind != Stmt::Kind::For) continue;
         const Stmt& in = st.body.back();
         if (in.body.size() == 1 && vector_target(in.body[0], s) && in.body[0].op == "+=") return true;

@@ -385,6 +385,7 @@ bool is_early_exit(const Stmt& st) {
 /** A declaration outside the loops: a scalar, an index or a row pointer. */
 void declare(const Stmt& st, Scope& s) {
     if (st.type == Stmt::Type::Array) {
+        if (!st.elements.empty()) refuse("the array " + st.var + " filled with something else than 0" + at_line(st.line));
         s.arrays[st.var] = st.init;
         return;
     }
