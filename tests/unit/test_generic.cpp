@@ -494,6 +494,23 @@ private slots:
         QVERIFY2(has(carried.reason, "kf_solve declares the local array w outside its loops (line 3)"), carried.reason.c_str());
     }
 
+    /**
+     * A std::vector declared in a row (its length known at run time): the host kernels keep
+     * it, each thread its own; the CUDA kernels, where a thread can allocate none, are
+     * refused, saying so, rather than written and failing to compile.
+     */
+    void run_time_vectors_stay_on_the_host() {
+        Task t = rows_task("vecrow", "#include <vector>\n#include <cmath>\nextern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n"
+            "    for (int r = 0; r < rows; ++r) {\n        std::vector<float> tmp(cols);\n"
+            "        float s = 0;\n        for (int c = 0; c < cols; ++c) { tmp[c] = expf(x[r * cols + c]); s += tmp[c]; }\n"
+            "        for (int c = 0; c < cols; ++c) y[r * cols + c] = tmp[c] / s;\n    }\n}\n");
+        GenericKernels host = generic_kernels(t, Backend::Host), cuda = generic_kernels(t, Backend::Cuda);
+        QVERIFY2(!host.kernels.empty(), host.reason.c_str());
+        QVERIFY(instances_pass(t, host, {}, "vecrow"));
+        QVERIFY2(cuda.kernels.empty(), cuda.kernels.empty() ? "" : cuda.kernels[0].source.c_str());
+        QVERIFY2(has(cuda.reason, "kf_solve declares the vector tmp (line 6), whose length is known at run time"), cuda.reason.c_str());
+    }
+
     /** A search from scratch of a task no template knows ends with generic kernels evaluated and named. */
     void search_from_scratch_tries_generic_kernels_data() {
         QTest::addColumn<QString>("task");

@@ -513,7 +513,22 @@ TemplateKernel write(const Task& task, const Program& prog, Mode mode) {
 
 }  // namespace
 
+/** The first std::vector the body declares (its length known at run time), if any. */
+static const Stmt* runtime_vector(const Block& b) {
+    for (const Stmt& st : b) {
+        if (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Array && st.type_name.find('[') == std::string::npos)
+            return &st;
+        if (const Stmt* v = runtime_vector(st.body)) return v;
+        if (const Stmt* v = runtime_vector(st.else_body)) return v;
+    }
+    return nullptr;
+}
+
 std::vector<TemplateKernel> cuda_generic(const Task& task, const Program& prog) {
+    if (const Stmt* v = runtime_vector(prog.body))
+        throw Unsupported("kf_solve declares the vector " + v->var + " (line " + std::to_string(v->line) +
+                          "), whose length is known at run time: a GPU thread allocates none (a C array of constant "
+                          "length, `float " + v->var + "[64] = {};`, is one it can hold)");
     std::vector<TemplateKernel> out;
     out.push_back(write(task, prog, Mode::Threads));
     bool rows = std::any_of(prog.nests.begin(), prog.nests.end(), [](const NestPlan& n) { return n.rows; });
