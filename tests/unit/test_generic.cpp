@@ -511,6 +511,50 @@ private slots:
         QVERIFY2(has(cuda.reason, "kf_solve declares the vector tmp (line 6), whose length is known at run time"), cuda.reason.c_str());
     }
 
+    /**
+     * Scratch declared once at kf_solve's top for all rows (`std::vector<float> tmp(cols);`),
+     * each row filling all of it before reading it: every row gets its own, and the rows run in
+     * parallel. Scratch a row reads before filling it, or fills only in part, carries values
+     * from one row to the next, and stays refused.
+     */
+    void scratch_filled_in_each_row_is_the_rows() {
+        const auto softmax = [](const std::string& fill) {
+            return "#include <vector>\n#include <cmath>\nextern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n"
+                   "    std::vector<float> tmp(cols);\n"
+                   "    for (int r = 0; r < rows; ++r) {\n"
+                   "        float s = 0.0f;\n" +
+                   fill +
+                   "        for (int c = 0; c < cols; ++c) s += tmp[c];\n"
+                   "        for (int c = 0; c < cols; ++c) y[r * cols + c] = tmp[c] / s;\n    }\n}\n";
+        };
+        Task t = rows_task("scratch", softmax("        for (int c = 0; c < cols; ++c) { const float v = x[r * cols + c]; tmp[c] = expf(v); }\n"));
+        GenericKernels host = generic_kernels(t, Backend::Host);
+        QVERIFY2(!host.kernels.empty(), host.reason.c_str());
+        QVERIFY2(has(host.nests[0], "the loop over r (line 6): parallel"), host.nests[0].c_str());
+        QVERIFY(instances_pass(t, host, {}, "scratch"));
+        // A C array of constant length filled the same way: the CUDA threads hold their own.
+        Task fixed = rows_task("scratch-c", "extern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n"
+                                            "    float buf[64] = {};\n"
+                                            "    for (int r = 0; r < rows; ++r) {\n"
+                                            "        for (int c = 0; c < 64; ++c) buf[c] = c < cols ? x[r * cols + c] : 0.0f;\n"
+                                            "        for (int c = 0; c < cols; ++c) y[r * cols + c] = buf[c] + buf[cols - 1 - c];\n    }\n}\n");
+        GenericKernels fh = generic_kernels(fixed, Backend::Host), fc = generic_kernels(fixed, Backend::Cuda);
+        QVERIFY2(!fh.kernels.empty() && !fc.kernels.empty(), (fh.reason + " | " + fc.reason).c_str());
+        QVERIFY2(has(fc.nests[0], "the loop over r (line 4): parallel"), fc.nests[0].c_str());
+        QVERIFY(instances_pass(fixed, fh, fc, "scratch-c"));
+        const std::vector<std::pair<const char*, std::string>> carried = {
+            {"read before filled", "        for (int c = 0; c < cols; ++c) y[r * cols + c] = tmp[c];\n"
+                                   "        for (int c = 0; c < cols; ++c) tmp[c] = expf(x[r * cols + c]);\n"},
+            {"filled in part", "        for (int c = 1; c < cols; ++c) tmp[c] = expf(x[r * cols + c]);\n"},
+            {"filled then left", "        for (int c = 0; c < cols; ++c) { tmp[c] = expf(x[r * cols + c]); if (tmp[c] > 2.0f) break; }\n"},
+            {"filled from itself", "        for (int c = 0; c < cols; ++c) tmp[c] = tmp[c] * 0.5f + expf(x[r * cols + c]);\n"}};
+        for (const auto& [what, fill] : carried) {
+            GenericKernels g = generic_kernels(rows_task("scratch-carried", softmax(fill)), Backend::Host);
+            QVERIFY2(g.kernels.empty(), what);
+            QVERIFY2(has(g.reason, "kf_solve declares the local array tmp outside its loops (line 5)"), (what + (": " + g.reason)).c_str());
+        }
+    }
+
     /** A search from scratch of a task no template knows ends with generic kernels evaluated and named. */
     void search_from_scratch_tries_generic_kernels_data() {
         QTest::addColumn<QString>("task");

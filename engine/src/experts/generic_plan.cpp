@@ -890,39 +890,88 @@ bool names_in(const Block& b, const std::string& n, bool& written) {
     return any;
 }
 
+/** Whether every mention of the array `a` in e is the element a[v]. */
+bool only_at(const ExprPtr& e, const std::string& a, const std::string& v) {
+    if (!e) return true;
+    if (e->kind == Expr::Kind::Name && e->text == a) return false;
+    if (e->kind == Expr::Kind::Index && e->text == a) return is_name(e->args[0], v);
+    return std::all_of(e->args.begin(), e->args.end(), [&](const ExprPtr& x) { return only_at(x, a, v); });
+}
+
+/** Whether every mention of the array `a` in b is the element a[v], and b neither breaks nor
+ *  returns (which would leave the elements after v unwritten). */
+bool only_at(const Block& b, const std::string& a, const std::string& v) {
+    for (const Stmt& st : b) {
+        if (st.kind == Stmt::Kind::Break || st.kind == Stmt::Kind::Return) return false;
+        if (st.kind == Stmt::Kind::Opaque && std::count(st.names.begin(), st.names.end(), a) > 0) return false;
+        if (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Pointer && uses(st.init, a)) return false;
+        for (const ExprPtr& e : {st.start, st.bound, st.init, st.value, st.cond, st.target})
+            if (!only_at(e, a, v)) return false;
+        if (!only_at(st.body, a, v) || !only_at(st.else_body, a, v)) return false;
+    }
+    return true;
+}
+
 /**
- * An array declared at kf_solve's top that nothing changes (a filter's taps, `const float
- * w[3] = {0.25f, 0.5f, 0.25f};`) and that only loops read: its declaration is moved into each
- * of those loops, where every iteration (thread, kernel) has its own copy of the same values.
- * An array that is written stays where it is, and is refused there.
+ * Whether each iteration of `loop` writes every element of the array `decl` before it reads
+ * any: the first statement of its body naming the array is a loop over [0, its length) whose
+ * body assigns `a[v] = e` (e not reading a) after declarations and assignments only, and
+ * names a afterwards only at a[v]. What an iteration reads of it is then its own.
  */
-void sink_read_only_arrays(Block& body) {
-    for (auto it = body.begin(); it != body.end();) {
-        bool written = false, outside = false;
-        if (it->kind == Stmt::Kind::Decl && it->type == Stmt::Type::Array) {
-            for (const Stmt& st : body) {
-                if (&st == &*it) continue;
-                const bool named = names_in({st}, it->var, written);
-                const bool header = uses(st.start, it->var) || uses(st.bound, it->var);  // seen before the body
-                if (named && (st.kind != Stmt::Kind::For || header)) outside = true;
-            }
+bool overwritten_first(const Stmt& loop, const Stmt& decl) {
+    const std::string& a = decl.var;
+    for (const Stmt& st : loop.body) {
+        bool ignored = false;
+        if (!names_in({st}, a, ignored)) continue;
+        if (st.kind != Stmt::Kind::For || st.step != 1 || !st.start || st.start->kind != Expr::Kind::Number ||
+            st.start->value != 0 || !st.bound || !decl.init || nest::to_text(st.bound) != nest::to_text(decl.init))
+            return false;
+        for (auto s = st.body.begin(); s != st.body.end(); ++s) {
+            if (s->kind == Stmt::Kind::Assign && s->op == "=" && s->target->kind == Expr::Kind::Index && s->target->text == a &&
+                is_name(s->target->args[0], st.var) && !uses(s->value, a))
+                return only_at(Block(s + 1, st.body.end()), a, st.var);
+            if ((s->kind != Stmt::Kind::Decl && s->kind != Stmt::Kind::Assign) || names_in({*s}, a, ignored)) return false;
         }
-        if (it->kind != Stmt::Kind::Decl || it->type != Stmt::Type::Array || written || outside) {
+        return false;
+    }
+    return false;
+}
+
+/**
+ * Arrays declared at kf_solve's top whose declaration can move into the loops that use them,
+ * where every iteration (thread, kernel) has its own copy: one that nothing changes (a
+ * filter's taps, `const float w[3] = {0.25f, 0.5f, 0.25f};`), copied into each loop that reads
+ * it; and scratch one loop fills anew in each iteration before reading it (a row's
+ * exponentials, `std::vector<float> tmp(cols);` declared once for all rows), moved into that
+ * loop. Any other array at the top stays there, and is refused there.
+ */
+void sink_arrays(Block& body) {
+    for (auto it = body.begin(); it != body.end();) {
+        if (it->kind != Stmt::Kind::Decl || it->type != Stmt::Type::Array) {
             ++it;
             continue;
         }
-        Stmt decl = *it;
-        it = body.erase(it);
+        bool written = false, outside = false;
+        std::vector<Stmt*> loops;
         for (Stmt& st : body) {
-            bool ignored = false;
-            if (st.kind == Stmt::Kind::For && names_in(st.body, decl.var, ignored)) st.body.insert(st.body.begin(), decl);
+            if (&st == &*it) continue;
+            const bool named = names_in({st}, it->var, written);
+            const bool header = uses(st.start, it->var) || uses(st.bound, it->var);  // seen before the body
+            if (named && (st.kind != Stmt::Kind::For || header)) outside = true;
+            else if (named) loops.push_back(&st);
         }
+        if (outside || (written && (loops.size() != 1 || !overwritten_first(*loops[0], *it)))) {
+            ++it;
+            continue;
+        }
+        for (Stmt* loop : loops) loop->body.insert(loop->body.begin(), *it);
+        it = body.erase(it);
     }
 }
 
 Program plan_program(const Task& task, Block body, const std::string& opaque) {
     Program prog;
-    sink_read_only_arrays(body);
+    sink_arrays(body);
     prog.body = std::move(body);
     prog.opaque = opaque;
     called_functions(prog.body, prog.helpers);
