@@ -1,6 +1,7 @@
 // The worker end to end on the host backend: every kind of bad candidate ends as the right
 // diagnosis, and the engine goes on serving the next request.
 #include <QtTest>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -151,6 +152,40 @@ private slots:
         // timed at 7.7x the candidate's (2.9 ms): the bound is half the cold wait, not a ratio.
         QVERIFY2(d.timing->reference_median_ms < 10.0, std::to_string(d.timing->reference_median_ms).c_str());
         QVERIFY2(d.timing->speedup < 30.0, std::to_string(d.timing->speedup).c_str());
+    }
+
+    /**
+     * The judge's OpenMP threads sleep after each of its parallel regions (OMP_WAIT_POLICY
+     * passive, in the worker's own environment), so that they take no core from the candidate
+     * timed after it; the runners get the policy the worker was given (none here), and no
+     * trace of the worker's second start.
+     */
+    void judge_threads_sleep_and_runners_keep_the_policy() {
+        if (qEnvironmentVariableIsSet("OMP_WAIT_POLICY")) QSKIP("OMP_WAIT_POLICY is set for the tests");
+        Candidate c;
+        c.name = "environment";
+        c.source = "#include \"kf_task.h\"\n#include <cstdlib>\n"
+                   "extern \"C\" void kf_solve(const float* x, const float* y, float* z, int n, float alpha) {\n"
+                   "    const bool given = !std::getenv(\"OMP_WAIT_POLICY\") && !std::getenv(\"KF_WORKER_OMP_WAIT_POLICY\");\n"
+                   "    for (int i = 0; i < n; ++i) z[i] = given ? alpha * x[i] + y[i] : 0.0f;\n"
+                   "}\n";
+        Diagnosis d = ev_->evaluate(task_, c, fast());
+        QVERIFY2(d.status == Status::Ok, d.message.c_str());
+        // The worker is this process's child: its environment as it was started.
+        int workers = 0, passive = 0;
+        const std::string self = std::to_string(getpid());
+        for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+            std::ifstream stat(e.path() / "stat");
+            std::string pid, comm, state, ppid;
+            if (!(stat >> pid >> comm >> state >> ppid) || ppid != self || comm != "(kfoundry-worker)") continue;
+            ++workers;
+            std::ifstream env(e.path() / "environ", std::ios::binary);
+            std::string entry;
+            while (std::getline(env, entry, '\0'))
+                if (entry == "OMP_WAIT_POLICY=passive") ++passive;
+        }
+        QVERIFY(workers >= 1);
+        QCOMPARE(passive, workers);
     }
 
     void wrong() {
