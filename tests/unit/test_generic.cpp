@@ -413,6 +413,35 @@ private slots:
         }
     }
 
+    /** Of three perfectly nested loops (an NCHW bias add), the collapsed host instance
+     *  collapses the outer two: the innermost stays a loop the compiler vectorises. */
+    void collapse_keeps_the_innermost_loop() {
+        auto dir = kftest::temp_dir("generic-nchw");
+        kftest::write_file(dir / "task.json", R"({
+  "format": 1, "name": "t", "op_class": "x", "sizes": ["N", "C", "HW"],
+  "tensors": [{"name": "x", "role": "input", "dtype": "f32", "shape": ["N", "C", "HW"]},
+              {"name": "bias", "role": "input", "dtype": "f32", "shape": ["C"]},
+              {"name": "y", "role": "output", "dtype": "f32", "shape": ["N", "C", "HW"]}],
+  "tolerance": {"atol": 1e-5, "rtol": 1e-5},
+  "work": {"flops": "N * C * HW", "bytes": "8 * N * C * HW"},
+  "cases": [{"name": "p", "primary": true, "sizes": {"N": 2, "C": 3, "HW": 40}}, {"name": "v", "sizes": {"N": 1, "C": 5, "HW": 7}}],
+  "reference": {"host": "reference.cpp"}
+})");
+        kftest::write_file(dir / "reference.cpp",
+                           "#include \"kf_task.h\"\n#include <algorithm>\n"
+                           "extern \"C\" void kf_solve(const float* x, const float* bias, float* y, int N, int C, int HW) {\n"
+                           "    for (int n = 0; n < N; ++n)\n        for (int c = 0; c < C; ++c)\n"
+                           "            for (int p = 0; p < HW; ++p) {\n                const int i = (n * C + c) * HW + p;\n"
+                           "                y[i] = std::max(x[i] + bias[c], 0.0f);\n            }\n}\n");
+        Task t = load_task(dir);
+        GenericKernels host = generic_kernels(t, Backend::Host);
+        QCOMPARE(host.kernels.size(), std::size_t(2));
+        const std::string& collapsed = host.kernels[1].source;
+        QCOMPARE(host.kernels[1].family, std::string("generic/omp-collapse"));
+        QVERIFY2(has(collapsed, "schedule(static) collapse(2)") && !has(collapsed, "collapse(3)"), collapsed.c_str());
+        QVERIFY(instances_pass(t, host, {}, "nchw"));
+    }
+
     /** The shapes users write: std::max, std::clamp, a ternary, fmaxf, memcpy of a row. */
     void user_shapes_are_read() {
         GenericKernels g = generic_kernels(

@@ -44,6 +44,17 @@ std::size_t perfectly_nested(const NestPlan& n) {
     return k;
 }
 
+/**
+ * How many loops of the chain the collapsed instance collapses: its perfectly nested ones, but
+ * of three or more the innermost stays a loop of its own, which the compiler vectorises
+ * (collapsed with the others, its index is rebuilt at every iteration: an NCHW bias add over
+ * (n, c, p) measured 0.07x collapse(3)); the outer ones give the threads plenty to share.
+ */
+std::size_t collapsed(const NestPlan& n) {
+    const std::size_t k = perfectly_nested(n);
+    return k >= 3 ? k - 1 : k;
+}
+
 }  // namespace
 
 std::vector<TemplateKernel> host_generic(const Task& task, const Program& prog) {
@@ -72,7 +83,7 @@ std::vector<TemplateKernel> host_generic(const Task& task, const Program& prog) 
             const NestPlan& n = prog.nests[nest++];
             hp.atomics = n.atomics;
             if (!n.chain.empty()) {
-                const std::size_t k = collapse ? perfectly_nested(n) : 1;
+                const std::size_t k = collapse ? collapsed(n) : 1;
                 const std::string c = k > 1 ? " collapse(" + std::to_string(k) + ")" : "";
                 os << "#if CHUNK > 0\n#pragma omp parallel for schedule(static, CHUNK)" << c
                    << "\n#else\n#pragma omp parallel for schedule(static)" << c << "\n#endif\n";
