@@ -584,6 +584,38 @@ private slots:
         }
     }
 
+    /**
+     * References written the way users write them (tests/data/user_shapes: std::max and
+     * std::min, ternaries, if and continue, index tensors of i32 and i64, per-row and
+     * per-column operands, row pointers, strided and padded windows, <cmath> calls, a lambda,
+     * scratch arrays, an argmax, two outputs): each gets generic kernels on both backends, the
+     * host ones correct and the CUDA ones compiled by nvcc, or a reason where a backend gets none.
+     */
+    void user_shapes_get_kernels_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("no_cuda");  // the reason there is no CUDA kernel, where there is none
+        for (const auto& e : std::filesystem::directory_iterator(kftest::data("user_shapes"))) {
+            const std::string n = e.path().filename().string();
+            QTest::newRow(n.c_str()) << QString::fromStdString(n)
+                                     << (n == "softmax_vec" ? QString("whose length is known at run time") : QString());
+        }
+    }
+
+    void user_shapes_get_kernels() {
+        QFETCH(QString, name);
+        QFETCH(QString, no_cuda);
+        Task t = load_task(kftest::data("user_shapes/" + name.toStdString()));
+        GenericKernels host = generic_kernels(t, Backend::Host), cuda = generic_kernels(t, Backend::Cuda);
+        QVERIFY2(!host.kernels.empty(), host.reason.c_str());
+        if (!no_cuda.isEmpty()) {
+            QVERIFY(cuda.kernels.empty());
+            QVERIFY2(has(cuda.reason, no_cuda.toStdString()), cuda.reason.c_str());
+        } else {
+            QVERIFY2(!cuda.kernels.empty(), cuda.reason.c_str());
+        }
+        QVERIFY(instances_pass(t, host, cuda, "user-" + name.toStdString()));
+    }
+
     /** A search from scratch of a task no template knows ends with generic kernels evaluated and named. */
     void search_from_scratch_tries_generic_kernels_data() {
         QTest::addColumn<QString>("task");
