@@ -267,7 +267,8 @@ public:
         static const std::set<std::string> kept = {
             "exp",  "exp2", "expm1", "log",  "log2",  "log10", "log1p", "sqrt",  "cbrt", "pow",   "hypot", "sin",
             "cos",  "tan",  "asin",  "acos", "atan",  "atan2", "sinh",  "cosh",  "tanh", "asinh", "acosh", "atanh",
-            "erf",  "erfc", "floor", "ceil", "trunc", "round", "fmod",  "copysign", "fma"};
+            "erf",  "erfc", "floor", "ceil", "trunc", "round", "fmod",  "copysign", "fma", "isnan", "isinf",
+            "isfinite", "signbit"};
         const auto known = [&](const std::string& g) -> std::string {
             if (auto it = renamed.find(g); it != renamed.end()) return it->second;
             return kept.count(g) ? g : std::string();
