@@ -616,6 +616,35 @@ private slots:
         QVERIFY(instances_pass(t, host, cuda, "user-" + name.toStdString()));
     }
 
+    /**
+     * A loop down the columns, y[r * cols + c] over c < cols: its iterations' elements are a
+     * pitch (cols) apart in every row, so they are spread. Refused where they are not: a
+     * neighbour's element written too, or c running past a row's width.
+     */
+    void column_loops_are_spread() {
+        GenericKernels cols = generic_kernels(
+            rows_task("col-scale", "extern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n"
+                                   "    for (int c = 0; c < cols; ++c) {\n        float s = 0.0f;\n"
+                                   "        for (int r = 0; r < rows; ++r) s += x[r * cols + c];\n"
+                                   "        for (int r = 0; r < rows; ++r) y[r * cols + c] = x[r * cols + c] / (s + 100.0f);\n    }\n}\n"),
+            Backend::Host);
+        QVERIFY2(!cols.kernels.empty(), cols.reason.c_str());
+        QVERIFY2(has(cols.nests[0], "the loop over c (line 3): parallel"), cols.nests[0].c_str());
+        const std::vector<std::pair<const char*, std::string>> overlapping = {
+            {"a neighbour written", "    for (int c = 0; c < cols - 1; ++c)\n"
+                                    "        for (int r = 0; r < rows; ++r) { y[r * cols + c] = x[r * cols + c]; y[r * cols + c + 1] = 0.0f; }\n"},
+            {"past a row's width", "    for (int c = 0; c < 2 * cols; ++c)\n"
+                                   "        for (int r = 0; r < rows - 1; ++r) y[r * cols + c] = x[r * cols + c] * 2.0f;\n"}};
+        for (const auto& [what, body] : overlapping) {
+            GenericKernels g = generic_kernels(
+                rows_task("col-overlap", "extern \"C\" void kf_solve(const float* x, float* y, int rows, int cols) {\n" + body + "}\n"),
+                Backend::Host);
+            const std::string all = g.reason + "\n" + joined(g.nests);
+            QVERIFY2(has(all, "two iterations of the loop over c may access one element of y"), (what + (": " + all)).c_str());
+            QVERIFY2(!has(all, "the loop over c (line 3): parallel"), (what + (": " + all)).c_str());
+        }
+    }
+
     /** A search from scratch of a task no template knows ends with generic kernels evaluated and named. */
     void search_from_scratch_tries_generic_kernels_data() {
         QTest::addColumn<QString>("task");

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
 
 #include "generic_parts.h"
 #include "recognise_parts.h"
@@ -550,8 +551,52 @@ std::string common_stride(const std::string& t, const std::vector<const Access*>
 }
 
 /**
+ * Whether the offsets from K * v (`rests`), spanning K * step or more, still keep the
+ * iterations of `loop` apart in `env`: their terms in other loops' variables are multiples of
+ * one pitch M, their constant parts span less than `stride` (|K| * step), and K * v with
+ * those constants spans less than M. A loop down a column, y[r * cols + c] over c < cols: two
+ * iterations' indices differ by K * (v1 - v2) plus less than a stride, which no multiple of M
+ * but 0 can be, and 0 it is not.
+ */
+bool pitched(const std::vector<std::pair<const Access*, Poly>>& rests, const Env& env, const Facts& f, const Stmt& loop,
+             double stride) {
+    auto range = loop_range(loop, env);
+    if (!range) return false;
+    long long pitch = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (const auto& [a, rest] : rests) {
+        double fixed = 0;
+        for (const auto& [m, c] : rest) {
+            double k = static_cast<double>(c);
+            bool varies = false;
+            for (const auto& n : m) {
+                if (f.loops.count(n) && !env.count(n)) {
+                    varies = true;
+                    continue;
+                }
+                auto it = env.find(n);
+                if (it == env.end()) return false;
+                k *= it->second;
+            }
+            if (!varies) {
+                fixed += k;
+                continue;
+            }
+            if (k != std::trunc(k) || std::fabs(k) > 9e15) return false;
+            pitch = std::gcd(pitch, static_cast<long long>(std::fabs(k)));
+        }
+        lo = std::min(lo, fixed);
+        hi = std::max(hi, fixed);
+    }
+    if (pitch == 0 || lo > hi || hi - lo >= stride) return false;
+    const double span = stride / std::fabs(static_cast<double>(loop.step)) * (range->second - range->first);
+    return span + (hi - lo) < static_cast<double>(pitch);
+}
+
+/**
  * Why two iterations of `loop` may access one element of t, in some case of the task: the
- * accesses' offsets from K * v must span less than K * step (the loops in `held` at their start).
+ * accesses' offsets from K * v must span less than K * step (the loops in `held` at their
+ * start), or keep the iterations apart by a pitch (pitched()).
  */
 std::string overlap_why(const Context& cx, const Stmt& loop, const Facts& f, const std::vector<const Stmt*>& held,
                         const std::string& t, const Poly& k, const std::vector<std::pair<const Access*, Poly>>& rests) {
@@ -585,7 +630,7 @@ std::string overlap_why(const Context& cx, const Stmt& loop, const Facts& f, con
         }
         if (lo > hi) continue;
         const double stride = std::fabs(*kv * static_cast<double>(loop.step));
-        if (stride == 0 || hi - lo >= stride) {
+        if (stride == 0 || (hi - lo >= stride && !pitched(rests, env, f, loop, stride))) {
             std::string why = "two iterations of the loop over " + v + " may access one element of " + t;
             for (const auto& [a, rest] : rests)
                 if (a->write) {
