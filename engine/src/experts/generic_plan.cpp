@@ -916,22 +916,23 @@ bool uses(const ExprPtr& e, const std::string& n) {
     return std::any_of(e->args.begin(), e->args.end(), [&](const ExprPtr& a) { return uses(a, n); });
 }
 
-/** Whether a statement of b names `n`; `written` too where one may change its elements (an
- *  assignment to it, a pointer made from it, a statement kept as written that names it). */
-bool names_in(const Block& b, const std::string& n, bool& written) {
-    bool any = false;
-    for (const Stmt& st : b) {
-        bool here = uses(st.start, n) || uses(st.bound, n) || uses(st.init, n) || uses(st.value, n) ||
-                    uses(st.cond, n) || uses(st.target, n);
-        for (const auto& e : st.elements) here = here || uses(e, n);
-        const bool opaque = st.kind == Stmt::Kind::Opaque && std::count(st.names.begin(), st.names.end(), n) > 0;
-        if (opaque || (st.kind == Stmt::Kind::Assign && uses(st.target, n)) ||
-            (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Pointer && uses(st.init, n)))
-            written = true;
-        any = any || here || opaque;
-        any = names_in(st.body, n, written) || any;
-        any = names_in(st.else_body, n, written) || any;
-    }
+/** Whether pred holds for one of the statement's own expressions (not those of its body). */
+template <class Pred> bool any_expression(const Stmt& st, Pred pred) {
+    for (const ExprPtr& e : {st.start, st.bound, st.init, st.value, st.cond, st.target})
+        if (e && pred(e)) return true;
+    return std::any_of(st.elements.begin(), st.elements.end(), pred);
+}
+
+/** Whether the statement (its body included) names `n`; `written` too where it may change its
+ *  elements (an assignment to it, a pointer made from it, a statement kept as written that names it). */
+bool names_in(const Stmt& st, const std::string& n, bool& written) {
+    const bool opaque = st.kind == Stmt::Kind::Opaque && std::count(st.names.begin(), st.names.end(), n) > 0;
+    if (opaque || (st.kind == Stmt::Kind::Assign && uses(st.target, n)) ||
+        (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Pointer && uses(st.init, n)))
+        written = true;
+    bool any = opaque || any_expression(st, [&](const ExprPtr& e) { return uses(e, n); });
+    for (const Block* b : {&st.body, &st.else_body})
+        for (const Stmt& inner : *b) any = names_in(inner, n, written) || any;
     return any;
 }
 
@@ -950,8 +951,7 @@ bool only_at(const Block& b, const std::string& a, const std::string& v) {
         if (st.kind == Stmt::Kind::Break || st.kind == Stmt::Kind::Return) return false;
         if (st.kind == Stmt::Kind::Opaque && std::count(st.names.begin(), st.names.end(), a) > 0) return false;
         if (st.kind == Stmt::Kind::Decl && st.type == Stmt::Type::Pointer && uses(st.init, a)) return false;
-        for (const ExprPtr& e : {st.start, st.bound, st.init, st.value, st.cond, st.target})
-            if (!only_at(e, a, v)) return false;
+        if (any_expression(st, [&](const ExprPtr& e) { return !only_at(e, a, v); })) return false;
         if (!only_at(st.body, a, v) || !only_at(st.else_body, a, v)) return false;
     }
     return true;
@@ -967,7 +967,7 @@ bool overwritten_first(const Stmt& loop, const Stmt& decl) {
     const std::string& a = decl.var;
     for (const Stmt& st : loop.body) {
         bool ignored = false;
-        if (!names_in({st}, a, ignored)) continue;
+        if (!names_in(st, a, ignored)) continue;
         if (st.kind != Stmt::Kind::For || st.step != 1 || !st.start || st.start->kind != Expr::Kind::Number ||
             st.start->value != 0 || !st.bound || !decl.init || nest::to_text(st.bound) != nest::to_text(decl.init))
             return false;
@@ -975,7 +975,7 @@ bool overwritten_first(const Stmt& loop, const Stmt& decl) {
             if (s->kind == Stmt::Kind::Assign && s->op == "=" && s->target->kind == Expr::Kind::Index && s->target->text == a &&
                 is_name(s->target->args[0], st.var) && !uses(s->value, a))
                 return only_at(Block(s + 1, st.body.end()), a, st.var);
-            if ((s->kind != Stmt::Kind::Decl && s->kind != Stmt::Kind::Assign) || names_in({*s}, a, ignored)) return false;
+            if ((s->kind != Stmt::Kind::Decl && s->kind != Stmt::Kind::Assign) || names_in(*s, a, ignored)) return false;
         }
         return false;
     }
@@ -1000,7 +1000,7 @@ void sink_arrays(Block& body) {
         std::vector<Stmt*> loops;
         for (Stmt& st : body) {
             if (&st == &*it) continue;
-            const bool named = names_in({st}, it->var, written);
+            const bool named = names_in(st, it->var, written);
             const bool header = uses(st.start, it->var) || uses(st.bound, it->var);  // seen before the body
             if (named && (st.kind != Stmt::Kind::For || header)) outside = true;
             else if (named) loops.push_back(&st);
